@@ -1,0 +1,176 @@
+"""Typed settings with layered sources and provenance.
+
+Precedence, lowest first: built-in defaults (the papers' values), a `kgreason.toml`
+(or the file named by KGREASON_CONFIG / --config), `KGREASON_*` environment variables
+(nested with `__`, e.g. KGREASON_POG__W1=40), the standard OPENAI_API_KEY / OPENAI_BASE_URL /
+OPENAI_MODEL for the LLM section, then command-line flags. `load_settings` records where
+every value came from so `kgreason config` can show it, and turns validation failures into
+one-line errors naming the key and its source.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from kgreason.embed.settings import EmbedSettings
+from kgreason.kg.settings import KGSettings
+from kgreason.lkg.settings import LKGSettings
+from kgreason.llm.settings import LLMSettings
+from kgreason.pog.settings import PoGSettings
+
+ENV_PREFIX = "KGREASON_"
+DEFAULT_CONFIG_FILE = "kgreason.toml"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(extra="forbid", env_prefix=ENV_PREFIX)
+
+    llm: LLMSettings = LLMSettings()
+    embed: EmbedSettings = EmbedSettings()
+    kg: KGSettings = KGSettings()
+    pog: PoGSettings = PoGSettings()
+    lkg: LKGSettings = LKGSettings()
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls, init_settings, *args, **kwargs):
+        # Layers are merged by `load_settings`, which tracks provenance; only init is used here.
+        return (init_settings,)
+
+
+class ConfigError(ValueError):
+    """A bad setting; the message is one line naming the key and where it came from."""
+
+
+@dataclass
+class LoadedSettings:
+    settings: Settings
+    #: dotted key -> "default" | "file:PATH" | "env:NAME" | "cli"
+    origins: dict[str, str] = field(default_factory=dict)
+
+
+def _flatten(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, Mapping):
+            out.update(_flatten(v, key + "."))
+        else:
+            out[key] = v
+    return out
+
+
+def _set(d: dict[str, Any], dotted: str, value: Any) -> None:
+    parts = dotted.split(".")
+    for p in parts[:-1]:
+        d = d.setdefault(p, {})
+        if not isinstance(d, dict):
+            raise ConfigError(f"setting '{dotted}': '{p}' is not a section")
+    d[parts[-1]] = value
+
+
+def _env_layer(environ: Mapping[str, str]) -> dict[str, tuple[Any, str]]:
+    layer: dict[str, tuple[Any, str]] = {}
+    for std, key in (
+        ("OPENAI_API_KEY", "llm.api_key"),
+        ("OPENAI_BASE_URL", "llm.base_url"),
+        ("OPENAI_MODEL", "llm.model"),
+    ):
+        if environ.get(std):
+            layer[key] = (environ[std], f"env:{std}")
+    for name, value in environ.items():
+        if not name.startswith(ENV_PREFIX) or name == ENV_PREFIX + "CONFIG":
+            continue
+        dotted = name[len(ENV_PREFIX) :].lower().replace("__", ".")
+        if value.startswith(("[", "{")):
+            with contextlib.suppress(json.JSONDecodeError):
+                value = json.loads(value)
+        layer[dotted] = (value, f"env:{name}")
+    return layer
+
+
+def _known_keys() -> set[str]:
+    return set(_flatten(Settings().model_dump()).keys())
+
+
+def load_settings(
+    config_file: str | Path | None = None,
+    cli: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> LoadedSettings:
+    """Merge defaults, file, environment and CLI flags; raise ConfigError on a bad value."""
+    environ = os.environ if environ is None else environ
+    merged: dict[str, Any] = {}
+    origins: dict[str, str] = dict.fromkeys(_known_keys(), "default")
+    known = set(origins)
+
+    path = config_file or environ.get(ENV_PREFIX + "CONFIG")
+    if path is None and Path(DEFAULT_CONFIG_FILE).is_file():
+        path = DEFAULT_CONFIG_FILE
+    if path is not None:
+        p = Path(path)
+        if not p.is_file():
+            raise ConfigError(f"config file {p} does not exist")
+        try:
+            data = tomllib.loads(p.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"{p}: not valid TOML: {e}") from e
+        for key, value in _flatten(data).items():
+            if key not in known and not any(k.startswith(key + ".") for k in known):
+                raise ConfigError(f"unknown setting '{key}' in {p}")
+            _set(merged, key, value)
+            origins[key] = f"file:{p}"
+
+    for key, (value, origin) in _env_layer(environ).items():
+        if key not in known:
+            raise ConfigError(f"unknown setting '{key}' from {origin.removeprefix('env:')}")
+        _set(merged, key, value)
+        origins[key] = origin
+
+    for key, value in (cli or {}).items():
+        if value is None:
+            continue
+        if key not in known:
+            raise ConfigError(f"unknown setting '{key}' from the command line")
+        _set(merged, key, value)
+        origins[key] = "cli"
+
+    try:
+        settings = Settings(**merged)
+    except ValidationError as e:
+        err = e.errors()[0]
+        key = ".".join(str(x) for x in err["loc"])
+        origin = origins.get(key, "default")
+        where = {"default": "the defaults", "cli": "the command line"}.get(origin, origin)
+        where = where.replace("file:", "").replace("env:", "environment variable ")
+        raise ConfigError(f"setting '{key}' from {where}: {err['msg']}") from None
+    _check_paths(settings, origins)
+    return LoadedSettings(settings, origins)
+
+
+def _check_paths(settings: Settings, origins: dict[str, str]) -> None:
+    model = settings.embed.model
+    if settings.embed.backend == "sentence-transformers" and model is None:
+        raise ConfigError(
+            "setting 'embed.model' is required when embed.backend is 'sentence-transformers'"
+        )
+    if model and (model.startswith((".", "/", "~")) and not Path(model).expanduser().exists()):
+        raise ConfigError(
+            f"setting 'embed.model' from {origins.get('embed.model', 'default')}: "
+            f"model path {model} does not exist"
+        )
+    store = settings.kg.store
+    if store is not None and not Path(store).exists():
+        raise ConfigError(
+            f"setting 'kg.store' from {origins.get('kg.store', 'default')}: "
+            f"store directory {store} does not exist"
+        )

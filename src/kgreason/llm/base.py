@@ -1,0 +1,86 @@
+"""Types shared by every LLM adapter and middleware layer.
+
+Every stage talks to an object satisfying `ChatLLM`; adapters (OpenAI-compatible HTTP,
+transcript replay, test doubles) and middleware (cache, retry, concurrency limit, usage
+metering, budget, recording) all implement it, so they stack freely.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, TypedDict, runtime_checkable
+
+
+class Message(TypedDict):
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True)
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    #: True when the token counts were computed locally because the server omitted `usage`.
+    estimated: bool = False
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    usage: Usage = field(default_factory=Usage)
+    model: str = ""
+    cached: bool = False
+    latency_s: float = 0.0
+
+
+@runtime_checkable
+class ChatLLM(Protocol):
+    """The one interface every stage uses. `stage` names the caller for accounting;
+    `sample` distinguishes repeated draws of the same prompt (self-consistency, repairs)
+    so a cache never replays one draw as another."""
+
+    model: str
+
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        stage: str,
+        temperature: float = 0.0,
+        max_tokens: int | None = 256,
+        sample: int = 0,
+    ) -> Completion: ...
+
+
+class LLMError(Exception):
+    """Base of every error raised by the LLM layer."""
+
+
+class LLMTransportError(LLMError):
+    """The endpoint could not be reached or kept failing after retries."""
+
+    def __init__(self, message: str, *, endpoint: str = "", retryable: bool = False):
+        super().__init__(message)
+        self.endpoint = endpoint
+        self.retryable = retryable
+
+
+class LLMOutputError(LLMError):
+    """The model's reply could not be parsed into what the stage needs, even after a re-ask."""
+
+    def __init__(self, message: str, *, stage: str, raw: str = ""):
+        super().__init__(message)
+        self.stage = stage
+        self.raw = raw
+
+
+class LLMBudgetExceeded(LLMError):
+    """A per-question budget (calls or tokens) would be exceeded; work stops here."""
+
+    def __init__(self, message: str, *, stage: str = ""):
+        super().__init__(message)
+        self.stage = stage

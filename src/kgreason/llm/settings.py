@@ -1,0 +1,26 @@
+"""LLM endpoint settings. `api_key`/`base_url` also come from OPENAI_API_KEY/OPENAI_BASE_URL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class LLMSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = "gpt-3.5-turbo"
+    base_url: str | None = None
+    api_key: str | None = Field(default=None, repr=False)
+    timeout_s: float = 60.0
+    max_retries: int = 6
+    backoff_base_s: float = 1.0
+    backoff_cap_s: float = 30.0
+    concurrency: int = 8
+    cache_path: Path | None = Path(".kgreason/llm-cache.sqlite")
+    #: Disable the response cache (also: KGREASON_LLM__CACHE=false or --no-cache).
+    cache: bool = True
+    transcript_path: Path | None = None
+    max_calls_per_question: int | None = None
+    max_tokens_per_question: int | None = None

@@ -1,0 +1,26 @@
+"""PoG's parameters; the defaults are the paper's (section 4, Appendix C)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+
+class PoGSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    w_max: int = 3
+    d_max: int = 3
+    w1: int = 80
+    w2: int = 20
+    exploration_temperature: float = 0.4
+    reasoning_temperature: float = 0.0
+    max_tokens: int = 256
+    #: Algorithm 2's strategies: fuzzy+precise (3-step beam search), fuzzy, precise, branch
+    strategy: Literal["three-step", "fuzzy", "precise", "branch"] = "three-step"
+    variant: Literal["pog", "pog-e"] = "pog"
+    seed: int = 0
+    #: Bounds that keep a question tractable; hitting one is reported in the result.
+    max_subgraph_triples: int = 200_000
+    max_paths: int = 20_000
