@@ -1,0 +1,105 @@
+"""Per-stage usage accounting and per-question budgets.
+
+A `UsageLedger` is created per question (or per run) and a `MeteredLLM` wraps the shared LLM
+stack with it, so every answer's trace carries its own figures and no global state is needed.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+
+from kgreason.llm.base import ChatLLM, Completion, LLMBudgetExceeded, Message
+
+
+@dataclass
+class StageUsage:
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cache_hits: int = 0
+    latency_s: float = 0.0
+    #: calls whose token counts were estimated locally (server omitted `usage`)
+    estimated: int = 0
+
+    def add(self, c: Completion, latency_s: float) -> None:
+        self.calls += 1
+        self.prompt_tokens += c.usage.prompt_tokens
+        self.completion_tokens += c.usage.completion_tokens
+        self.cache_hits += int(c.cached)
+        self.latency_s += latency_s
+        self.estimated += int(c.usage.estimated)
+
+    def merge(self, other: StageUsage) -> None:
+        for k, v in asdict(other).items():
+            setattr(self, k, getattr(self, k) + v)
+
+
+@dataclass
+class UsageLedger:
+    stages: dict[str, StageUsage] = field(default_factory=dict)
+
+    def record(self, stage: str, c: Completion, latency_s: float) -> None:
+        self.stages.setdefault(stage, StageUsage()).add(c, latency_s)
+
+    def total(self) -> StageUsage:
+        t = StageUsage()
+        for s in self.stages.values():
+            t.merge(s)
+        return t
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        out = {k: asdict(v) for k, v in sorted(self.stages.items())}
+        out["total"] = asdict(self.total())
+        return out
+
+
+@dataclass(frozen=True)
+class Budget:
+    max_calls: int | None = None
+    max_tokens: int | None = None
+
+
+class MeteredLLM:
+    """Records every call in a ledger and refuses calls that a budget does not allow.
+
+    The budget is checked before a call (calls) and after it (tokens): a call that pushes
+    the token total over the cap is kept in the ledger, and the next call is refused.
+    """
+
+    def __init__(self, inner: ChatLLM, ledger: UsageLedger, budget: Budget | None = None):
+        self.inner = inner
+        self.ledger = ledger
+        self.budget = budget or Budget()
+        self.model = inner.model
+
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        stage: str,
+        temperature: float = 0.0,
+        max_tokens: int | None = 256,
+        sample: int = 0,
+    ) -> Completion:
+        total = self.ledger.total()
+        b = self.budget
+        if b.max_calls is not None and total.calls >= b.max_calls:
+            raise LLMBudgetExceeded(
+                f"budget of {b.max_calls} LLM calls per question reached before stage '{stage}'",
+                stage=stage,
+            )
+        if (
+            b.max_tokens is not None
+            and total.prompt_tokens + total.completion_tokens >= b.max_tokens
+        ):
+            raise LLMBudgetExceeded(
+                f"budget of {b.max_tokens} tokens per question reached before stage '{stage}'",
+                stage=stage,
+            )
+        t0 = time.perf_counter()
+        c = await self.inner.complete(
+            messages, stage=stage, temperature=temperature, max_tokens=max_tokens, sample=sample
+        )
+        self.ledger.record(stage, c, time.perf_counter() - t0)
+        return c
