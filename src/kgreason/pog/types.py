@@ -1,0 +1,124 @@
+"""Typed data passed between PoG's stages.
+
+Paths run over clustered edges (supernodes): one hop joins a set of entities to the set of
+entities reached through one relation in one direction, `{e1,...} -> r -> {e2,...}` as the
+paper renders it, and remembers the concrete KG triples it stands for so that every cited
+triple can be traced and checked against the KG.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from kgreason.kg.base import Triple
+
+Phase = Literal["topic-entity-path", "llm-supplement", "node-expand", "final-llm-knowledge"]
+Mode = Literal["pog", "pog-e", "llm-free"]
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One clustered step of a path. `forward` is True when src -relation-> dst holds in the
+    KG (src is the head), False when dst -relation-> src holds."""
+
+    src: tuple[str, ...]
+    relation: str
+    dst: tuple[str, ...]
+    forward: bool
+    #: the concrete KG triples behind this hop (head, relation, tail as stored in the KG)
+    triples: tuple[Triple, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReasoningPath:
+    hops: tuple[Hop, ...]
+    #: the ordered entities this path connects (topic entities, or topic + predicted entity)
+    entity_list: tuple[str, ...] = ()
+
+    @property
+    def length(self) -> int:
+        return len(self.hops)
+
+    def triples(self) -> list[Triple]:
+        return [t for h in self.hops for t in h.triples]
+
+    def entities(self) -> set[str]:
+        out: set[str] = set()
+        for h in self.hops:
+            out.update(h.src)
+            out.update(h.dst)
+        return out
+
+    def end_entities(self) -> tuple[str, ...]:
+        return self.hops[-1].dst if self.hops else ()
+
+
+@dataclass(frozen=True)
+class TopicEntity:
+    id: str
+    name: str
+    #: the question keyword it was linked from ("" when the dataset supplied it)
+    keyword: str = ""
+    score: float = 1.0
+
+
+@dataclass
+class QuestionAnalysis:
+    """Output of the single question-analysis LLM call (section 4.1)."""
+
+    split_questions: list[str]
+    indicator: str
+    #: topic entity ids in the order the indicator mentions them
+    ordered_topics: list[str]
+    predicted_depth: int
+    raw: str = ""
+
+
+@dataclass
+class SubgraphStats:
+    """Sizes before and after graph pruning (the paper's Table 3 figure)."""
+
+    triples: int = 0
+    entities: int = 0
+    reduced_triples: int = 0
+    reduced_entities: int = 0
+    clustered_edges: int = 0
+    truncated: bool = False
+    truncation_reason: str = ""
+
+
+@dataclass
+class AnswerEntity:
+    name: str
+    id: str | None = None
+
+
+@dataclass
+class PoGResult:
+    question: str
+    mode: Mode
+    answers: list[AnswerEntity] = field(default_factory=list)
+    #: which exploration phase produced the answer (None in LLM-free mode or on error)
+    phase: Phase | None = None
+    paths: list[ReasoningPath] = field(default_factory=list)
+    topic_entities: list[TopicEntity] = field(default_factory=list)
+    analysis: QuestionAnalysis | None = None
+    subgraph: SubgraphStats = field(default_factory=SubgraphStats)
+    #: bounds hit along the way (path enumeration, subgraph size...), each named
+    bounds_hit: list[str] = field(default_factory=list)
+    usage: dict[str, Any] = field(default_factory=dict)
+    timings_s: dict[str, float] = field(default_factory=dict)
+    #: triples of the cited paths that the KG does not contain (empty = faithful)
+    unverified_triples: list[Triple] = field(default_factory=list)
+    #: None when the question completed; otherwise a named reason (kind, message)
+    error_kind: str | None = None
+    error: str | None = None
+    #: LLM-free mode only: ranked candidate end entities, never presented as PoG's answer
+    candidates: list[AnswerEntity] = field(default_factory=list)
+    raw_answer: str = ""
+    trace: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.error_kind is None
