@@ -1,0 +1,226 @@
+"""Run an engine binary in a subprocess with CPU, memory and wall-clock limits, a private
+temporary directory, a minimal environment, stdin closed and no network.
+
+Why a subprocess for everything: the programs come from an LLM, and the engines
+themselves can loop or allocate without bound; an in-process call cannot be stopped
+safely. Network isolation uses `unshare --net` (root) or `unshare -rn` (user namespaces);
+when running as root the engine also drops to `nobody` via `setpriv`, so a program that
+names an absolute path cannot read root-only files or write outside its directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+
+from kgreason.lkg.solvers.base import SolverLimits
+
+NOBODY = 65534
+_MEMORY_MARKERS = (
+    "out of memory",
+    "memoryerror",
+    "bad_alloc",
+    "cannot allocate memory",
+    "failed to allocate",
+    "palloc",  # LADR's allocator
+    "memory exhausted",
+    "max_megs",
+)
+
+
+@dataclass(frozen=True)
+class SandboxRun:
+    returncode: int | None
+    stdout: str
+    stderr: str
+    time_s: float
+    cpu_s: float
+    #: "cpu", "memory" or "wall" when a limit stopped the program.
+    limit_hit: str | None
+    #: e.g. "cpu time limit 5s exceeded".
+    reason: str | None
+    network_isolated: bool
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """How the sandbox will wrap commands on this machine (detected once per Sandbox)."""
+
+    prefix: tuple[str, ...]
+    network_isolated: bool
+    drops_privileges: bool
+    note: str
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"
+
+
+class Sandbox:
+    """Subprocess runner. Holds the detected isolation so detection happens once per object."""
+
+    def __init__(self, limits: SolverLimits | None = None, *, isolate_network: bool = True):
+        self.limits = limits or SolverLimits()
+        self._want_netns = isolate_network
+        self._isolation: Isolation | None = None
+        self._lock = threading.Lock()
+
+    # ---- isolation detection -------------------------------------------------------
+    def isolation(self) -> Isolation:
+        with self._lock:
+            if self._isolation is None:
+                self._isolation = self._detect()
+            return self._isolation
+
+    def _probe(self, argv: list[str]) -> bool:
+        try:
+            r = subprocess.run(
+                [*argv, "true"],
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=5,
+                env={"PATH": "/usr/bin:/bin"},
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+        return r.returncode == 0
+
+    def _detect(self) -> Isolation:
+        unshare = shutil.which("unshare", path="/usr/bin:/bin")
+        setpriv = shutil.which("setpriv", path="/usr/bin:/bin")
+        drop: list[str] = []
+        if os.geteuid() == 0 and setpriv:
+            drop = [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
+        if not self._want_netns:
+            return Isolation(tuple(drop), False, bool(drop), "network isolation disabled")
+        if not unshare:
+            return Isolation(tuple(drop), False, bool(drop), "unshare not found: network open")
+        candidates = (
+            [[unshare, "--net"], [unshare, "-rn"]] if os.geteuid() == 0 else [[unshare, "-rn"]]
+        )
+        for cand in candidates:
+            if self._probe([*cand, *drop]):
+                return Isolation(tuple(cand + drop), True, bool(drop), " ".join(cand[1:]))
+        return Isolation(
+            tuple(drop), False, bool(drop), "unshare refused (no namespace rights): network open"
+        )
+
+    # ---- running --------------------------------------------------------------------
+    def run(
+        self,
+        argv: list[str],
+        *,
+        files: dict[str, str] | None = None,
+        limits: SolverLimits | None = None,
+        extra_env: dict[str, str] | None = None,
+    ) -> SandboxRun:
+        """Run `argv` in a fresh temporary directory holding `files` (name -> text).
+
+        Relative names in argv resolve inside that directory (it is the cwd).
+        """
+        lim = limits or self.limits
+        iso = self.isolation()
+        workdir = tempfile.mkdtemp(prefix="kgr-solver-")
+        try:
+            for name, text in (files or {}).items():
+                if "/" in name or name.startswith("."):
+                    raise ValueError(f"sandbox file name must be plain, got {name!r}")
+                with open(os.path.join(workdir, name), "w", encoding="utf-8") as fh:
+                    fh.write(text)
+            if iso.drops_privileges:
+                os.chown(workdir, NOBODY, NOBODY)
+                for name in files or {}:
+                    os.chown(os.path.join(workdir, name), NOBODY, NOBODY)
+            env = {
+                "PATH": "/usr/bin:/bin",
+                "HOME": workdir,
+                "TMPDIR": workdir,
+                "LANG": "C.UTF-8",
+                **(extra_env or {}),
+            }
+            return self._run(list(iso.prefix) + argv, workdir, env, lim, iso.network_isolated)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    def _run(
+        self, cmd: list[str], cwd: str, env: dict[str, str], lim: SolverLimits, netns: bool
+    ) -> SandboxRun:
+        cpu = max(1, int(lim.cpu_s + 0.999))
+        mem = lim.memory_mb * 1024 * 1024
+
+        def limit_child() -> None:  # runs in the child between fork and exec
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+            resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 20, 64 << 20))
+
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(
+            cmd,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=limit_child,
+        )
+        out: list[bytes] = []
+        err: list[bytes] = []
+        readers = [
+            threading.Thread(target=lambda: out.append(proc.stdout.read()), daemon=True),  # type: ignore[union-attr]
+            threading.Thread(target=lambda: err.append(proc.stderr.read()), daemon=True),  # type: ignore[union-attr]
+        ]
+        for r in readers:
+            r.start()
+        fired = threading.Event()
+
+        def kill_group() -> None:
+            fired.set()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+
+        timer = threading.Timer(lim.wall_s, kill_group)
+        timer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            timer.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        # a stray grandchild could keep the pipes open
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        for r in readers:
+            r.join(timeout=2)
+        elapsed = time.perf_counter() - t0
+        cpu_used = usage.ru_utime + usage.ru_stime
+        stdout = b"".join(out).decode("utf-8", "replace")
+        stderr = b"".join(err).decode("utf-8", "replace")
+        rc = proc.returncode
+        limit_hit: str | None = None
+        reason: str | None = None
+        text = (stdout[-3000:] + stderr[-3000:]).lower()
+        if fired.is_set():
+            limit_hit, reason = "wall", f"wall clock {_fmt(lim.wall_s)}s exceeded"
+        elif (
+            rc in (-signal.SIGXCPU, -signal.SIGKILL)
+            and cpu_used >= cpu - 0.5
+            or (
+                cpu_used
+                >= cpu - 0.25  # some engines catch SIGXCPU and exit "cleanly" (z3: timeout)
+            )
+        ):
+            limit_hit, reason = "cpu", f"cpu time limit {_fmt(lim.cpu_s)}s exceeded"
+        elif (rc != 0 and any(m in text for m in _MEMORY_MARKERS)) or (
+            rc is not None and rc < 0 and usage.ru_maxrss * 1024 >= 0.8 * mem
+        ):
+            limit_hit, reason = "memory", f"memory limit {lim.memory_mb} MB exceeded"
+        return SandboxRun(rc, stdout, stderr, elapsed, cpu_used, limit_hit, reason, netns)

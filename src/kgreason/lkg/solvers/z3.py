@@ -1,0 +1,246 @@
+"""Z3 on SMT-LIB 2 programs, in the sandbox.
+
+The program is declarative SMT-LIB text, parsed by Z3 itself; nothing the LLM writes
+is executed as Python. We screen out the two SMT-LIB/Z3 features that touch the file
+system (`include` and output-channel / log / dump options) before Z3 sees the text,
+and the sandbox runs Z3 as `nobody` in a private directory anyway.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Literal
+
+from kgreason.lkg.solvers.base import SolverLimits, SolverResult, SolverUnavailable, tail
+from kgreason.lkg.solvers.sandbox import Sandbox, SandboxRun
+from kgreason.lkg.solvers.sexpr import parse, split_top, unparse
+
+NAME = "z3"
+_RESULTS = ("sat", "unsat", "unknown")
+_FORBIDDEN_OPTION = re.compile(r"(file|channel|log|trace|dump)", re.I)
+_ERROR = re.compile(r'^\(error "(.*)"\)$', re.S)
+_MARK = "kgr-option:"
+
+#: Which options a multiple-choice question selects (Logic-LM / SatLM semantics).
+OptionMode = Literal["must_be_true", "could_be_true", "cannot_be_true", "could_be_false"]
+
+
+def find_z3() -> list[str]:
+    """Command prefix for Z3: the z3-solver wheel's binary, else a worker on its library."""
+    candidates = [Path(sys.executable).parent / "z3"]
+    spec = importlib.util.find_spec("z3")
+    if spec and spec.origin:
+        pkg = Path(spec.origin).parent
+        candidates += [pkg / "bin" / "z3", pkg.parent.parent.parent.parent / "bin" / "z3"]
+    which = shutil.which("z3")
+    if which:
+        candidates.append(Path(which))
+    for c in candidates:
+        if c.is_file() and c.stat().st_mode & 0o111:
+            return [str(c), "-smt2"]
+    if spec is not None:
+        return [sys.executable, "-I", "-m", "kgreason.lkg.solvers._z3_worker"]
+    raise SolverUnavailable("z3: no z3 binary found and the z3-solver package is not installed")
+
+
+def screen(program: str) -> str | None:
+    """Reason to refuse the program, or None. Checks top-level commands only (that is
+    where SMT-LIB allows them)."""
+    for form in split_top(program):
+        if not form.startswith("("):
+            continue
+        try:
+            e = parse(form)
+        except ValueError:
+            return None  # let Z3 report the syntax error itself
+        if not isinstance(e, list) or not e or not isinstance(e[0], str):
+            continue
+        head = e[0]
+        if head == "include":
+            return "refused: (include ...) would read a file outside the program"
+        if (
+            head == "set-option"
+            and len(e) > 1
+            and isinstance(e[1], str)
+            and _FORBIDDEN_OPTION.search(e[1])
+        ):
+            return f"refused: (set-option {e[1]} ...) writes or reads files"
+    return None
+
+
+class Z3Runner:
+    """Runs SMT-LIB programs. One object per configuration; cheap to keep around."""
+
+    def __init__(self, sandbox: Sandbox | None = None, limits: SolverLimits | None = None):
+        self.sandbox = sandbox or Sandbox(limits)
+        self.limits = limits
+
+    def run(self, program: str, *, auto_model: bool = True) -> SolverResult:
+        """Run the program; verdict = the last (check-sat) answer. With `auto_model`, a
+        `(get-model)` is appended when the program asks for none, so sat results carry a model."""
+        refused = screen(program)
+        if refused:
+            return SolverResult(
+                NAME, "parse_error", error_kind="refused", error=refused, program=program
+            )
+        text = program
+        added_model = False
+        if auto_model and "(check-sat" in program and "get-model" not in program:
+            text = program.rstrip() + "\n(get-model)\n"
+            added_model = True
+        run = self.sandbox.run(
+            [*find_z3(), "program.smt2"], files={"program.smt2": text}, limits=self.limits
+        )
+        return _result(run, text, added_model)
+
+    def check_options(
+        self,
+        base_smt: str,
+        option_smts: Mapping[str, str],
+        mode: OptionMode = "must_be_true",
+    ) -> SolverResult:
+        """Test each option (an SMT-LIB Boolean term) against the base declarations+assertions.
+
+        must_be_true: base ∧ ¬opt unsat (valid); could_be_true: base ∧ opt sat;
+        cannot_be_true: base ∧ opt unsat; could_be_false: base ∧ ¬opt sat.
+        `details["selected"]` lists the options that qualify; `answer` is set only when
+        exactly one does ("... EXCEPT" questions: use the complementary mode).
+        """
+        parts = [base_smt.rstrip()]
+        for key, term in option_smts.items():
+            negate = mode in ("must_be_true", "could_be_false")
+            t = f"(not {term.strip()})" if negate else term.strip()
+            parts.append(f'(echo "{_MARK}{key}")\n(push 1)\n(assert {t})\n(check-sat)\n(pop 1)')
+        program = "\n".join(parts) + "\n"
+        refused = screen(program)
+        if refused:
+            return SolverResult(
+                NAME, "parse_error", error_kind="refused", error=refused, program=program
+            )
+        run = self.sandbox.run(
+            [*find_z3(), "program.smt2"], files={"program.smt2": program}, limits=self.limits
+        )
+        res = _result(run, program, False)
+        per: dict[str, str] = {}
+        errors: dict[str, str] = {}
+        current: str | None = None
+        for item in split_top(run.stdout):
+            if item.startswith('"' + _MARK) or item.startswith(_MARK):
+                current = item.strip('"')[len(_MARK) :]
+            elif current is not None and item in _RESULTS:
+                per[current] = item
+            elif current is not None and (m := _ERROR.match(item)):
+                errors.setdefault(current, m.group(1))
+        want = "sat" if mode in ("could_be_true", "could_be_false") else "unsat"
+        selected = [k for k in option_smts if per.get(k) == want]
+        res.details.update(per_option=per, option_errors=errors, selected=selected, mode=mode)
+        if res.status == "parse_error" and errors and len(errors) < len(option_smts):
+            res.error = "; ".join(f"option {k}: {v}" for k, v in errors.items())
+        if res.ok:
+            undecided = [k for k in option_smts if per.get(k) not in ("sat", "unsat")]
+            res.verdict = "unknown" if undecided else want
+            res.answer = selected[0] if len(selected) == 1 else None
+        return res
+
+
+def _result(run: SandboxRun, program: str, added_model: bool) -> SolverResult:
+    res = SolverResult(
+        NAME,
+        "ok",
+        stdout=tail(run.stdout),
+        stderr=tail(run.stderr),
+        time_s=run.time_s,
+        program=program,
+    )
+    res.details["network_isolated"] = run.network_isolated
+    if run.limit_hit:
+        res.status = "memory" if run.limit_hit == "memory" else "timeout"
+        res.error_kind = {"cpu": "cpu_limit", "wall": "wall_clock", "memory": "memory_limit"}[
+            run.limit_hit
+        ]  # type: ignore[assignment]
+        res.error = run.reason
+        return res
+    verdicts: list[str] = []
+    errors: list[str] = []
+    for item in split_top(run.stdout):
+        if item in _RESULTS:
+            verdicts.append(item)
+        elif m := _ERROR.match(item):
+            msg = m.group(1)
+            if added_model and "model is not available" in msg:
+                continue
+            errors.append(msg)
+        elif item.startswith("("):
+            _absorb(item, res)
+    res.details["check_sat"] = verdicts
+    if errors:
+        oom = any("out of memory" in e.lower() for e in errors)
+        res.status = "memory" if oom else "parse_error"
+        res.error_kind = "memory_limit" if oom else "parse_error"
+        res.error = "; ".join(errors[:5])
+        return res
+    clean_exit = run.returncode == 0 or (run.returncode == 1 and added_model and verdicts)
+    if not clean_exit or (not verdicts and "(check-sat" in program):
+        res.status = "crash"
+        res.error_kind = "crash"
+        res.error = f"z3 exited with code {run.returncode}: {tail(run.stderr or run.stdout, 300)}"
+        return res
+    res.verdict = verdicts[-1] if verdicts else None
+    return res
+
+
+def _absorb(item: str, res: SolverResult) -> None:
+    """Interpret a parenthesised response: a model, (get-value) pairs or an unsat core."""
+    try:
+        e = parse(item)
+    except ValueError:
+        return
+    if not isinstance(e, list):
+        return
+    body = e[1:] if e and e[0] == "model" else e
+    if body and all(isinstance(x, list) and x and x[0] == "define-fun" for x in body):
+        model: dict[str, str] = {}
+        for d in body:
+            assert isinstance(d, list)
+            if len(d) >= 5:
+                name, args, value = d[1], d[2], d[4]
+                model[str(name)] = (
+                    unparse(value) if args == [] else unparse(["lambda", args, value])
+                )
+        res.model = model
+    elif body and all(isinstance(x, list) and len(x) == 2 for x in body):
+        res.values = {**(res.values or {}), **{unparse(x[0]): unparse(x[1]) for x in body}}  # type: ignore[index]
+    elif all(isinstance(x, str) for x in e):
+        res.details["unsat_core"] = [str(x) for x in e]
+
+
+def run_z3(
+    program: str, *, limits: SolverLimits | None = None, sandbox: Sandbox | None = None
+) -> SolverResult:
+    return Z3Runner(sandbox, limits).run(program)
+
+
+def check_options(
+    base_smt: str,
+    option_smts: Mapping[str, str],
+    mode: OptionMode = "must_be_true",
+    *,
+    limits: SolverLimits | None = None,
+    sandbox: Sandbox | None = None,
+) -> SolverResult:
+    return Z3Runner(sandbox, limits).check_options(base_smt, option_smts, mode)
+
+
+def z3_version(sandbox: Sandbox | None = None) -> str:
+    cmd = find_z3()
+    if cmd[0] == sys.executable:
+        import z3
+
+        return f"{z3.get_version_string()} (library worker)"
+    run = (sandbox or Sandbox()).run([cmd[0], "--version"], limits=SolverLimits(5, 512, 10))
+    return f"{run.stdout.strip()} ({cmd[0]})"
