@@ -210,13 +210,8 @@ class Sandbox:
         text = (stdout[-3000:] + stderr[-3000:]).lower()
         if fired.is_set():
             limit_hit, reason = "wall", f"wall clock {_fmt(lim.wall_s)}s exceeded"
-        elif (
-            rc in (-signal.SIGXCPU, -signal.SIGKILL)
-            and cpu_used >= cpu - 0.5
-            or (
-                cpu_used
-                >= cpu - 0.25  # some engines catch SIGXCPU and exit "cleanly" (z3: timeout)
-            )
+        elif (rc in (-signal.SIGXCPU, -signal.SIGKILL) and cpu_used >= cpu - 0.5) or (
+            cpu_used >= cpu - 0.25  # some engines catch SIGXCPU and exit "cleanly" (z3: timeout)
         ):
             limit_hit, reason = "cpu", f"cpu time limit {_fmt(lim.cpu_s)}s exceeded"
         elif (rc != 0 and any(m in text for m in _MEMORY_MARKERS)) or (
