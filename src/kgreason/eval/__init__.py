@@ -1,0 +1,1 @@
+"""Evaluation: dataset loaders, strict and paper-compatible metrics, runner and reports."""

@@ -1,0 +1,162 @@
+"""The dataset registry: a name (and split / hops) to files under a data directory.
+
+Datasets are not shipped with the package (their licences vary), except MetaQA's dev
+questions, which are vendored beside the bundled MetaQA KB (CC BY 3.0). Everything else is
+read from a data directory laid out as the project's `shared/data` (kgqa/..., logic/...),
+given by --data-dir or KGREASON_DATA_DIR, or as an explicit file path.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from kgreason.eval import loaders as L
+from kgreason.eval.records import LoadResult
+
+FREEBASE = "kgqa/freebase-questions"
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    name: str
+    task: str
+    relpath: str  # with {split} / {hops} placeholders
+    default_split: str
+    kind: str  # "json", "metaqa", "pathquestion"
+    parser: L.RecordParser | None = None
+
+
+SPECS: dict[str, DatasetSpec] = {
+    s.name: s
+    for s in [
+        DatasetSpec("cwq", "kgqa", f"{FREEBASE}/pog/cwq.json", "test", "json", L.parse_cwq),
+        DatasetSpec(
+            "cwq_multi", "kgqa", f"{FREEBASE}/pog/cwq_multi.json", "test", "json", L.parse_cwq
+        ),
+        DatasetSpec(
+            "webqsp", "kgqa", f"{FREEBASE}/aog/WebQSP.json", "test", "json", L.parse_webqsp
+        ),
+        DatasetSpec(
+            "grailqa", "kgqa", f"{FREEBASE}/pog/grailqa.json", "test", "json", L.parse_grailqa
+        ),
+        DatasetSpec(
+            "simpleqa", "kgqa", f"{FREEBASE}/pog/SimpleQA.json", "test", "json", L.parse_simpleqa
+        ),
+        DatasetSpec(
+            "webquestions",
+            "kgqa",
+            f"{FREEBASE}/pog/WebQuestions.json",
+            "test",
+            "json",
+            L.parse_webquestions,
+        ),
+        DatasetSpec("metaqa", "kgqa", "kgqa/metaqa/{hops}-hop/{split}.txt", "dev", "metaqa"),
+        DatasetSpec(
+            "pq", "kgqa", "kgqa/pathquestion/PathQuestion/PQ-{hops}H.txt", "test", "pathquestion"
+        ),
+        DatasetSpec(
+            "pql", "kgqa", "kgqa/pathquestion/PathQuestion/PQL-{hops}H.txt", "test", "pathquestion"
+        ),
+        DatasetSpec("folio", "logic", "logic/FOLIO/{split}.json", "dev", "json", L.parse_logic),
+        DatasetSpec(
+            "prontoqa", "logic", "logic/ProntoQA/{split}.json", "dev", "json", L.parse_logic
+        ),
+        DatasetSpec(
+            "proofwriter", "logic", "logic/ProofWriter/{split}.json", "dev", "json", L.parse_logic
+        ),
+        DatasetSpec(
+            "logicaldeduction",
+            "logic",
+            "logic/LogicalDeduction/{split}.json",
+            "dev",
+            "json",
+            L.parse_logic,
+        ),
+        DatasetSpec("arlsat", "logic", "logic/AR-LSAT/{split}.json", "dev", "json", L.parse_logic),
+        DatasetSpec(
+            "hotpotqa", "multihop", "multihop/hotpotqa/{split}.json", "dev", "json", L.parse_hotpot
+        ),
+        DatasetSpec(
+            "2wikimultihopqa",
+            "multihop",
+            "multihop/2wiki/{split}.json",
+            "dev",
+            "json",
+            L.parse_hotpot,
+        ),
+        DatasetSpec(
+            "musique", "multihop", "multihop/musique/{split}.jsonl", "dev", "json", L.parse_musique
+        ),
+    ]
+}
+
+DATASET_NAMES = {
+    "folio": "FOLIO",
+    "prontoqa": "ProntoQA",
+    "proofwriter": "ProofWriter",
+    "logicaldeduction": "LogicalDeduction",
+    "arlsat": "AR-LSAT",
+}
+
+
+def data_dir(explicit: str | Path | None = None) -> Path | None:
+    d = explicit or os.environ.get("KGREASON_DATA_DIR")
+    return Path(d) if d else None
+
+
+def _bundled_metaqa(hops: int, split: str) -> LoadResult | None:
+    """MetaQA questions vendored with the bundled KG (gzip), when present for this split."""
+    folder = resources.files("kgreason.eval").joinpath("data", "metaqa")
+    qa = folder.joinpath(f"{hops}-hop-{split}.txt.gz")
+    if not qa.is_file():
+        return None
+    qt = folder.joinpath(f"{hops}-hop-{split}-qtype.txt.gz")
+
+    def lines(res) -> list[str]:
+        return gzip.decompress(res.read_bytes()).decode("utf-8").splitlines()
+
+    qtypes = lines(qt) if qt.is_file() else []
+    return L.parse_metaqa_lines(
+        lines(qa), source=f"bundled MetaQA {hops}-hop {split}", hops=hops, qtypes=qtypes
+    )
+
+
+def load(
+    name: str,
+    *,
+    split: str | None = None,
+    hops: int | None = None,
+    path: str | Path | None = None,
+    root: str | Path | None = None,
+) -> LoadResult:
+    """Load dataset `name`; `path` overrides the registry's location."""
+    if name not in SPECS:
+        raise L.DatasetError(f"unknown dataset '{name}' (known: {', '.join(sorted(SPECS))})")
+    spec = SPECS[name]
+    split = split or spec.default_split
+    if spec.kind in ("metaqa", "pathquestion") and hops is None:
+        hops = 1 if spec.kind == "metaqa" else 2
+    if path is None:
+        base = data_dir(root)
+        if base is None and spec.kind == "metaqa":
+            bundled = _bundled_metaqa(hops or 1, split)
+            if bundled is not None:
+                return bundled
+        if base is None:
+            raise L.DatasetError(
+                f"dataset '{name}' is not bundled: pass --data-dir (or set KGREASON_DATA_DIR) "
+                f"to a directory holding {spec.relpath.format(split=split, hops=hops)}"
+            )
+        path = base / spec.relpath.format(split=split, hops=hops)
+    path = Path(path)
+    if spec.kind == "metaqa":
+        qtype = path.parent / f"qa_{split}_qtype.txt"
+        return L.load_metaqa(path, hops=hops, qtype_path=qtype)
+    if spec.kind == "pathquestion":
+        return L.load_pathquestion(path)
+    assert spec.parser is not None
+    return L.load_json_dataset(path, spec.parser, DATASET_NAMES.get(name, name))

@@ -1,0 +1,98 @@
+"""Metrics: strict Hits@1 beside the paper-compatible lenient score, accuracy, EM/F1, Recall@k.
+
+Strict Hits@1 compares the system's FIRST answer, normalised SQuAD-style, for exact equality
+with any gold answer or alias. The lenient score reproduces what ToG and PoG report: an answer
+counts as correct when a gold string (lower-cased, spaces removed) occurs anywhere in the
+model's whole output, reasoning text included, or the output occurs in a gold string. It is
+always labelled "lenient (paper-compatible)" and never reported alone.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from collections.abc import Sequence
+
+from kgreason.eval.records import Answer
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = set(string.punctuation)
+
+
+def normalize_answer(s: str) -> str:
+    """SQuAD normalisation: lower case, drop punctuation and articles, collapse spaces.
+    Underscores (PathQuestion, MetaQA relation-style names) count as spaces."""
+    s = s.lower().replace("_", " ")
+    s = "".join(ch for ch in s if ch not in _PUNCT)
+    s = _ARTICLES.sub(" ", s)
+    return " ".join(s.split())
+
+
+def _gold_forms(gold: Sequence[Answer]) -> list[str]:
+    return [f for a in gold for f in a.surface_forms() if f]
+
+
+def strict_hit(predictions: Sequence[str], gold: Sequence[Answer]) -> bool:
+    """Hits@1: the first prediction equals a gold answer or alias after normalisation."""
+    if not predictions:
+        return False
+    first = normalize_answer(predictions[0])
+    return bool(first) and first in {normalize_answer(g) for g in _gold_forms(gold)}
+
+
+def any_hit(predictions: Sequence[str], gold: Sequence[Answer]) -> bool:
+    """Any prediction equals a gold answer or alias (for multi-answer questions)."""
+    golds = {normalize_answer(g) for g in _gold_forms(gold)}
+    return any(normalize_answer(p) in golds for p in predictions if normalize_answer(p))
+
+
+def lenient_hit(output_text: str, gold: Sequence[Answer]) -> bool:
+    """ToG/PoG's containment check over the whole output (paper-compatible, lenient)."""
+    out = output_text.strip().replace(" ", "").lower()
+    if not out:
+        return False
+    for g in _gold_forms(gold):
+        ga = g.strip().replace(" ", "").lower()
+        if ga and (out == ga or ga in out or out in ga):
+            return True
+    return False
+
+
+def exact_match(prediction: str, gold: Sequence[Answer]) -> float:
+    p = normalize_answer(prediction)
+    return float(any(p == normalize_answer(g) for g in _gold_forms(gold)))
+
+
+def f1(prediction: str, gold: Sequence[Answer]) -> float:
+    """SQuAD token F1, maximised over gold answers and aliases."""
+    pred_tokens = normalize_answer(prediction).split()
+    best = 0.0
+    for g in _gold_forms(gold):
+        gold_tokens = normalize_answer(g).split()
+        common = Counter(pred_tokens) & Counter(gold_tokens)
+        same = sum(common.values())
+        if not pred_tokens or not gold_tokens:
+            score = float(pred_tokens == gold_tokens)
+        elif same == 0:
+            score = 0.0
+        else:
+            precision = same / len(pred_tokens)
+            recall = same / len(gold_tokens)
+            score = 2 * precision * recall / (precision + recall)
+        best = max(best, score)
+    return best
+
+
+def recall_at_k(retrieved: Sequence[str], relevant: Sequence[str], k: int) -> float:
+    """Share of the relevant items found among the first k retrieved."""
+    if not relevant:
+        return 0.0
+    top = set(retrieved[:k])
+    return sum(1 for r in set(relevant) if r in top) / len(set(relevant))
+
+
+def accuracy(predicted: Sequence[str | None], gold: Sequence[str]) -> float:
+    if not gold:
+        return 0.0
+    return sum(1 for p, g in zip(predicted, gold, strict=True) if p == g) / len(gold)
