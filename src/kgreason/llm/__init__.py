@@ -10,14 +10,54 @@ from kgreason.llm.base import (
     Message,
     Usage,
 )
+from kgreason.llm.cache import CachedLLM
+from kgreason.llm.factory import LLMNotConfigured, build_llm, llm_configured
+from kgreason.llm.limit import ConcurrencyLimitedLLM
+from kgreason.llm.openai_adapter import LLMMalformedResponse, OpenAIChat
+from kgreason.llm.parse import (
+    ParseError,
+    ask_parsed,
+    extract_json,
+    parse_braced_answers,
+    parse_yes_no,
+)
+from kgreason.llm.retry import RetryingLLM
+from kgreason.llm.transcript import (
+    RecordingLLM,
+    ReplayLLM,
+    TranscriptError,
+    TranscriptMismatch,
+)
+from kgreason.llm.usage import Budget, MeteredLLM, StageUsage, UsageLedger
 
 __all__ = [
+    "Budget",
+    "CachedLLM",
     "ChatLLM",
     "Completion",
+    "ConcurrencyLimitedLLM",
     "LLMBudgetExceeded",
     "LLMError",
+    "LLMMalformedResponse",
+    "LLMNotConfigured",
     "LLMOutputError",
     "LLMTransportError",
     "Message",
+    "MeteredLLM",
+    "OpenAIChat",
+    "ParseError",
+    "RecordingLLM",
+    "ReplayLLM",
+    "RetryingLLM",
+    "StageUsage",
+    "TranscriptError",
+    "TranscriptMismatch",
     "Usage",
+    "UsageLedger",
+    "ask_parsed",
+    "build_llm",
+    "extract_json",
+    "llm_configured",
+    "parse_braced_answers",
+    "parse_yes_no",
 ]

@@ -63,10 +63,19 @@ class LLMError(Exception):
 class LLMTransportError(LLMError):
     """The endpoint could not be reached or kept failing after retries."""
 
-    def __init__(self, message: str, *, endpoint: str = "", retryable: bool = False):
+    def __init__(
+        self,
+        message: str,
+        *,
+        endpoint: str = "",
+        retryable: bool = False,
+        retry_after_s: float | None = None,
+    ):
         super().__init__(message)
         self.endpoint = endpoint
         self.retryable = retryable
+        #: the server's Retry-After hint, if it sent one; a floor for the next backoff delay
+        self.retry_after_s = retry_after_s
 
 
 class LLMOutputError(LLMError):

@@ -73,11 +73,18 @@ def extract_json(text: str) -> Any:
     minor defects (trailing commas, smart quotes, Python literals) are repaired."""
     candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text] + _balanced_spans(text)
     for cand in candidates:
-        for attempt in (cand.strip(), _repair_json(cand)):
-            try:
-                return json.loads(attempt)
-            except (json.JSONDecodeError, ValueError):
-                continue
+        try:
+            return json.loads(cand.strip())
+        except ValueError:
+            pass
+        try:
+            value = json.loads(_repair_json(cand))
+        except ValueError:
+            continue
+        # Repairs are for structures only: a bare reply "None" or "True" is prose, not JSON,
+        # and reading it as null would look like "no answer".
+        if isinstance(value, dict | list):
+            return value
     raise ParseError("no JSON value found in the reply")
 
 

@@ -44,6 +44,12 @@ class ScriptedLLM:
     calls: list[RecordedCall] = field(default_factory=list)
     _cursor: dict[str, int] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        # A bare string is a Sequence too: it would be served one character per call.
+        for stage, entry in self.script.items():
+            if isinstance(entry, str):
+                raise TypeError(f"script for stage '{stage}' must be a list of replies, not a str")
+
     async def complete(
         self,
         messages: list[Message],

@@ -65,6 +65,8 @@ class MeteredLLM:
 
     The budget is checked before a call (calls) and after it (tokens): a call that pushes
     the token total over the cap is kept in the ledger, and the next call is refused.
+    Calls in flight count against the call budget, so concurrent calls within one question
+    cannot all pass the check before any of them is recorded.
     """
 
     def __init__(self, inner: ChatLLM, ledger: UsageLedger, budget: Budget | None = None):
@@ -72,6 +74,7 @@ class MeteredLLM:
         self.ledger = ledger
         self.budget = budget or Budget()
         self.model = inner.model
+        self._in_flight = 0
 
     async def complete(
         self,
@@ -84,7 +87,7 @@ class MeteredLLM:
     ) -> Completion:
         total = self.ledger.total()
         b = self.budget
-        if b.max_calls is not None and total.calls >= b.max_calls:
+        if b.max_calls is not None and total.calls + self._in_flight >= b.max_calls:
             raise LLMBudgetExceeded(
                 f"budget of {b.max_calls} LLM calls per question reached before stage '{stage}'",
                 stage=stage,
@@ -98,8 +101,12 @@ class MeteredLLM:
                 stage=stage,
             )
         t0 = time.perf_counter()
-        c = await self.inner.complete(
-            messages, stage=stage, temperature=temperature, max_tokens=max_tokens, sample=sample
-        )
+        self._in_flight += 1
+        try:
+            c = await self.inner.complete(
+                messages, stage=stage, temperature=temperature, max_tokens=max_tokens, sample=sample
+            )
+        finally:
+            self._in_flight -= 1
         self.ledger.record(stage, c, time.perf_counter() - t0)
         return c

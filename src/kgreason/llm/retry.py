@@ -1,0 +1,83 @@
+"""Retries with capped exponential backoff and full jitter.
+
+Only `LLMTransportError`s flagged `retryable` (429, 5xx, timeouts, dropped connections) are
+retried; a 400 or a malformed body would fail the same way again. Full jitter (a uniform draw
+in [0, min(cap, base * 2**n)]) spreads many concurrent clients apart after a shared outage
+(AWS Architecture Blog, "Exponential Backoff and Jitter"). A server's Retry-After hint is used
+as a floor, still capped. `sleep` and `rng` are injected so tests run on a fake clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Awaitable, Callable
+
+from kgreason.llm.base import ChatLLM, Completion, LLMTransportError, Message
+
+log = logging.getLogger(__name__)
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class RetryingLLM:
+    def __init__(
+        self,
+        inner: ChatLLM,
+        *,
+        max_attempts: int = 7,
+        base_s: float = 1.0,
+        cap_s: float = 30.0,
+        sleep: Sleep = asyncio.sleep,
+        rng: random.Random | None = None,
+    ):
+        if max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        self.inner = inner
+        self.model = inner.model
+        self.max_attempts = max_attempts
+        self.base_s = base_s
+        self.cap_s = cap_s
+        self._sleep = sleep
+        self._rng = rng or random.Random()
+
+    def delay(self, retry: int, hint: float | None = None) -> float:
+        """Delay before retry number `retry` (0-based)."""
+        bound = min(self.cap_s, self.base_s * 2.0**retry)
+        d = self._rng.uniform(0.0, bound)
+        if hint is not None:
+            d = max(d, hint)
+        return min(d, self.cap_s)
+
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        stage: str,
+        temperature: float = 0.0,
+        max_tokens: int | None = 256,
+        sample: int = 0,
+    ) -> Completion:
+        for attempt in range(self.max_attempts):
+            try:
+                return await self.inner.complete(
+                    messages,
+                    stage=stage,
+                    temperature=temperature,
+                    max_tokens=max_tokens,
+                    sample=sample,
+                )
+            except LLMTransportError as e:
+                if not e.retryable:
+                    raise
+                if attempt + 1 >= self.max_attempts:
+                    raise LLMTransportError(
+                        f"{e} (gave up after {self.max_attempts} attempts)",
+                        endpoint=e.endpoint,
+                        retryable=False,
+                    ) from e
+                d = self.delay(attempt, e.retry_after_s)
+                log.info("stage %s: %s; retry %d in %.2fs", stage, e, attempt + 1, d)
+                await self._sleep(d)
+        raise AssertionError("unreachable")  # pragma: no cover
