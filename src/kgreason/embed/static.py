@@ -1,0 +1,67 @@
+"""Static (model2vec) backend: a token-vector table, mean-pooled; ~100x faster than MiniLM.
+
+PoG's fuzzy path selection embeds thousands of path strings per question; the vendored
+table is distilled from the same all-MiniLM-L6-v2 weights (see models/minilm-static/
+PROVENANCE.md and `kgreason.embed.distill`), so its rankings track MiniLM's closely.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from kgreason.embed.errors import EmbedderError, ModelNotFoundError
+from kgreason.embed.offline import hub_offline
+
+STATIC_NAME = "minilm-static"
+_MODEL_FILES = ("model.safetensors", "tokenizer.json", "config.json")
+
+
+def vendored_static_path() -> Path:
+    """Directory of the static model distilled from all-MiniLM-L6-v2, shipped in this package."""
+    return Path(str(importlib.resources.files("kgreason.embed") / "models" / STATIC_NAME))
+
+
+class StaticEmbedder:
+    """A model2vec `StaticModel` loaded from a local directory only."""
+
+    def __init__(self, path: str | Path | None = None, batch_size: int = 1024) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        given = str(path) if path is not None else None
+        folder = vendored_static_path() if path is None else Path(path).expanduser()
+        label = given or str(folder)
+        if not folder.is_dir():
+            raise ModelNotFoundError(label, f"model path {label} does not exist")
+        missing = [f for f in _MODEL_FILES if not (folder / f).is_file()]
+        if missing:
+            raise ModelNotFoundError(
+                label, f"not a model2vec directory, missing {', '.join(missing)}"
+            )
+        with hub_offline():
+            from model2vec import StaticModel
+
+            try:
+                # An existing directory is read as is; force_download=False keeps the Hub out.
+                self._model = StaticModel.from_pretrained(
+                    folder, normalize=True, force_download=False
+                )
+            except (OSError, ValueError) as e:
+                raise EmbedderError(f"static model {label} could not be loaded: {e}") from e
+        self.batch_size = batch_size
+        self.name = STATIC_NAME if path is None else folder.name
+        self.dim = int(self._model.dim)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        out = self._model.encode(texts, batch_size=self.batch_size, show_progress_bar=False)
+        out = np.asarray(out, dtype=np.float32)
+        # Renormalise in float32 (the table is float16). A text with no known token maps to the
+        # zero vector; it stays zero rather than becoming NaN.
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return np.ascontiguousarray(out / np.where(norms > 0, norms, 1.0), dtype=np.float32)
