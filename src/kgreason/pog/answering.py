@@ -1,0 +1,104 @@
+"""Question answering (section 4.4): path summarising, the sufficiency evaluation
+(`{Yes}`/`{No}`), answer generation from the paths, and the final answer from paths plus the
+model's own knowledge when no phase found sufficient paths.
+
+Every reply must have its expected form (`summary:`, `{Yes}`/`{No}`, `answer: {...}`); an
+unreadable reply is re-asked once and then ends the question with LLMOutputError, never an
+empty answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kgreason.llm.base import ChatLLM
+from kgreason.llm.parse import ParseError, parse_braced_answers, parse_yes_no
+from kgreason.pog.llm_common import QuestionContext, call_stage, paths_field
+from kgreason.pog.settings import PoGSettings
+
+_SUMMARY = re.compile(r"summary\s*:\s*(.+)", re.I | re.S)
+
+
+def parse_summary(text: str) -> str:
+    m = _SUMMARY.search(text)
+    body = (m.group(1) if m else "").strip()
+    if not body:
+        raise ParseError("reply has no 'summary: ...'")
+    return body
+
+
+@dataclass(frozen=True)
+class Verdict:
+    sufficient: bool
+    summary: str
+    raw: str
+
+
+async def summarise(
+    llm: ChatLLM, ctx: QuestionContext, rendered: Sequence[str], settings: PoGSettings
+) -> str:
+    value, _ = await call_stage(
+        llm,
+        "summarise",
+        settings,
+        parse_summary,
+        'Reply starting with "summary:" followed by the chain of triples.',
+        **ctx.fields(),
+        paths=paths_field(rendered),
+    )
+    return value
+
+
+async def evaluate(
+    llm: ChatLLM, ctx: QuestionContext, rendered: Sequence[str], settings: PoGSettings
+) -> Verdict:
+    """Summarise the paths, then ask whether they suffice (paper's QuestionAnswering check)."""
+    summary = await summarise(llm, ctx, rendered, settings)
+    ok, raw = await call_stage(
+        llm,
+        "evaluate",
+        settings,
+        parse_yes_no,
+        "Reply starting with {Yes} or {No} (with the braces).",
+        **ctx.fields(),
+        paths=paths_field(rendered),
+        summary=summary,
+    )
+    return Verdict(ok, summary, raw)
+
+
+async def generate_answer(
+    llm: ChatLLM,
+    ctx: QuestionContext,
+    rendered: Sequence[str],
+    summary: str,
+    settings: PoGSettings,
+) -> tuple[list[str], str]:
+    """(answer names, raw reply) from paths judged sufficient."""
+    return await call_stage(
+        llm,
+        "answer",
+        settings,
+        parse_braced_answers,
+        "Reply as: answer: {name 1, name 2} then reason: ...",
+        **ctx.fields(),
+        paths=paths_field(rendered),
+        summary=summary,
+    )
+
+
+async def final_answer(
+    llm: ChatLLM, ctx: QuestionContext, rendered: Sequence[str], settings: PoGSettings
+) -> tuple[list[str], str]:
+    """(answer names, raw reply) from the paths plus the model's own knowledge."""
+    return await call_stage(
+        llm,
+        "final_answer",
+        settings,
+        parse_braced_answers,
+        "Reply as: answer: {name 1, name 2} then reason: ...",
+        **ctx.fields(),
+        paths=paths_field(rendered) or "(none)",
+    )

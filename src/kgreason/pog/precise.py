@@ -1,0 +1,80 @@
+"""PrecisePathSelect (section 4.3): the LLM picks the top-W candidate paths.
+
+Candidates are shown numbered (`Path i: ...`) in batches of at most BATCH paths, as PoG's
+code does, so one prompt never carries W1 = 80 long paths; when the batches together keep
+more than W paths, one more call chooses among the survivors. The reply is
+`top_list: {Path 2, Path 5, ...}`; out-of-range and repeated numbers are dropped, and a reply
+naming no valid path is unreadable (re-ask once, then LLMOutputError).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from kgreason.llm.base import ChatLLM
+from kgreason.llm.parse import ParseError
+from kgreason.pog.llm_common import QuestionContext, call_stage, paths_field
+from kgreason.pog.settings import PoGSettings
+
+BATCH = 40
+
+REMINDER = "Reply with one line: top_list: {Path i, Path j, ...} using the numbers shown."
+
+_LIST = re.compile(r"top[ _-]?list\s*:?\s*[\{\[(](.*?)[\}\])]", re.I | re.S)
+_NUM = re.compile(r"(?:path\s*)?(\d+)", re.I)
+
+
+def parse_top_list(text: str, n_candidates: int, width: int) -> list[int]:
+    """0-based indices of the chosen paths, best first, at most `width`."""
+    m = _LIST.search(text)
+    if not m:
+        raise ParseError("reply has no 'top_list: {Path i, ...}'")
+    chosen: list[int] = []
+    for num in _NUM.findall(m.group(1)):
+        i = int(num) - 1
+        if 0 <= i < n_candidates and i not in chosen:
+            chosen.append(i)
+    if not chosen:
+        raise ParseError(f"top_list names no path between 1 and {n_candidates}")
+    return chosen[:width]
+
+
+async def _select_once(
+    llm: ChatLLM, ctx: QuestionContext, rendered: Sequence[str], width: int, s: PoGSettings
+) -> list[int]:
+    value, _ = await call_stage(
+        llm,
+        "precise_select",
+        s,
+        lambda text: parse_top_list(text, len(rendered), width),
+        REMINDER,
+        **ctx.fields(),
+        width=str(width),
+        paths=paths_field(rendered, numbered=True),
+    )
+    return value
+
+
+async def precise_select(
+    llm: ChatLLM,
+    ctx: QuestionContext,
+    rendered: Sequence[str],
+    width: int,
+    settings: PoGSettings,
+) -> list[int]:
+    """Indices (into `rendered`) of the top-`width` paths, best first. No call when the
+    candidates already fit in `width`."""
+    if len(rendered) <= width:
+        return list(range(len(rendered)))
+    if len(rendered) <= BATCH:
+        return await _select_once(llm, ctx, rendered, width, settings)
+    survivors: list[int] = []
+    for start in range(0, len(rendered), BATCH):
+        batch = rendered[start : start + BATCH]
+        picked = await precise_select(llm, ctx, batch, width, settings)
+        survivors.extend(start + i for i in picked)
+    if len(survivors) <= width:
+        return survivors
+    final = await _select_once(llm, ctx, [rendered[i] for i in survivors], width, settings)
+    return [survivors[i] for i in final]
