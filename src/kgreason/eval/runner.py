@@ -1,0 +1,177 @@
+"""Runs a method over a dataset: per-question isolation, resumable, replayable.
+
+One question's failure is recorded with a named error kind and never stops the run.
+Results are appended and flushed as each question finishes, so a run killed at any moment
+resumes with `resume=True` and recomputes nothing that finished.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from kgreason.eval import rundir
+from kgreason.eval.methods import Method, Outcome
+from kgreason.eval.metrics import any_hit, exact_match, f1, lenient_hit, strict_hit
+from kgreason.eval.records import Record
+from kgreason.kg.base import KGError
+from kgreason.llm.base import ChatLLM, LLMBudgetExceeded, LLMError, LLMOutputError
+from kgreason.llm.usage import Budget, MeteredLLM, UsageLedger
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class RunSummary:
+    out: Path
+    total: int
+    done_before: int
+    computed: int
+    errors: int
+
+
+def score(record: Record, outcome: Outcome) -> dict[str, Any]:
+    """Scores for one question; strict and lenient are always reported side by side."""
+    if record.task == "logic":
+        pred = outcome.answers[0] if outcome.answers else None
+        return {"correct": pred == record.label}
+    text = outcome.output_text or " ".join(outcome.answers)
+    scores: dict[str, Any] = {
+        "strict_hit1": strict_hit(outcome.answers, record.answers),
+        "any_hit": any_hit(outcome.answers, record.answers),
+        "lenient_hit": lenient_hit(text, record.answers),
+    }
+    if record.task == "multihop":
+        first = outcome.answers[0] if outcome.answers else ""
+        scores["em"] = exact_match(first, record.answers)
+        scores["f1"] = f1(first, record.answers)
+    return scores
+
+
+def classify_error(exc: BaseException) -> str:
+    if isinstance(exc, LLMBudgetExceeded):
+        return "budget_exceeded"
+    if isinstance(exc, LLMOutputError):
+        return "unparseable_reply"
+    if isinstance(exc, LLMError):
+        return "llm_error"
+    if isinstance(exc, KGError):
+        return "kg_error"
+    if isinstance(exc, asyncio.TimeoutError):
+        return "timeout"
+    return "internal_error"
+
+
+async def answer_one(
+    index: int, record: Record, method: Method, llm: ChatLLM | None, budget: Budget | None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    ledger = UsageLedger()
+    metered = MeteredLLM(llm, ledger, budget) if llm is not None else None
+    t0 = time.perf_counter()
+    try:
+        outcome = await method.answer(record, metered)
+    except Exception as e:  # one question's failure is recorded, never fatal to the run
+        outcome = Outcome(error_kind=classify_error(e), error=f"{type(e).__name__}: {e}")
+    wall = time.perf_counter() - t0
+    usage = ledger.to_dict()
+    # latency is kept out of results.jsonl (it goes to timings.jsonl) so that a resumed or
+    # replayed run produces a byte-identical results file
+    latency = {stage: u.pop("latency_s") for stage, u in usage.items()}
+    row: dict[str, Any] = {
+        "index": index,
+        "id": record.id,
+        "dataset": record.dataset,
+        "question": record.question,
+        "gold": [a.name for a in record.answers] if record.task != "logic" else record.label,
+        "hops": record.hops,
+        "qtype": record.qtype,
+        "method": method.name,
+        "answers": outcome.answers,
+        "answer_ids": outcome.answer_ids,
+        "answer_kind": outcome.answer_kind,
+        "output_text": outcome.output_text,
+        "phase": outcome.phase,
+        "error_kind": outcome.error_kind,
+        "error": outcome.error,
+        "paths": outcome.paths,
+        "names": outcome.names,
+        "extra": outcome.extra,
+        "usage": usage,
+        "llm_calls": ledger.total().calls,
+        "prompt_tokens": ledger.total().prompt_tokens,
+        "completion_tokens": ledger.total().completion_tokens,
+        **score(record, outcome),
+    }
+    return row, {"wall_s": round(wall, 6), "llm_latency_s": latency}
+
+
+async def run(
+    records: Sequence[Record],
+    method: Method,
+    llm: ChatLLM | None,
+    out: Path,
+    *,
+    config: dict[str, Any],
+    concurrency: int = 1,
+    resume: bool = False,
+    budget: Budget | None = None,
+    progress: Progress | None = None,
+) -> RunSummary:
+    out.mkdir(parents=True, exist_ok=True)
+    results_path = out / rundir.RESULTS
+    config_path = out / rundir.CONFIG
+    if results_path.exists() and not resume:
+        raise rundir.RunDirError(
+            f"{out} already holds a run: pass --resume or choose another --out"
+        )
+    if resume and config_path.exists():
+        old = json.loads(config_path.read_text("utf-8"))
+        for key in ("dataset", "split", "hops", "method"):
+            if old.get(key) != config.get(key):
+                raise rundir.RunDirError(
+                    f"cannot resume {out}: its {key} is {old.get(key)!r}, not {config.get(key)!r}"
+                )
+    rundir.write_json_atomic(config_path, config)
+    done = {r["id"] for r in rundir.read_jsonl_tolerant(results_path)}
+    rundir.read_jsonl_tolerant(out / rundir.TIMINGS)  # cut a torn line before appending
+    todo = [(i, r) for i, r in enumerate(records) if r.id not in done]
+    results = rundir.JsonlAppender(results_path)
+    timings = rundir.JsonlAppender(out / rundir.TIMINGS)
+    sem = asyncio.Semaphore(max(1, concurrency))
+    lock = asyncio.Lock()
+    finished = len(records) - len(todo)
+    errors = 0
+    if progress:
+        progress(finished, len(records))
+
+    async def work(i: int, rec: Record) -> None:
+        nonlocal finished, errors
+        async with sem:
+            row, timing = await answer_one(i, rec, method, llm, budget)
+        async with lock:
+            results.write(row)
+            timings.write({"id": rec.id, "index": i, **timing})
+            finished += 1
+            errors += row["error_kind"] is not None
+            if progress:
+                progress(finished, len(records))
+
+    try:
+        await asyncio.gather(*(work(i, r) for i, r in todo))
+    finally:
+        results.close()
+        timings.close()
+    rundir.rewrite_sorted(results_path, "index")
+    rundir.rewrite_sorted(out / rundir.TIMINGS, "index")
+    return RunSummary(out, len(records), len(records) - len(todo), len(todo), errors)
+
+
+def summary_dict(s: RunSummary) -> dict[str, Any]:
+    d = asdict(s)
+    d["out"] = str(s.out)
+    return d
