@@ -1,0 +1,144 @@
+"""Reading triple files into (head, relation, tail) string triples plus names.
+
+A `Source` is one input file (or a MetaQA id directory). Iterating it yields triples and
+fills `source.names` (only RDF carries names). Which nodes count as unnamed is decided by
+`resolve_names`, shared by the store builder and `load_all` so both see the same graph.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kgreason.kg.loaders.lines import (
+    LoadError,
+    iter_delimited,
+    iter_metaqa_ids,
+    open_binary,
+    parse_metaqa_line,
+    parse_tsv_line,
+    read_id_table,
+)
+from kgreason.kg.loaders.rdf import UNNAMED_ID, iter_rdf
+
+FORMATS = ("tsv", "metaqa", "pathquestion", "nt", "ttl", "metaqa-ids")
+_BY_SUFFIX = {".tsv": "tsv", ".nt": "nt", ".ttl": "ttl", ".turtle": "ttl"}
+
+__all__ = ["FORMATS", "LoadError", "Source", "detect_format", "load_all", "resolve_names"]
+
+
+def _is_metaqa_ids_dir(path: Path) -> bool:
+    return (path / "entity2text.txt").is_file() and (path / "relation2text.txt").is_file()
+
+
+def detect_format(path: Path) -> str:
+    """By extension (`.gz` looked through); `.txt` by its first line (tab -> tsv, `|` ->
+    metaqa); a directory or `.tsv` beside entity2text/relation2text -> metaqa-ids."""
+    if path.is_dir():
+        if _is_metaqa_ids_dir(path):
+            return "metaqa-ids"
+        raise LoadError(f"{path}: a directory, but not MetaQA ids (no entity2text.txt)")
+    suffix = Path(path.name.removesuffix(".gz")).suffix.lower()
+    if suffix == ".tsv" and _is_metaqa_ids_dir(path.parent):
+        return "metaqa-ids"
+    if suffix in _BY_SUFFIX:
+        return _BY_SUFFIX[suffix]
+    if suffix == ".txt":
+        raw, stream = open_binary(path)
+        with raw:
+            for line in stream:
+                text = line.decode("utf-8", "replace")
+                if text.strip():
+                    return "tsv" if "\t" in text else "metaqa" if "|" in text else "tsv"
+        return "tsv"
+    raise LoadError(f"{path}: cannot tell the format from the extension; pass --format")
+
+
+def file_sha256(path: Path) -> str:
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+@dataclass
+class Source:
+    path: Path
+    format: str = "auto"
+    names: dict[str, str] = field(default_factory=dict)
+    #: Bytes consumed so far and in total (raw file sizes), for progress bars.
+    bytes_read: int = 0
+    size: int = 0
+    triples: int = 0
+
+    def __post_init__(self) -> None:
+        self.path = Path(self.path)
+        if not self.path.exists():
+            raise LoadError(f"{self.path}: no such file")
+        if self.format == "auto":
+            self.format = detect_format(self.path)
+        if self.format not in FORMATS:
+            raise LoadError(f"{self.path}: unknown format {self.format!r} (one of {FORMATS})")
+        self.size = sum(f.stat().st_size for f in self.files())
+
+    @property
+    def has_names(self) -> bool:
+        return self.format in ("nt", "ttl")
+
+    def files(self) -> list[Path]:
+        if self.format == "metaqa-ids" and self.path.is_dir():
+            return sorted(self.path.glob("*.tsv"))
+        return [self.path]
+
+    def describe(self) -> list[dict[str, object]]:
+        return [
+            {"path": str(f.resolve()), "format": self.format, "sha256": file_sha256(f)}
+            for f in self.files()
+        ]
+
+    def __iter__(self) -> Iterator[tuple[str, str, str]]:
+        done = 0
+        if self.format == "metaqa-ids":
+            base = self.path if self.path.is_dir() else self.path.parent
+            entities = read_id_table(base / "entity2text.txt")
+            relations = read_id_table(base / "relation2text.txt")
+        for f in self.files():
+            raw, stream = open_binary(f)
+            with raw:
+                if self.format in ("tsv", "pathquestion"):
+                    it = iter_delimited(f, stream, parse_tsv_line)
+                elif self.format == "metaqa":
+                    it = iter_delimited(f, stream, parse_metaqa_line)
+                elif self.format == "metaqa-ids":
+                    it = iter_metaqa_ids(f, stream, entities, relations)
+                else:
+                    it = iter_rdf(f, stream, self.format, self.names)
+                for n, triple in enumerate(it, 1):
+                    if not n & 0xFFFF:
+                        self.bytes_read = done + raw.tell()
+                    self.triples += 1
+                    yield triple
+            done += f.stat().st_size
+            self.bytes_read = done
+
+
+def resolve_names(keys: Sequence[str], names: dict[str, str] | None) -> list[str | None]:
+    """Display name per node, or None for an unnamed node (Freebase MID or blank node
+    without a name). Without any named source (names is None) every node is its own name."""
+    if names is None:
+        return list(keys)
+    return [names.get(k, None if UNNAMED_ID.match(k) else k) for k in keys]
+
+
+def load_all(sources: Sequence[Source]) -> tuple[list[tuple[str, str, str]], dict[str, str] | None]:
+    """Everything in memory (small files, tests): triples in file order and the names dict
+    that MemoryKG needs to show exactly what a store built from the same sources shows."""
+    triples = [t for s in sources for t in s]
+    if not any(s.has_names for s in sources):
+        return triples, None
+    names: dict[str, str] = {}
+    for s in sources:
+        names.update(s.names)
+    keys = list(dict.fromkeys([x for t in triples for x in (t[0], t[2])] + list(names)))
+    resolved = resolve_names(keys, names)
+    return triples, {k: n for k, n in zip(keys, resolved, strict=True) if n is not None}

@@ -1,0 +1,150 @@
+"""On-disk building blocks of the store: string tables, hash indexes and the manifest.
+
+Everything is a plain `.npy` file opened with `mmap_mode="r"`, so opening a store reads
+only the manifest and the relation list; pages are faulted in as queries touch them.
+See docs/kg-store.md for the full layout.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from kgreason.kg.base import KGError
+
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+RELATIONS = "relations.json"
+
+
+class StoreFormatError(KGError):
+    """A directory that is not a (complete, supported) kgreason store."""
+
+
+def str_hash(s: str) -> int:
+    """Stable 64-bit hash (Python's hash() is salted per process, so it cannot be stored)."""
+    return int.from_bytes(hashlib.blake2b(s.encode(), digest_size=8).digest(), "little")
+
+
+def hash_many(strings: Iterable[str]) -> np.ndarray:
+    return np.fromiter((str_hash(s) for s in strings), dtype=np.uint64)
+
+
+def load_array(directory: Path, name: str) -> np.ndarray:
+    path = directory / f"{name}.npy"
+    try:
+        return np.load(path, mmap_mode="r")
+    except (OSError, ValueError) as e:
+        raise StoreFormatError(f"{directory}: cannot open {path.name}: {e}") from e
+
+
+def save_array(directory: Path, name: str, arr: np.ndarray) -> None:
+    np.save(directory / f"{name}.npy", np.ascontiguousarray(arr), allow_pickle=False)
+
+
+class StringTable:
+    """Strings i = blob[off[i]:off[i+1]] (UTF-8); random access without loading the table."""
+
+    def __init__(self, blob: np.ndarray, off: np.ndarray):
+        self._blob = blob
+        self._off = off
+
+    @classmethod
+    def open(cls, directory: Path, stem: str) -> StringTable:
+        return cls(load_array(directory, f"{stem}.blob"), load_array(directory, f"{stem}.off"))
+
+    def __len__(self) -> int:
+        return len(self._off) - 1
+
+    def __getitem__(self, i: int) -> str:
+        return self._blob[self._off[i] : self._off[i + 1]].tobytes().decode()
+
+    def many(self, ids: Sequence[int] | np.ndarray) -> list[str]:
+        ids = np.asarray(ids, dtype=np.int64)
+        starts = self._off[ids].tolist()
+        ends = self._off[ids + 1].tolist()
+        blob = self._blob
+        return [blob[a:b].tobytes().decode() for a, b in zip(starts, ends, strict=True)]
+
+    def all(self) -> list[str]:
+        return self.many(np.arange(len(self), dtype=np.int64))
+
+
+def write_strings(directory: Path, stem: str, strings: Sequence[str]) -> None:
+    encoded = [s.encode() for s in strings]
+    off = np.zeros(len(encoded) + 1, dtype=np.int64)
+    if encoded:
+        np.cumsum(np.fromiter((len(b) for b in encoded), np.int64, len(encoded)), out=off[1:])
+    save_array(directory, f"{stem}.blob", np.frombuffer(b"".join(encoded), dtype=np.uint8))
+    save_array(directory, f"{stem}.off", off)
+
+
+class HashIndex:
+    """Sorted 64-bit hashes -> values; equal hashes form a run (collisions and duplicates),
+    so callers verify candidates against the real strings."""
+
+    def __init__(self, hashes: np.ndarray, values: np.ndarray):
+        self._h = hashes
+        self._v = values
+
+    @classmethod
+    def open(cls, directory: Path, stem: str) -> HashIndex:
+        return cls(load_array(directory, f"{stem}.hash"), load_array(directory, f"{stem}.val"))
+
+    def candidates(self, strings: Sequence[str]) -> list[np.ndarray]:
+        q = hash_many(strings)
+        lo = np.searchsorted(self._h, q, "left").tolist()
+        hi = np.searchsorted(self._h, q, "right").tolist()
+        return [np.asarray(self._v[a:b]) for a, b in zip(lo, hi, strict=True)]
+
+
+def write_hash_index(directory: Path, stem: str, hashes: np.ndarray, values: np.ndarray) -> None:
+    order = np.argsort(hashes, kind="stable")
+    save_array(directory, f"{stem}.hash", hashes[order])
+    save_array(directory, f"{stem}.val", values[order].astype(np.int32))
+
+
+@dataclass
+class Manifest:
+    format_version: int
+    fingerprint: str
+    counts: dict[str, int]
+    sources: list[dict[str, object]]
+    has_names: bool
+
+    @classmethod
+    def read(cls, directory: Path) -> Manifest:
+        path = directory / MANIFEST
+        if not path.is_file():
+            raise StoreFormatError(f"{directory}: not a kgreason store (no {MANIFEST})")
+        try:
+            data = json.loads(path.read_text())
+            m = cls(**{k: data[k] for k in cls.__dataclass_fields__})
+        except (ValueError, KeyError, TypeError) as e:
+            raise StoreFormatError(f"{path}: unreadable manifest: {e}") from e
+        if m.format_version != FORMAT_VERSION:
+            raise StoreFormatError(
+                f"{directory}: store format {m.format_version}, this kgreason reads "
+                f"{FORMAT_VERSION}; rebuild it with `kgreason kg build`"
+            )
+        return m
+
+    def write(self, directory: Path) -> None:
+        data = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        (directory / MANIFEST).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def fingerprint_files(directory: Path, names: Sequence[str]) -> str:
+    """Content hash over the canonical data files, in a fixed order."""
+    h = hashlib.sha256()
+    for name in names:
+        h.update(name.encode() + b"\0")
+        with open(directory / name, "rb") as f:
+            while chunk := f.read(1 << 20):
+                h.update(chunk)
+    return "store:" + h.hexdigest()[:32]

@@ -1,0 +1,168 @@
+"""The CSR adjacency of a store and the fast, synchronous graph operations on node ids.
+
+Forward arrays hold each node's out-edges (`fwd.rel`, `fwd.dst`, rows by `fwd.indptr`),
+reverse arrays its in-edges (`rev.rel`, `rev.src`, plus `rev.eid`: the forward position of
+the same edge). The forward position of an edge is its edge id. Rows keep file order, so
+neighbour lists come out exactly as MemoryKG lists them. Noise relations stay in the
+arrays and are masked at query time.
+
+These methods are the store's "fast path" for PoG-style path search: they take and return
+numpy int arrays (node ids from `NameIndex.lookup`) and never build Python objects per edge.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from kgreason.kg.store.build_index import ranges
+from kgreason.kg.store.format import load_array
+
+#: Edges gathered per step of a frontier expansion, at least (bounds peak memory on hubs).
+CHUNK_EDGES = 1 << 16
+
+
+@dataclass
+class Edges:
+    """A batch of edges seen from some nodes: per node, out-edges then in-edges, file order.
+    `owner` indexes the queried node array; `out` is True where the neighbour is the tail."""
+
+    owner: np.ndarray
+    nbr: np.ndarray
+    rel: np.ndarray
+    out: np.ndarray
+    eid: np.ndarray
+
+
+@dataclass
+class Expansion:
+    eids: np.ndarray  # edge ids in discovery order
+    truncated: bool
+    reason: str = ""
+
+
+class CSRGraph:
+    def __init__(self, directory: Path, noise: np.ndarray):
+        self.fwd_ptr = load_array(directory, "fwd.indptr")
+        self.fwd_rel = load_array(directory, "fwd.rel")
+        self.fwd_dst = load_array(directory, "fwd.dst")
+        self.rev_ptr = load_array(directory, "rev.indptr")
+        self.rev_rel = load_array(directory, "rev.rel")
+        self.rev_src = load_array(directory, "rev.src")
+        self.rev_eid = load_array(directory, "rev.eid")
+        self.n_nodes = len(self.fwd_ptr) - 1
+        self.n_edges = len(self.fwd_rel)
+        #: noise[r] is True for relations filtered at query time
+        self.noise = np.asarray(noise, dtype=bool)
+        self._any_noise = bool(self.noise.any())
+
+    def degree(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(out, in) degrees, noise included (cheap; used to size work)."""
+        nodes = np.asarray(nodes, dtype=np.int64)
+        return (
+            self.fwd_ptr[nodes + 1] - self.fwd_ptr[nodes],
+            self.rev_ptr[nodes + 1] - self.rev_ptr[nodes],
+        )
+
+    def edges(self, nodes: np.ndarray, limit: int | None = None) -> Edges:
+        """All (noise-filtered) edges of each node; at most `limit` per node if given."""
+        nodes = np.asarray(nodes, dtype=np.int64)
+        e = self.n_edges
+        dout, din = self.degree(nodes)
+        starts = np.stack([self.fwd_ptr[nodes], self.rev_ptr[nodes] + e], axis=1).ravel()
+        counts = np.stack([dout, din], axis=1).ravel()
+        pos = ranges(starts, counts)
+        out = pos < e
+        po, pi = pos[out], pos[~out] - e
+        nbr = np.empty(len(pos), dtype=np.int64)
+        rel = np.empty(len(pos), dtype=np.int64)
+        eid = np.empty(len(pos), dtype=np.int64)
+        nbr[out], rel[out], eid[out] = self.fwd_dst[po], self.fwd_rel[po], po
+        nbr[~out], rel[~out], eid[~out] = self.rev_src[pi], self.rev_rel[pi], self.rev_eid[pi]
+        owner = np.repeat(np.arange(len(nodes), dtype=np.int64), dout + din)
+        keep = None
+        if self._any_noise:
+            keep = ~self.noise[rel]
+        if limit is not None:
+            own = owner if keep is None else owner[keep]
+            cnt = np.bincount(own, minlength=len(nodes))
+            rank = np.arange(len(own)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+            lim = rank < limit
+            if keep is None:
+                keep = lim
+            else:
+                keep[np.flatnonzero(keep)[~lim]] = False
+        if keep is not None:
+            owner, nbr, rel, out, eid = owner[keep], nbr[keep], rel[keep], out[keep], eid[keep]
+        return Edges(owner, nbr, rel, out, eid)
+
+    def triples(self, eids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(head, rel, tail) node/relation ids of edge ids."""
+        eids = np.asarray(eids, dtype=np.int64)
+        head = np.searchsorted(self.fwd_ptr, eids, side="right") - 1
+        return head, np.asarray(self.fwd_rel[eids]), np.asarray(self.fwd_dst[eids])
+
+    def has_edge(self, head: int, rel: int, tail: int) -> bool:
+        a, b = int(self.fwd_ptr[head]), int(self.fwd_ptr[head + 1])
+        return bool(((self.fwd_rel[a:b] == rel) & (self.fwd_dst[a:b] == tail)).any())
+
+    def _chunks(self, frontier: np.ndarray, budget: int) -> list[np.ndarray]:
+        dout, din = self.degree(frontier)
+        cum = np.cumsum(dout + din)
+        if len(cum) == 0 or cum[-1] <= budget:
+            return [frontier]
+        cuts = np.searchsorted(cum, np.arange(budget, int(cum[-1]), budget), side="left") + 1
+        return [c for c in np.split(frontier, np.unique(cuts)) if len(c)]
+
+    def expand(self, seeds: np.ndarray, depth: int, max_triples: int) -> Expansion:
+        """Breadth-first expansion, both directions, from the seeds (node ids, in order).
+        New edges are taken in discovery order and the walk stops as soon as one more new
+        edge would exceed max_triples (exactly MemoryKG.expand's rule)."""
+        seeds = np.asarray(seeds, dtype=np.int64)
+        _, first = np.unique(seeds, return_index=True)
+        frontier = seeds[np.sort(first)]
+        visited = np.zeros(self.n_nodes, dtype=bool)
+        visited[frontier] = True
+        seen = np.zeros(self.n_edges, dtype=bool)
+        found: list[np.ndarray] = []
+        count = 0
+        for _ in range(depth):
+            nxt: list[np.ndarray] = []
+            for chunk in self._chunks(frontier, max(CHUNK_EDGES, 4 * (max_triples - count))):
+                ed = self.edges(chunk)
+                cand = ed.eid[~seen[ed.eid]]
+                _, fi = np.unique(cand, return_index=True)
+                new = cand[np.sort(fi)]
+                if count + len(new) > max_triples:
+                    found.append(new[: max_triples - count])
+                    return Expansion(
+                        np.concatenate(found), True, f"max_triples={max_triples} reached"
+                    )
+                seen[new] = True
+                count += len(new)
+                found.append(new)
+                nv = ed.nbr[~visited[ed.nbr]]
+                _, fi = np.unique(nv, return_index=True)
+                nv = nv[np.sort(fi)]
+                visited[nv] = True
+                nxt.append(nv)
+            frontier = np.concatenate(nxt) if nxt else np.zeros(0, dtype=np.int64)
+            if len(frontier) == 0:
+                break
+        return Expansion(np.concatenate(found) if found else np.zeros(0, dtype=np.int64), False)
+
+    def distances(self, source: int, depth: int) -> np.ndarray:
+        """Undirected hop distance from `source` up to `depth` (int8; 127 = farther)."""
+        dist = np.full(self.n_nodes, 127, dtype=np.int8)
+        dist[source] = 0
+        frontier = np.array([source], dtype=np.int64)
+        for d in range(1, depth + 1):
+            if len(frontier) == 0:
+                break
+            nb = self.edges(frontier).nbr
+            nb = np.unique(nb[dist[nb] == 127])
+            dist[nb] = d
+            frontier = nb
+        return dist

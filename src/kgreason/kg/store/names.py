@@ -1,0 +1,142 @@
+"""Node identifiers, display names and entity search over the store's string tables.
+
+`keys` are the node identifiers (what the pipelines pass around), `labels` the searchable
+names (a node's name, or its key when it has none: the same rule as MemoryKG). Lookups go
+through stable 64-bit hashes sorted for `searchsorted`, verified against the strings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+from pathlib import Path
+
+import numpy as np
+
+from kgreason.kg.base import UNNAMED, EntityMatch
+from kgreason.kg.memory import normalize_name
+from kgreason.kg.store.build_index import byte_trigrams, ranges
+from kgreason.kg.store.format import HashIndex, Manifest, StringTable, load_array
+
+#: Up to this many distinct normalised names, fuzzy search scores every name (and gives
+#: exactly MemoryKG's answer); above it, only the best trigram candidates are scored.
+EXHAUSTIVE_FUZZY = 50_000
+TRIGRAM_CANDIDATES = 2_000
+FUZZY_CUTOFF = 0.6
+
+
+class NameIndex:
+    def __init__(self, directory: Path, manifest: Manifest):
+        d = directory
+        self.keys = StringTable.open(d, "keys")
+        self.key_index = HashIndex.open(d, "keys")
+        if manifest.has_names:
+            self.labels = StringTable.open(d, "labels")
+            self.label_index = HashIndex.open(d, "labels")
+        else:
+            self.labels, self.label_index = self.keys, self.key_index
+        self.unnamed = load_array(d, "unnamed")
+        self.norms = StringTable.open(d, "norms")
+        self.norm_index = HashIndex.open(d, "norms")
+        self.norm_ptr = load_array(d, "norm_nodes.indptr")
+        self.norm_val = load_array(d, "norm_nodes.val")
+        self.norm_len = load_array(d, "norms.len")
+        self.norm_ntri = load_array(d, "norms.ntri")
+        self.tri_codes = load_array(d, "tri.codes")
+        self.tri_ptr = load_array(d, "tri.indptr")
+        self.tri_val = load_array(d, "tri.val")
+
+    def lookup(self, keys: Sequence[str]) -> np.ndarray:
+        """Node id of each key, -1 where the store has no such node."""
+        out = np.full(len(keys), -1, dtype=np.int64)
+        for i, (key, cands) in enumerate(zip(keys, self.key_index.candidates(keys), strict=True)):
+            for c in cands.tolist():
+                if self.keys[c] == key:
+                    out[i] = c
+                    break
+        return out
+
+    def display(self, nodes: Sequence[int] | np.ndarray) -> list[str]:
+        """D(.): the name, or UNNAMED for unnamed nodes."""
+        nodes = np.asarray(nodes, dtype=np.int64)
+        labels = self.labels.many(nodes)
+        flags = self.unnamed[nodes].tolist()
+        return [UNNAMED if f else s for s, f in zip(labels, flags, strict=True)]
+
+    def _matches(self, node_ids: Sequence[int], kind: str, score: float) -> list[EntityMatch]:
+        ids = list(node_ids)
+        rows = sorted(zip(self.keys.many(ids), self.labels.many(ids), strict=True))
+        return [EntityMatch(k, lab, kind, score) for k, lab in rows]
+
+    def search(self, text: str, limit: int, fuzzy: bool) -> list[EntityMatch]:
+        """Exact name, then normalised name, then fuzzy (difflib ratio >= 0.6), best first;
+        ties broken by id, as MemoryKG does."""
+        exact = [
+            c for c in self.label_index.candidates([text])[0].tolist() if self.labels[c] == text
+        ]
+        out = self._matches(exact, "exact", 1.0)
+        seen = set(exact)
+        q = normalize_name(text)
+        nid = self._norm_id(q)
+        if nid >= 0:
+            same = [n for n in self._norm_nodes(nid) if n not in seen]
+            out += self._matches(same, "normalized", 0.99)
+            seen.update(same)
+        if fuzzy and len(out) < limit:
+            scored: list[tuple[float, str, str]] = []
+            for cand, ratio in self._fuzzy_norms(q):
+                nodes = [n for n in self._norm_nodes(cand) if n not in seen]
+                for k, lab in zip(self.keys.many(nodes), self.labels.many(nodes), strict=True):
+                    scored.append((ratio, k, lab))
+            scored.sort(key=lambda x: (-x[0], x[1]))
+            out += [EntityMatch(k, lab, "fuzzy", round(r, 4)) for r, k, lab in scored[:limit]]
+        return out[:limit]
+
+    def _norm_id(self, q: str) -> int:
+        for c in self.norm_index.candidates([q])[0].tolist():
+            if self.norms[c] == q:
+                return c
+        return -1
+
+    def _norm_nodes(self, nid: int) -> list[int]:
+        return self.norm_val[self.norm_ptr[nid] : self.norm_ptr[nid + 1]].tolist()
+
+    def _fuzzy_norms(self, q: str) -> list[tuple[int, float]]:
+        n = len(self.norms)
+        if n <= EXHAUSTIVE_FUZZY:
+            la = len(q)
+            lb = np.asarray(self.norm_len, dtype=np.float64)
+            total = la + lb
+            # difflib's real_quick_ratio, an upper bound of ratio(): cheap length filter
+            upper = np.where(total > 0, 2.0 * np.minimum(la, lb) / np.maximum(total, 1), 1.0)
+            cands = np.flatnonzero(upper >= FUZZY_CUTOFF)
+        else:
+            cands = self._trigram_candidates(q)
+        out = []
+        sm = SequenceMatcher(None, q, "")
+        for c, s in zip(cands.tolist(), self.norms.many(cands), strict=True):
+            sm.set_seq2(s)
+            if sm.quick_ratio() >= FUZZY_CUTOFF:
+                r = sm.ratio()
+                if r >= FUZZY_CUTOFF:
+                    out.append((c, r))
+        return out
+
+    def _trigram_candidates(self, q: str) -> np.ndarray:
+        codes = np.unique(byte_trigrams([q])[0])
+        n_q = len(codes)
+        pos = np.searchsorted(self.tri_codes, codes)
+        ok = pos < len(self.tri_codes)
+        pos, codes = pos[ok], codes[ok]
+        pos = pos[np.asarray(self.tri_codes[pos]) == codes]
+        if len(pos) == 0:
+            return np.zeros(0, dtype=np.int64)
+        starts = np.asarray(self.tri_ptr[pos])
+        ends = np.asarray(self.tri_ptr[pos + 1])
+        owners = np.asarray(self.tri_val[ranges(starts, ends - starts)])
+        nz, shared = np.unique(owners, return_counts=True)
+        score = shared / (n_q + np.asarray(self.norm_ntri[nz]) - shared)
+        if len(nz) > TRIGRAM_CANDIDATES:
+            top = np.argpartition(-score, TRIGRAM_CANDIDATES)[:TRIGRAM_CANDIDATES]
+            nz = nz[top]
+        return nz
