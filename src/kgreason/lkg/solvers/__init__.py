@@ -1,6 +1,7 @@
 """Solver layer: Z3 (SMT-LIB 2), Prover9 (first-order logic) and a Horn-rule engine (clingo),
 each run in a sandboxed subprocess with CPU, memory and wall-clock limits."""
 
+from kgreason.lkg.solvers.availability import available
 from kgreason.lkg.solvers.base import (
     ProgramFormatError,
     SolverError,
@@ -9,11 +10,19 @@ from kgreason.lkg.solvers.base import (
     SolverResult,
     SolverUnavailable,
 )
+from kgreason.lkg.solvers.horn import HornRunner, run_asp, run_horn
+from kgreason.lkg.solvers.horn_asp import Atom, HornProgram, Rule
+from kgreason.lkg.solvers.prover9 import Prover9Runner, run_prover9
 from kgreason.lkg.solvers.sandbox import Sandbox
 from kgreason.lkg.solvers.z3 import Z3Runner, check_options, run_z3
 
 __all__ = [
+    "Atom",
+    "HornProgram",
+    "HornRunner",
     "ProgramFormatError",
+    "Prover9Runner",
+    "Rule",
     "Sandbox",
     "SolverError",
     "SolverFailed",
@@ -21,6 +30,10 @@ __all__ = [
     "SolverResult",
     "SolverUnavailable",
     "Z3Runner",
+    "available",
     "check_options",
+    "run_asp",
+    "run_horn",
+    "run_prover9",
     "run_z3",
 ]

@@ -1,0 +1,169 @@
+"""Horn-rule route on clingo, in the sandbox.
+
+Why clingo and not Pyke (SymbolLKG's and Logic-LM's choice): Pyke is unmaintained, runs
+only on Python <= 3.11 (through the `scitools-pyke` fork) and compiles rule bases into
+a `compiled_krb` directory that it silently reuses across runs, so one problem's rules
+leak into the next unless the directory is deleted first. clingo is maintained, ships
+wheels for current Pythons, and its grounder computes exactly the forward-chaining
+closure of a Horn program (the unique stable model of a stratified program).
+
+Semantics: facts and rule heads may be negated (¬P, strong negation: an explicit "False"
+value in Logic-LM's encoding); body literals may also use negation as failure. The query
+is "proved" if derived, "disproved" if its complement is derived (or, under the closed
+world assumption, if it is not derived), "unknown" otherwise and "inconsistent" if both.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from kgreason.lkg.solvers.base import (
+    ProgramFormatError,
+    SolverLimits,
+    SolverResult,
+    SolverUnavailable,
+    tail,
+)
+from kgreason.lkg.solvers.horn_asp import Atom, HornProgram, Rule, decode, derivation, to_asp
+from kgreason.lkg.solvers.sandbox import Sandbox, SandboxRun
+
+NAME = "clingo"
+_WORKER = [sys.executable, "-I", "-m", "kgreason.lkg.solvers._clingo_worker"]
+_FORBIDDEN = ("#script", "#include", "#exec", "#lua", "#python")
+
+__all__ = ["Atom", "HornProgram", "HornRunner", "Rule", "run_asp", "run_horn"]
+
+
+def _limit_result(run: SandboxRun, res: SolverResult) -> bool:
+    if not run.limit_hit:
+        return False
+    res.status = "memory" if run.limit_hit == "memory" else "timeout"
+    res.error_kind = {"cpu": "cpu_limit", "wall": "wall_clock", "memory": "memory_limit"}[  # type: ignore[assignment]
+        run.limit_hit
+    ]
+    res.error = run.reason
+    return True
+
+
+class HornRunner:
+    def __init__(self, sandbox: Sandbox | None = None, limits: SolverLimits | None = None):
+        self.sandbox = sandbox or Sandbox(limits)
+        self.limits = limits
+
+    def _solve(self, asp: str, max_models: int) -> tuple[SandboxRun, SolverResult, dict | None]:
+        run = self.sandbox.run(
+            [*_WORKER, "program.lp", str(max_models)],
+            files={"program.lp": asp},
+            limits=self.limits,
+        )
+        res = SolverResult(
+            NAME, "ok", stdout=tail(run.stdout), stderr=tail(run.stderr), time_s=run.time_s,
+            program=asp,
+        )  # fmt: skip
+        res.details["network_isolated"] = run.network_isolated
+        if _limit_result(run, res):
+            return run, res, None
+        try:
+            payload = json.loads(run.stdout.strip().splitlines()[-1])
+        except (json.JSONDecodeError, IndexError):
+            if "bad_alloc" in run.stderr or "MemoryError" in run.stderr:
+                res.status, res.error_kind = "memory", "memory_limit"
+                lim = self.limits or self.sandbox.limits
+                res.error = f"memory limit {lim.memory_mb} MB exceeded"
+            else:
+                res.status, res.error_kind = "crash", "crash"
+                res.error = (
+                    f"clingo worker exited with code {run.returncode}: {tail(run.stderr, 300)}"
+                )
+            return run, res, None
+        if "error" in payload:
+            msgs = "; ".join(payload.get("messages", []))
+            if payload["error"] == "memory" or "bad_alloc" in msgs:
+                res.status, res.error_kind = "memory", "memory_limit"
+                lim = self.limits or self.sandbox.limits
+                res.error = f"memory limit {lim.memory_mb} MB exceeded ({msgs})"
+            else:
+                res.status, res.error_kind, res.error = "parse_error", "parse_error", msgs
+            return run, res, None
+        return run, res, payload
+
+    def run_asp(self, program: str, *, max_models: int = 1) -> SolverResult:
+        """Raw ASP (e.g. an LLM-written rule program in clingo syntax); directives that run
+        code or read files are refused. verdict = "sat"/"unsat"; model = {"atoms": ...}."""
+        bad = [d for d in _FORBIDDEN if d in program]
+        if bad:
+            return SolverResult(
+                NAME, "parse_error", error_kind="refused", program=program,
+                error=f"refused: {bad[0]} directive (runs code or reads files)",
+            )  # fmt: skip
+        _, res, payload = self._solve(program, max_models)
+        if payload is not None:
+            res.verdict = payload["status"]
+            models = payload["models"]
+            if models:
+                res.model = {"atoms": " ".join(models[0]["text"])}
+            res.details["models"] = [m["text"] for m in models]
+        return res
+
+    def run(self, program: HornProgram) -> SolverResult:
+        """Answer the query: verdict proved/disproved/unknown/inconsistent, answer
+        True/False/Unknown, proof = the derivation tree of the query or of its complement."""
+        try:
+            asp = to_asp(program)
+        except ProgramFormatError as exc:
+            return SolverResult(NAME, "parse_error", error_kind="parse_error", error=str(exc))
+        _, res, payload = self._solve(asp, 1)
+        if payload is None:
+            return res
+        if payload["status"] != "sat" or not payload["models"]:
+            res.status, res.error_kind = "solver_error", "solver_error"
+            res.error = (
+                f"no stable model ({payload['status']}): negation as failure is not stratified"
+            )
+            return res
+        derived, fired = decode(payload["models"][0]["structured"], program)
+        q = Atom(program.query.pred, program.query.args, program.query.negated)
+        pos, neg = q in derived, q.complement() in derived
+        if pos and neg:
+            res.verdict, res.answer = "inconsistent", None
+        elif pos:
+            res.verdict, res.answer = "proved", "True"
+        elif neg or program.closed_world:
+            res.verdict, res.answer = "disproved", "False"
+        else:
+            res.verdict, res.answer = "unknown", "Unknown"
+        lines: list[str] = []
+        if pos:
+            lines += derivation(q, program, derived, fired)
+        if neg:
+            lines += derivation(q.complement(), program, derived, fired)
+        if not pos and not neg and program.closed_world:
+            lines.append(f"{q} is not derivable (closed world)")
+        res.proof = "\n".join(lines) or None
+        res.details.update(
+            derived=sorted(map(str, derived)),
+            fired=[(program.rules[i].name or f"rule {i + 1}", b) for i, b in fired],
+            notes=list(program.notes),
+        )
+        return res
+
+
+def run_horn(
+    program: HornProgram, *, limits: SolverLimits | None = None, sandbox: Sandbox | None = None
+) -> SolverResult:
+    return HornRunner(sandbox, limits).run(program)
+
+
+def run_asp(
+    program: str, *, limits: SolverLimits | None = None, sandbox: Sandbox | None = None
+) -> SolverResult:
+    return HornRunner(sandbox, limits).run_asp(program)
+
+
+def clingo_version() -> str:
+    try:
+        import clingo
+    except ImportError as exc:
+        raise SolverUnavailable(f"clingo: package not importable ({exc})") from exc
+    return f"clingo {clingo.__version__} (python worker)"
