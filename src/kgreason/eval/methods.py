@@ -35,6 +35,8 @@ class Outcome:
     #: reasoning paths as lists of [head, relation, tail] triples with names, for the report
     paths: list[list[list[str]]] = field(default_factory=list)
     names: dict[str, str] = field(default_factory=dict)
+    #: topic entity ids, so a report can draw the paths from where they start
+    topics: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -100,6 +100,7 @@ async def answer_one(
         "error": outcome.error,
         "paths": outcome.paths,
         "names": outcome.names,
+        "topics": outcome.topics,
         "extra": outcome.extra,
         "usage": usage,
         "llm_calls": ledger.total().calls,

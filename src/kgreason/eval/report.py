@@ -1,0 +1,149 @@
+"""`kgreason report`: Markdown and a self-contained HTML page for one or more runs."""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from kgreason.eval.summarize import METRIC_LABELS, RunFigures, load_run
+from kgreason.eval.svg import bar_chart, path_graph
+
+CSS = """
+body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px;color:#222}
+table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:4px 8px;text-align:right}
+th:first-child,td:first-child{text-align:left}.note{color:#555;font-size:90%}
+svg text{font-size:12px}svg .rel{fill:#7a3b00}.empty{color:#777}
+"""
+
+
+def _fmt(v: Any) -> str:
+    return "–" if v is None else f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _metric_rows(runs: list[RunFigures]) -> list[list[str]]:
+    keys = [k for k in METRIC_LABELS if any(r.metrics.get(k) is not None for r in runs)]
+    return [[METRIC_LABELS[k], *(_fmt(r.metrics.get(k)) for r in runs)] for k in keys]
+
+
+def _describe(r: RunFigures) -> str:
+    c = r.config
+    kg = c.get("kg") or {}
+    return (
+        f"{r.name}: method {c.get('method')}, dataset {c.get('dataset')} {c.get('split') or ''} "
+        f"{'hops ' + str(c['hops']) if c.get('hops') else ''}, model {c.get('model') or 'none'}, "
+        f"KG {kg.get('name', '–')} ({kg.get('fingerprint', '–')}), kgreason {c.get('version')} "
+        f"@ {str(c.get('git_revision') or '–')[:10]}"
+    )
+
+
+def pick_question(run: RunFigures, question_id: str | None) -> dict[str, Any] | None:
+    if question_id is not None:
+        return next((r for r in run.rows if r["id"] == question_id), None)
+    with_paths = [r for r in run.rows if r.get("paths")]
+    good = [r for r in with_paths if r.get("strict_hit1") or r.get("correct")]
+    return (good or with_paths or [None])[0]
+
+
+def markdown(runs: list[RunFigures], question_id: str | None = None) -> str:
+    lines = ["# kgreason evaluation report", ""]
+    lines += [f"- {_describe(r)}" for r in runs]
+    lines += ["", "| metric | " + " | ".join(r.name for r in runs) + " |"]
+    lines += ["|---" * (len(runs) + 1) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in _metric_rows(runs)]
+    lines += [
+        "",
+        "Strict Hits@1 compares the first answer with the gold answers and aliases after "
+        "normalisation; the lenient score is ToG/PoG's containment check over the whole output "
+        "and is shown only for comparison with published numbers.",
+        "",
+    ]
+    for r in runs:
+        for gname, groups in r.by_group.items():
+            lines += [
+                f"## {r.name}: by {gname}",
+                "",
+                "| " + gname + " | n | main | lenient |",
+                "|---|---|---|---|",
+            ]
+            for k, v in groups.items():
+                main = v.get("correct", v.get("strict_hit1"))
+                lines.append(f"| {k} | {v['n']} | {main} | {v['lenient_hit']} |")
+            lines.append("")
+        lines += [f"## {r.name}: LLM calls per question", "", "| calls | questions |", "|---|---|"]
+        lines += [f"| {k} | {v} |" for k, v in r.calls_histogram.items()]
+        lines += ["", f"## {r.name}: error kinds", ""]
+        lines += [f"- {k}: {v}" for k, v in r.error_kinds.items()] or ["- none"]
+        lines.append("")
+        q = pick_question(r, question_id)
+        if q is not None:
+            lines += [
+                f"## {r.name}: question {q['id']}",
+                "",
+                f"Q: {q['question']}",
+                "",
+                f"Answer ({q.get('answer_kind')}): {', '.join(q.get('answers') or []) or '–'}; gold: {q.get('gold')}",
+                "",
+            ]
+            for p in q.get("paths") or []:
+                names = q.get("names") or {}
+                lines.append(
+                    "- "
+                    + " ; ".join(
+                        f"({names.get(h, h)}, {rel}, {names.get(t, t)})" for h, rel, t in p
+                    )
+                )
+            lines.append("")
+    return "\n".join(lines)
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def html(runs: list[RunFigures], question_id: str | None = None) -> str:
+    parts = [
+        f"<!doctype html><html><head><meta charset='utf-8'><title>kgreason report</title><style>{CSS}</style></head><body>",
+        "<h1>kgreason evaluation report</h1>",
+        "<ul>" + "".join(f"<li>{escape(_describe(r))}</li>" for r in runs) + "</ul>",
+        "<h2>Metrics</h2>",
+        _table(["metric", *(r.name for r in runs)], _metric_rows(runs)),
+        "<p class='note'>Strict Hits@1 is the headline; the lenient (paper-compatible) score counts a gold "
+        "string anywhere in the output, as ToG and PoG do.</p>",
+    ]
+    for r in runs:
+        parts.append(f"<h2>{escape(r.name)}</h2>")
+        for gname, groups in r.by_group.items():
+            main = {k: v.get("correct", v.get("strict_hit1", 0.0)) for k, v in groups.items()}
+            parts.append(bar_chart(main, title=f"accuracy by {gname} (%)"))
+        parts.append(
+            bar_chart(
+                {str(k): v for k, v in r.calls_histogram.items()}, title="LLM calls per question"
+            )
+        )
+        parts.append(bar_chart(dict(r.error_kinds), title="error kinds"))
+        parts.append(bar_chart(dict(r.phases), title="answering phase / route"))
+        q = pick_question(r, question_id)
+        if q is not None:
+            topics = q.get("topics") or []
+            parts.append(f"<h3>Question {escape(q['id'])}</h3><p>{escape(q['question'])}</p>")
+            parts.append(
+                f"<p>{escape(q.get('answer_kind') or 'answer')}: {escape(', '.join(q.get('answers') or []) or '–')}; gold: {escape(str(q.get('gold')))}</p>"
+            )
+            parts.append(path_graph(q.get("paths") or [], q.get("names") or {}, topics=topics))
+    parts.append("</body></html>")
+    return "".join(parts)
+
+
+def write_report(
+    run_dirs: list[Path], out: Path | None = None, question_id: str | None = None
+) -> tuple[Path, Path]:
+    runs = [load_run(d) for d in run_dirs]
+    out = out or run_dirs[0]
+    out.mkdir(parents=True, exist_ok=True)
+    md, page = out / "report.md", out / "report.html"
+    md.write_text(markdown(runs, question_id), encoding="utf-8")
+    page.write_text(html(runs, question_id), encoding="utf-8")
+    return md, page

@@ -1,0 +1,86 @@
+"""Small SVG drawings for the self-contained HTML report (no JavaScript, no network)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from html import escape
+
+
+def bar_chart(data: dict[str, float], *, title: str, width: int = 420, bar_h: int = 20) -> str:
+    if not data:
+        return f'<p class="empty">{escape(title)}: nothing to show</p>'
+    label_w = 170
+    top = 28
+    peak = max(data.values()) or 1
+    h = top + bar_h * len(data) + 10
+    parts = [
+        f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{h}" role="img" aria-label="{escape(title)}">',
+        f'<text x="0" y="16" font-weight="bold">{escape(title)}</text>',
+    ]
+    for i, (label, value) in enumerate(data.items()):
+        y = top + i * bar_h
+        w = (width - label_w - 60) * value / peak
+        parts.append(f'<text x="0" y="{y + 14}">{escape(str(label))[:26]}</text>')
+        parts.append(
+            f'<rect x="{label_w}" y="{y + 3}" width="{w:.1f}" height="{bar_h - 6}" fill="#4a78b5"/>'
+        )
+        parts.append(f'<text x="{label_w + w + 4:.1f}" y="{y + 14}">{value:g}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def path_graph(paths: list[list[list[str]]], names: dict[str, str], *, topics: list[str]) -> str:
+    """Reasoning paths as a left-to-right graph: columns by hop distance from the topics."""
+    edges: set[tuple[str, str, str]] = {tuple(t) for p in paths for t in p if len(t) == 3}  # type: ignore[misc]
+    if not edges:
+        return '<p class="empty">no reasoning paths for this question</p>'
+    adj: dict[str, set[str]] = defaultdict(set)
+    for h, _, t in edges:
+        adj[h].add(t)
+        adj[t].add(h)
+    starts = [t for t in topics if t in adj] or [next(iter(sorted(adj)))]
+    depth = {s: 0 for s in starts}
+    frontier = list(starts)
+    while frontier:
+        nxt = []
+        for n in frontier:
+            for m in sorted(adj[n]):
+                if m not in depth:
+                    depth[m] = depth[n] + 1
+                    nxt.append(m)
+        frontier = nxt
+    for n in adj:
+        depth.setdefault(n, 0)
+    cols: dict[int, list[str]] = defaultdict(list)
+    for n in sorted(depth, key=lambda x: (depth[x], x)):
+        cols[depth[n]].append(n)
+    col_w, row_h, box_w = 230, 60, 170
+    pos = {n: (20 + d * col_w, 30 + i * row_h) for d, ns in cols.items() for i, n in enumerate(ns)}
+    width = 40 + col_w * len(cols)
+    height = 60 + row_h * max(len(v) for v in cols.values())
+    out = [
+        f'<svg class="paths" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" aria-label="reasoning paths">',
+        '<defs><marker id="arr" markerWidth="8" markerHeight="8" refX="8" refY="4" orient="auto">'
+        '<path d="M0,0 L8,4 L0,8 z" fill="#555"/></marker></defs>',
+    ]
+    for h, r, t in sorted(edges):
+        (x1, y1), (x2, y2) = pos[h], pos[t]
+        x1c, x2c = (x1 + box_w, x2) if x2 >= x1 else (x1, x2 + box_w)
+        out.append(
+            f'<line x1="{x1c}" y1="{y1 + 12}" x2="{x2c}" y2="{y2 + 12}" stroke="#555" marker-end="url(#arr)"/>'
+        )
+        out.append(
+            f'<text class="rel" x="{(x1c + x2c) / 2:.0f}" y="{(y1 + y2) / 2 + 6:.0f}" text-anchor="middle">'
+            f"{escape(r.rsplit('.', 1)[-1])}</text>"
+        )
+    for n, (x, y) in pos.items():
+        fill = "#f6d7a7" if n in topics else "#dde8f5"
+        label = names.get(n, n)
+        out.append(
+            f'<rect class="node" x="{x}" y="{y}" width="{box_w}" height="24" rx="5" fill="{fill}" stroke="#333"/>'
+        )
+        out.append(
+            f'<text x="{x + 6}" y="{y + 16}"><title>{escape(n)}</title>{escape(label)[:24]}</text>'
+        )
+    out.append("</svg>")
+    return "".join(out)
