@@ -1,0 +1,206 @@
+"""An async SPARQL protocol client: POSTed queries, JSON results, retries, clear errors.
+
+httpx is used directly (not SPARQLWrapper): it is async, already a dependency, lets tests
+inject transports, and gives typed timeout/connection errors to decide what to retry.
+Transient failures (connection errors, timeouts, HTTP 5xx/429) are retried with exponential
+backoff plus jitter; a query the server rejects (4xx) or an answer that is not SPARQL JSON
+(an HTML error or maintenance page) fails at once. Every error names the endpoint URL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from kgreason.kg.base import KGError
+
+_ACCEPT_SELECT = "application/sparql-results+json, application/json;q=0.9"
+_SNIPPET = 300
+
+
+class SparqlEndpointError(KGError):
+    """Any failure talking to a SPARQL endpoint; `endpoint` is its URL."""
+
+    def __init__(self, endpoint: str, message: str):
+        super().__init__(f"SPARQL endpoint {endpoint}: {message}")
+        self.endpoint = endpoint
+
+
+class SparqlUnavailableError(SparqlEndpointError):
+    """The endpoint could not be reached (connection refused, DNS, reset)."""
+
+
+class SparqlTimeoutError(SparqlEndpointError):
+    """The endpoint did not answer within the timeout, on every attempt."""
+
+
+class SparqlHTTPError(SparqlEndpointError):
+    """The endpoint answered with an HTTP error status (5xx after retries, or a 4xx)."""
+
+    def __init__(self, endpoint: str, message: str, status: int):
+        super().__init__(endpoint, message)
+        self.status = status
+
+
+class SparqlBadResponseError(SparqlEndpointError):
+    """The endpoint answered 200 but not with SPARQL JSON results (e.g. an HTML page)."""
+
+
+@dataclass(frozen=True)
+class Term:
+    """One RDF term of a result row: type is "uri", "literal" or "bnode"."""
+
+    type: str
+    value: str
+    lang: str = ""
+    datatype: str = ""
+
+
+@dataclass
+class SelectResult:
+    vars: list[str]
+    rows: list[dict[str, Term]]
+    #: True when the server reports that it cut the result at its row cap
+    #: (Virtuoso's `X-SPARQL-MaxRows` header, sent when ResultSetMaxRows was reached).
+    capped: bool = False
+
+
+@dataclass
+class RetryPolicy:
+    max_retries: int = 3
+    base_s: float = 0.5
+    max_s: float = 10.0
+    rng: random.Random = field(default_factory=random.Random)
+
+    def delay(self, attempt: int) -> float:
+        """Backoff before retry number `attempt` (0-based): base*2^attempt capped, plus jitter."""
+        return min(self.max_s, self.base_s * 2**attempt) + self.rng.uniform(0, self.base_s)
+
+
+def _snippet(text: str) -> str:
+    text = " ".join(text.split())
+    return text[:_SNIPPET] + ("..." if len(text) > _SNIPPET else "")
+
+
+def _term(raw: dict[str, Any]) -> Term:
+    kind = raw.get("type", "")
+    if kind == "typed-literal":  # SPARQL XML-era name some servers still emit
+        kind = "literal"
+    return Term(kind, raw.get("value", ""), raw.get("xml:lang", ""), raw.get("datatype", ""))
+
+
+class SparqlClient:
+    """Sends SELECT/ASK queries to one endpoint. Owns its httpx client unless given one."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout_s: float = 30.0,
+        retry: RetryPolicy | None = None,
+        http: httpx.AsyncClient | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        default_graph: str | None = None,
+    ):
+        self.url = url
+        self.timeout_s = timeout_s
+        self.retry = retry or RetryPolicy()
+        self._http = http
+        self._owns_http = http is None
+        self._sleep = sleep
+        self._default_graph = default_graph
+
+    def _client(self) -> httpx.AsyncClient:
+        if self._http is None:
+            self._http = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout_s))
+        return self._http
+
+    async def aclose(self) -> None:
+        if self._http is not None and self._owns_http:
+            await self._http.aclose()
+            self._http = None
+
+    async def select(self, query: str) -> SelectResult:
+        resp, body = await self._post(query)
+        try:
+            results = body["results"]["bindings"]
+            vars_ = list(body.get("head", {}).get("vars", []))
+        except (KeyError, TypeError):
+            raise SparqlBadResponseError(
+                self.url, f"JSON without results.bindings: {_snippet(resp.text)}"
+            ) from None
+        rows = [{k: _term(v) for k, v in b.items()} for b in results]
+        capped = "x-sparql-maxrows" in resp.headers
+        return SelectResult(vars_, rows, capped)
+
+    async def ask(self, query: str) -> bool:
+        resp, body = await self._post(query)
+        value = body.get("boolean") if isinstance(body, dict) else None
+        if not isinstance(value, bool):
+            raise SparqlBadResponseError(
+                self.url, f"ASK answer without boolean: {_snippet(resp.text)}"
+            )
+        return value
+
+    async def _post(self, query: str) -> tuple[httpx.Response, Any]:
+        data = {"query": query}
+        if self._default_graph:
+            data["default-graph-uri"] = self._default_graph
+        attempts = self.retry.max_retries + 1
+        last: SparqlEndpointError | None = None
+        for attempt in range(attempts):
+            if attempt:
+                await self._sleep(self.retry.delay(attempt - 1))
+            try:
+                resp = await self._client().post(
+                    self.url, data=data, headers={"Accept": _ACCEPT_SELECT}
+                )
+            except httpx.TimeoutException as exc:
+                last = SparqlTimeoutError(
+                    self.url,
+                    f"no answer within {self.timeout_s:g} s ({type(exc).__name__}) "
+                    f"after {attempt + 1} attempt(s)",
+                )
+                continue
+            except httpx.TransportError as exc:
+                last = SparqlUnavailableError(
+                    self.url, f"unreachable ({exc!r}) after {attempt + 1} attempt(s)"
+                )
+                continue
+            if resp.status_code >= 500 or resp.status_code == 429:
+                last = SparqlHTTPError(
+                    self.url,
+                    f"HTTP {resp.status_code} after {attempt + 1} attempt(s): {_snippet(resp.text)}",
+                    resp.status_code,
+                )
+                continue
+            return resp, self._decode(resp)
+        assert last is not None
+        raise last
+
+    def _decode(self, resp: httpx.Response) -> Any:
+        if resp.status_code >= 400:
+            raise SparqlHTTPError(
+                self.url,
+                f"rejected the query with HTTP {resp.status_code}: {_snippet(resp.text)}",
+                resp.status_code,
+            )
+        ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
+        if "json" not in ctype:
+            raise SparqlBadResponseError(
+                self.url,
+                f"answered HTTP {resp.status_code} with {ctype or 'no content type'} instead of "
+                f"SPARQL JSON results: {_snippet(resp.text)}",
+            )
+        try:
+            return json.loads(resp.content)
+        except ValueError as exc:
+            raise SparqlBadResponseError(
+                self.url, f"invalid JSON ({exc}): {_snippet(resp.text)}"
+            ) from None

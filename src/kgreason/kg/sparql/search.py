@@ -1,0 +1,77 @@
+"""Entity search over an endpoint: cheap server-side candidates, exact ranking client-side.
+
+The server is asked for (a) names equal to the text (an index lookup) and (b) a bounded set
+of candidates whose name shares a character trigram with the text (REGEX, case-insensitive).
+The candidates are then ranked exactly as `MemoryKG.search` ranks names (exact, then
+case/diacritic-insensitive via `normalize_name`, then difflib ratio >= 0.6), so an endpoint
+and the in-memory KG agree whenever the candidate set covers the matches.
+
+Virtuoso 7's REGEX works on UTF-8 bytes and does not match non-ASCII pattern characters,
+so the pattern is pure ASCII: each letter also accepts a run of non-ASCII characters
+(`(?:u|[^\\x00-\\x7F]+)`), which is what makes "Dusseldorf" find "Düsseldorf".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from difflib import SequenceMatcher
+
+from kgreason.kg.base import EntityMatch
+from kgreason.kg.memory import normalize_name
+from kgreason.kg.sparql import ids
+
+FUZZY_MIN_RATIO = 0.6
+_MAX_FRAGMENTS = 24
+
+
+def _fragments(text: str) -> list[str]:
+    frags: list[str] = []
+    for tok in re.findall(r"[a-z0-9]+", normalize_name(text)):
+        grams = [tok] if len(tok) <= 3 else [tok[i : i + 3] for i in range(len(tok) - 2)]
+        frags.extend(g for g in grams if g not in frags)
+    return frags[:_MAX_FRAGMENTS]
+
+
+def _letter(ch: str) -> str:
+    return f"(?:{ch}|[^\\x00-\\x7F]+)" if ch.isalpha() else ch
+
+
+def candidate_filter(text: str, var: str = "?n") -> str:
+    """A FILTER over name variable `var` that every name matching `text` should pass.
+
+    Text without any ASCII letters or digits (e.g. another script) falls back to a
+    case-insensitive substring test, which the server evaluates with its own LCASE.
+    """
+    frags = _fragments(text)
+    if not frags:
+        needle = ids.escape_literal(text.casefold().strip())
+        return f"FILTER(CONTAINS(LCASE(STR({var})), {needle}))"
+    pattern = "|".join("".join(_letter(c) for c in f) for f in frags)
+    return f'FILTER(REGEX(STR({var}), {ids.escape_literal(pattern)}, "i"))'
+
+
+def rank(text: str, names: Mapping[str, str], *, limit: int, fuzzy: bool) -> list[EntityMatch]:
+    """Rank candidate entities (id -> name) the way MemoryKG.search does."""
+    out: list[EntityMatch] = []
+    seen: set[str] = set()
+    for eid in sorted(names):
+        if names[eid] == text:
+            out.append(EntityMatch(eid, names[eid], "exact", 1.0))
+            seen.add(eid)
+    q = normalize_name(text)
+    for eid in sorted(names):
+        if eid not in seen and normalize_name(names[eid]) == q:
+            out.append(EntityMatch(eid, names[eid], "normalized", 0.99))
+            seen.add(eid)
+    if fuzzy and len(out) < limit:
+        scored = []
+        for eid, name in names.items():
+            if eid in seen:
+                continue
+            r = SequenceMatcher(None, q, normalize_name(name)).ratio()
+            if r >= FUZZY_MIN_RATIO:
+                scored.append((r, eid))
+        scored.sort(key=lambda x: (-x[0], x[1]))
+        out.extend(EntityMatch(e, names[e], "fuzzy", round(r, 4)) for r, e in scored)
+    return out[:limit]
