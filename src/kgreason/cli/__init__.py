@@ -30,9 +30,9 @@ def _root(
 
 def _register() -> None:
     # Each module adds its commands to `app`; keep this list in one place.
-    from kgreason.cli import config_cmd
+    from kgreason.cli import config_cmd, doctor
 
-    for module in (config_cmd,):
+    for module in (config_cmd, doctor):
         module.register(app)
 
 

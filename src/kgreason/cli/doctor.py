@@ -1,0 +1,206 @@
+"""`kgreason doctor`: is this installation ready, and what is it configured to use?
+
+Four sections, each independent so one failure does not hide the others:
+  llm      the configured endpoint answers one tiny request (or: LLM-free mode)
+  embed    the configured embedder loads, its dimension, load time and sentences/s
+  solvers  which symbolic solvers are present
+  kg       which knowledge graph is configured and whether it opens
+A section whose code is not installed yet (optional import fails) is reported as such and does
+not fail the command; anything configured but broken does (exit 1, one line on stderr).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import typer
+from rich.markup import escape
+
+from kgreason.cli.common import JsonOption, console, emit_json, fail, settings, want_json
+from kgreason.config import Settings
+
+SECTIONS = ("llm", "embed", "solvers", "kg")
+NO_LLM = "no LLM configured (set OPENAI_BASE_URL / OPENAI_API_KEY); LLM-free mode"
+PROBE = [{"role": "user", "content": "Reply with the single word: ok"}]
+EMBED_SENTENCES = 32
+
+Report = dict[str, Any]
+
+
+def _optional(module: str, name: str) -> tuple[Any | None, Report | None]:
+    """`module.name`, or a "missing" report when that part of kgreason is not installed."""
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as e:
+        return None, {"status": "missing", "detail": f"not installed yet ({e})"}
+    obj = getattr(mod, name, None)
+    if obj is None:
+        return None, {"status": "missing", "detail": f"not installed yet (no {module}.{name})"}
+    return obj, None
+
+
+async def check_llm(s: Settings, timeout_s: float) -> Report:
+    from kgreason.llm import LLMError, OpenAIChat, llm_configured
+
+    if not llm_configured(s.llm):
+        return {"status": "not configured", "detail": NO_LLM}
+    # The bare adapter: no cache (a cached reply proves nothing), no retries (answer fast).
+    llm = OpenAIChat(s.llm.model, s.llm.base_url, s.llm.api_key, min(timeout_s, s.llm.timeout_s))
+    out: Report = {"model": s.llm.model, "endpoint": llm.endpoint}
+    try:
+        c = await llm.complete(PROBE, stage="doctor", temperature=0.0, max_tokens=5)
+    except LLMError as e:
+        return {**out, "status": "error", "detail": str(e)}
+    finally:
+        await llm.aclose()
+    return {
+        **out,
+        "status": "ok",
+        "served_model": c.model,
+        "latency_ms": round(c.latency_s * 1000, 1),
+        "reply": c.text[:40],
+        "usage_estimated": c.usage.estimated,
+        "detail": f"model {c.model} at {llm.endpoint} answered in {c.latency_s * 1000:.0f} ms",
+    }
+
+
+def check_embed(s: Settings) -> Report:
+    build, missing = _optional("kgreason.embed", "build_embedder")
+    if missing:
+        return missing
+    try:
+        t0 = time.perf_counter()
+        emb = build(s.embed)
+        emb.embed(["warm-up"])  # backends may load lazily: count that as load time
+        load_s = time.perf_counter() - t0
+        texts = [
+            f"entity {i} located in country {i % 7} near river {i * 3}"
+            for i in range(EMBED_SENTENCES)
+        ]
+        t1 = time.perf_counter()
+        m = emb.embed(texts)
+        rate = len(texts) / max(time.perf_counter() - t1, 1e-9)
+    except Exception as e:  # any failure here is the diagnosis
+        return {"status": "error", "backend": s.embed.backend, "detail": f"{type(e).__name__}: {e}"}
+    return {
+        "status": "ok",
+        "backend": s.embed.backend,
+        "name": emb.name,
+        "dim": int(m.shape[1]),
+        "load_s": round(load_s, 3),
+        "sentences_per_s": round(rate, 1),
+        "detail": (
+            f"{emb.name} (dim {m.shape[1]}) loaded in {load_s:.2f} s, "
+            f"{rate:.0f} sentences/s on {len(texts)} sentences"
+        ),
+    }
+
+
+def check_solvers() -> Report:
+    available, missing = _optional("kgreason.lkg.solvers", "available")
+    if missing:
+        return missing
+    try:
+        found = available()
+    except Exception as e:
+        return {"status": "error", "detail": f"{type(e).__name__}: {e}"}
+    if isinstance(found, Mapping):
+        solvers = {str(k): v for k, v in found.items()}
+        detail = ", ".join(f"{k}: {v}" for k, v in solvers.items())
+    else:
+        solvers = {str(x): True for x in found}
+        detail = ", ".join(solvers)
+    return {"status": "ok", "solvers": solvers, "detail": detail or "none found"}
+
+
+async def check_kg(s: Settings) -> Report:
+    open_kg, missing = _optional("kgreason.kg", "open_kg")
+    if missing:
+        return missing
+    where = str(s.kg.sparql_url or s.kg.store or "bundled KG")
+    try:
+        kg = open_kg(s.kg)
+        if inspect.isawaitable(kg):
+            kg = await kg
+        name = str(getattr(kg, "name", type(kg).__name__))
+        fingerprint = kg.fingerprint() if hasattr(kg, "fingerprint") else ""
+        for closer in ("aclose", "close"):
+            fn = getattr(kg, closer, None)
+            if callable(fn):
+                res = fn()
+                if inspect.isawaitable(res):
+                    await res
+                break
+    except Exception as e:
+        return {
+            "status": "error",
+            "configured": where,
+            "detail": f"{where}: {type(e).__name__}: {e}",
+        }
+    return {
+        "status": "ok",
+        "configured": where,
+        "name": name,
+        "fingerprint": fingerprint,
+        "detail": f"{name} ({s.kg.dialect})",
+    }
+
+
+async def run_checks(s: Settings, sections: list[str], timeout_s: float) -> dict[str, Report]:
+    checks: dict[str, Callable[[], Any]] = {
+        "llm": lambda: check_llm(s, timeout_s),
+        "embed": lambda: check_embed(s),
+        "solvers": check_solvers,
+        "kg": lambda: check_kg(s),
+    }
+    out: dict[str, Report] = {}
+    for name in sections:
+        res = checks[name]()
+        out[name] = await res if inspect.isawaitable(res) else res
+    return out
+
+
+def _failure(report: dict[str, Report]) -> str | None:
+    bad = [(k, r) for k, r in report.items() if r["status"] == "error"]
+    if not bad:
+        return None
+    k, r = bad[0]
+    more = f" (and {len(bad) - 1} more failing section(s))" if len(bad) > 1 else ""
+    return f"doctor: {k}: {r['detail']}{more}"
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("doctor")
+    def doctor_command(
+        ctx: typer.Context,
+        json_out: JsonOption = False,
+        section: list[str] = typer.Option(
+            None, "--section", "-s", help=f"Check only these ({', '.join(SECTIONS)}); repeatable."
+        ),
+        timeout_s: float = typer.Option(10.0, "--timeout", help="LLM probe timeout (seconds)."),
+    ) -> None:
+        """Check the LLM endpoint, embedder, solvers and KG this installation would use."""
+        chosen = list(dict.fromkeys(section or SECTIONS))
+        unknown = [x for x in chosen if x not in SECTIONS]
+        if unknown:
+            fail(f"unknown doctor section '{unknown[0]}' (choose from {', '.join(SECTIONS)})")
+        loaded = settings(ctx)
+        report = asyncio.run(run_checks(loaded.settings, chosen, timeout_s))
+        problem = _failure(report)
+        if want_json(ctx, json_out):
+            emit_json({**report, "ok": problem is None})
+        else:
+            out = console()
+            for name, r in report.items():
+                colour = {"ok": "green", "error": "red"}.get(r["status"], "yellow")
+                out.print(
+                    f"[bold]{name:<8}[/] [{colour}]{r['status']}[/]  {escape(str(r['detail']))}",
+                    soft_wrap=True,
+                )
+        if problem:
+            fail(escape(problem))
