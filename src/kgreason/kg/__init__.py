@@ -15,7 +15,22 @@ __all__ = [
     "KGError",
     "KnowledgeGraph",
     "Neighbor",
+    "StoreKG",
     "Subgraph",
     "Triple",
     "UnknownEntityError",
+    "open_kg",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # The store pulls in numpy; import it only when asked for (keeps `kgreason.kg` light).
+    if name == "StoreKG":
+        from kgreason.kg.store import StoreKG
+
+        return StoreKG
+    if name == "open_kg":
+        from kgreason.kg.open import open_kg
+
+        return open_kg
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

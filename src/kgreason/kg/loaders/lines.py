@@ -30,7 +30,7 @@ def iter_lines(path: Path, stream: BinaryIO) -> Iterator[tuple[int, str]]:
     """(1-based line number, text without line ending) of non-blank lines."""
     lineno = 0
     try:
-        for lineno, raw in enumerate(stream, 1):  # noqa: B007 - used in the except
+        for lineno, raw in enumerate(stream, 1):
             text = raw.decode("utf-8").rstrip("\r\n")
             if text.strip():
                 yield lineno, text

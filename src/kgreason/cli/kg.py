@@ -1,0 +1,103 @@
+"""`kgreason kg build` and `kgreason kg info`: make and inspect embedded KG stores."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from kgreason.cli.common import JsonOption, console, emit_json, err_console, fail, want_json
+
+FORMAT_HELP = "auto|tsv|metaqa|pathquestion|nt|ttl|metaqa-ids (auto: by extension)"
+
+
+def build(
+    ctx: typer.Context,
+    files: list[Path] = typer.Argument(..., help="Triple files (or a MetaQA id directory)."),
+    out: Path = typer.Option(..., "--out", help="Store directory to create."),
+    fmt: str = typer.Option("auto", "--format", help=FORMAT_HELP),
+    force: bool = typer.Option(False, "--force", help="Replace an existing store."),
+    json_out: JsonOption = False,
+) -> None:
+    """Build a persistent store from triple files."""
+    from kgreason.kg.base import KGError
+    from kgreason.kg.loaders import Source
+    from kgreason.kg.store import build_store
+
+    started = time.perf_counter()
+    try:
+        sources = [Source(f, fmt) for f in files]
+        with Progress(
+            TextColumn("building {task.fields[out]}"),
+            BarColumn(),
+            DownloadColumn(),
+            TimeRemainingColumn(),
+            console=err_console(),
+            transient=True,
+        ) as bar:
+            task = bar.add_task("build", total=sum(s.size for s in sources), out=out.name)
+            manifest = build_store(
+                sources, out, force=force, progress=lambda d, t: bar.update(task, completed=d)
+            )
+    except KGError as e:
+        fail(str(e))
+    seconds = round(time.perf_counter() - started, 2)
+    if want_json(ctx, json_out):
+        emit_json({"store": str(out), "seconds": seconds, **manifest.counts})
+        return
+    c = manifest.counts
+    console().print(
+        f"built {out}: {c['triples']:,} triples ({c['input_triples'] - c['triples']:,} "
+        f"duplicates dropped), {c['entities']:,} entities, {c['relations']:,} relations "
+        f"in {seconds} s"
+    )
+
+
+def info(
+    ctx: typer.Context,
+    store: Path = typer.Argument(..., help="Store directory."),
+    top: int = typer.Option(10, "--top", help="Relations and hubs to list."),
+    json_out: JsonOption = False,
+) -> None:
+    """Counts, relation histogram and degree figures of a store."""
+    from kgreason.kg.base import KGError
+    from kgreason.kg.store import StoreKG
+    from kgreason.kg.store.stats import store_info
+
+    try:
+        data = store_info(StoreKG(store), top)
+    except KGError as e:
+        fail(str(e))
+    if want_json(ctx, json_out):
+        emit_json(data)
+        return
+    con = console()
+    c = data["counts"]
+    con.print(f"[bold]{data['path']}[/]  {data['fingerprint']}")
+    con.print(
+        f"triples {c['triples']:,}  entities {c['entities']:,} (named {c['named']:,}, "
+        f"unnamed {c['unnamed']:,}, isolated {c['isolated']:,})  relations {c['relations']:,}  "
+        f"noise relations {data['noise_relations']:,} ({data['noise_triples']:,} triples)"
+    )
+    rel = Table("relation", "triples", title=f"top {top} relations")
+    for r in data["relations"]:
+        rel.add_row(r["relation"] + (" (noise)" if r["noise"] else ""), f"{r['triples']:,}")
+    con.print(rel)
+    deg = Table("degree", "mean", "median", "p99", "max")
+    for k, v in data["degree"].items():
+        deg.add_row(k, str(v["mean"]), str(v["median"]), str(v["p99"]), f"{v['max']:,}")
+    con.print(deg)
+    hubs = Table("hub", "name", "degree", "out", "in", title=f"top {top} hubs")
+    for h in data["hubs"]:
+        hubs.add_row(h["id"], h["name"], f"{h['degree']:,}", f"{h['out']:,}", f"{h['in']:,}")
+    con.print(hubs)
+
+
+def register(app: typer.Typer) -> None:
+    kg_app = typer.Typer(help="Build and inspect knowledge-graph stores.", no_args_is_help=True)
+    kg_app.command("build")(build)
+    kg_app.command("info")(info)
+    app.add_typer(kg_app, name="kg")
