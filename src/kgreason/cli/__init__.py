@@ -30,9 +30,9 @@ def _root(
 
 def _register() -> None:
     # Each module adds its commands to `app`; keep this list in one place.
-    from kgreason.cli import config_cmd, doctor
+    from kgreason.cli import config_cmd, doctor, kg
 
-    for module in (config_cmd, doctor):
+    for module in (config_cmd, doctor, kg):
         module.register(app)
 
 
