@@ -54,8 +54,8 @@ def path_graph(paths: list[list[list[str]]], names: dict[str, str], *, topics: l
     cols: dict[int, list[str]] = defaultdict(list)
     for n in sorted(depth, key=lambda x: (depth[x], x)):
         cols[depth[n]].append(n)
-    col_w, row_h, box_w = 230, 60, 170
-    pos = {n: (20 + d * col_w, 30 + i * row_h) for d, ns in cols.items() for i, n in enumerate(ns)}
+    col_w, row_h, box_w = 290, 64, 170
+    pos = {n: (20 + d * col_w, 40 + i * row_h) for d, ns in cols.items() for i, n in enumerate(ns)}
     width = 40 + col_w * len(cols)
     height = 60 + row_h * max(len(v) for v in cols.values())
     out = [
@@ -69,9 +69,10 @@ def path_graph(paths: list[list[list[str]]], names: dict[str, str], *, topics: l
         out.append(
             f'<line x1="{x1c}" y1="{y1 + 12}" x2="{x2c}" y2="{y2 + 12}" stroke="#555" marker-end="url(#arr)"/>'
         )
+        short = r.rsplit(".", 1)[-1].rsplit("/", 1)[-1]
         out.append(
             f'<text class="rel" x="{(x1c + x2c) / 2:.0f}" y="{(y1 + y2) / 2 + 6:.0f}" text-anchor="middle">'
-            f"{escape(r.rsplit('.', 1)[-1])}</text>"
+            f"<title>{escape(r)}</title>{escape(short[:16])}</text>"
         )
     for n, (x, y) in pos.items():
         fill = "#f6d7a7" if n in topics else "#dde8f5"

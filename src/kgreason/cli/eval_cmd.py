@@ -1,0 +1,180 @@
+"""`kgreason eval` and `kgreason report`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from kgreason.cli.common import JsonOption, console, emit_json, fail, settings, want_json
+from kgreason.eval import rundir
+from kgreason.eval.datasets import SPECS, load
+from kgreason.eval.loaders import DatasetError
+from kgreason.eval.runner import run, summary_dict
+from kgreason.eval.setup import METHODS, run_config
+from kgreason.llm.base import LLMError
+from kgreason.llm.factory import build_llm, llm_configured
+from kgreason.llm.usage import Budget
+
+
+def _replay_args(run_dir: Path) -> dict:
+    cfg_path = run_dir / rundir.CONFIG
+    if not cfg_path.is_file():
+        fail(f"{run_dir} is not a run directory (no {rundir.CONFIG})")
+    return json.loads(cfg_path.read_text("utf-8"))
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("eval")
+    def eval_command(
+        ctx: typer.Context,
+        dataset: str = typer.Argument(None, help=f"One of: {', '.join(sorted(SPECS))}."),
+        split: str | None = typer.Option(None, help="Dataset split (default: the dataset's)."),
+        hops: int | None = typer.Option(None, help="MetaQA / PathQuestion hop count."),
+        limit: int | None = typer.Option(None, help="Only the first N questions."),
+        method: str = typer.Option("pog", help=f"One of: {', '.join(METHODS)}."),
+        concurrency: int = typer.Option(1, help="Questions answered at once."),
+        out: Path | None = typer.Option(None, help="Run directory (default runs/DATASET-METHOD)."),
+        resume: bool = typer.Option(
+            False, help="Continue a killed run; finished questions are kept."
+        ),
+        replay: Path | None = typer.Option(
+            None, help="Re-run a recorded run from its transcript, with no LLM."
+        ),
+        data_dir: Path | None = typer.Option(
+            None, help="Directory holding the datasets (or KGREASON_DATA_DIR)."
+        ),
+        kg: Path | None = typer.Option(
+            None, "--kg", help="KG store directory (default: bundled MetaQA)."
+        ),
+        sparql: str | None = typer.Option(None, help="SPARQL endpoint URL instead of a store."),
+        dialect: str | None = typer.Option(None, help="freebase | wikidata | generic"),
+        no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the LLM response cache."),
+        json_out: JsonOption = False,
+    ) -> None:
+        """Evaluate a method on a dataset; results are appended per question (resumable)."""
+        replay_transcript = None
+        if replay is not None:
+            cfg = _replay_args(replay)
+            dataset, split, hops, limit, method = (
+                cfg[k] for k in ("dataset", "split", "hops", "limit", "method")
+            )
+            replay_transcript = replay / rundir.TRANSCRIPT
+            out = out or replay.with_name(replay.name + "-replay")
+        if dataset is None:
+            fail("name a DATASET, or pass --replay RUN_DIR")
+        if method not in METHODS:
+            fail(f"unknown method '{method}' (choose from {', '.join(METHODS)})")
+        loaded = settings(ctx, **{"kg.store": kg, "kg.sparql_url": sparql, "kg.dialect": dialect})
+        s = loaded.settings
+        try:
+            data = load(dataset, split=split, hops=hops, root=data_dir)
+        except DatasetError as e:
+            fail(str(e))
+        for p in data.problems[:20]:
+            console().print(f"[yellow]skipped[/] {p}")
+        records = data.records[:limit] if limit else data.records
+        out = out or Path("runs") / f"{dataset}-{method}"
+        needs_llm = method not in ("llm-free",)
+        llm = None
+        if needs_llm:
+            if replay_transcript is None and not llm_configured(s.llm):
+                fail(
+                    f"method '{method}' needs an LLM: set OPENAI_BASE_URL / OPENAI_API_KEY, or use --method llm-free"
+                )
+            try:
+                llm = build_llm(
+                    s.llm,
+                    cache=False if no_cache else None,
+                    transcript=None if replay_transcript else out / rundir.TRANSCRIPT,
+                    replay=replay_transcript,
+                )
+            except LLMError as e:
+                fail(str(e))
+        if replay_transcript is not None and out.exists() and not resume:
+            fail(f"{out} exists: remove it or pass --out")
+        from kgreason.eval.adapters import build_method
+
+        try:
+            built = build_method(method, s, dataset=dataset)
+        except Exception as e:  # setup errors (missing KG, model...) end the command plainly
+            fail(f"cannot set up method '{method}': {e}")
+        config = run_config(
+            s,
+            dataset=dataset,
+            split=split,
+            hops=hops,
+            limit=limit,
+            method=method,
+            model=s.llm.model if llm is not None else None,
+            kg=built.kg_identity,
+            extra_prompt_hashes=built.prompt_hashes,
+        )
+        budget = Budget(s.llm.max_calls_per_question, s.llm.max_tokens_per_question)
+        with Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console(),
+            transient=want_json(ctx, json_out),
+        ) as bar:
+            task = bar.add_task(f"{dataset} / {method}", total=len(records))
+            try:
+                summary = asyncio.run(
+                    run(
+                        records,
+                        built.method,
+                        llm,
+                        out,
+                        config=config,
+                        concurrency=concurrency,
+                        resume=resume,
+                        budget=budget,
+                        progress=lambda done, total: bar.update(task, completed=done),
+                    )
+                )
+            except rundir.RunDirError as e:
+                fail(str(e))
+        result = summary_dict(summary)
+        if replay is not None:
+            same = (replay / rundir.RESULTS).read_bytes() == (out / rundir.RESULTS).read_bytes()
+            result["identical_to_original"] = same
+        if want_json(ctx, json_out):
+            emit_json(result)
+        else:
+            console().print(
+                f"run written to {out}: {summary.computed} computed, {summary.done_before} "
+                f"already done, {summary.errors} ended by an error"
+            )
+            if replay is not None:
+                console().print(
+                    "replay identical to the original run"
+                    if result["identical_to_original"]
+                    else "[red]replay DIFFERS from the original run[/]"
+                )
+        if replay is not None and not result["identical_to_original"]:
+            raise typer.Exit(1)
+
+    @app.command("report")
+    def report_command(
+        ctx: typer.Context,
+        runs: list[Path] = typer.Argument(..., help="One or more run directories."),
+        out: Path | None = typer.Option(None, help="Where to write report.md / report.html."),
+        question: str | None = typer.Option(None, help="Question id whose paths are drawn."),
+        json_out: JsonOption = False,
+    ) -> None:
+        """Write a Markdown and a self-contained HTML report for one or more runs."""
+        from kgreason.eval.report import write_report
+
+        try:
+            md, page = write_report(runs, out, question)
+        except (rundir.RunDirError, OSError, json.JSONDecodeError) as e:
+            fail(str(e))
+        if want_json(ctx, json_out):
+            emit_json({"markdown": str(md), "html": str(page)})
+        else:
+            console().print(f"wrote {md} and {page}")
