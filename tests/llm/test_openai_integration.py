@@ -115,3 +115,13 @@ async def test_connection_refused_is_retryable_and_names_url():
         await adapter.complete(MSGS, stage="t")
     await adapter.aclose()
     assert e.value.retryable and url in str(e.value) and "connection failed" in str(e.value)
+
+
+@pytest.mark.parametrize("kind", ["drop", "truncate"])
+async def test_dropped_connection_is_retried(openai_server, kind):
+    openai_server.plan = [(kind, None), ("ok", "The Seine.")]
+    adapter, llm = stack(openai_server)
+    c = await llm.complete(MSGS, stage="t")
+    await adapter.aclose()
+    assert c.text == "The Seine."
+    assert len(openai_server.requests) == 2

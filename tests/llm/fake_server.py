@@ -1,0 +1,103 @@
+"""TEST-ONLY: a real OpenAI-protocol HTTP server on 127.0.0.1 (tests and bench/llm_bench.py).
+
+Each request to /v1/chat/completions takes the next scripted behaviour from `plan`:
+("ok", text), ("ok_no_usage", text), ("status", code), ("sleep", seconds), ("raw", body),
+("drop", None) (hang up without replying), ("truncate", None) (hang up mid-body);
+with the plan empty it answers "ok". Request bodies are kept in `requests`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class FakeOpenAIServer:
+    def __init__(self) -> None:
+        self.plan: list[tuple[str, Any]] = []
+        self.requests: list[dict[str, Any]] = []
+        self.stop = threading.Event()
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("content-length", 0)))
+                with server._lock:
+                    server.requests.append(json.loads(body))
+                    kind, arg = server.plan.pop(0) if server.plan else ("ok", "fine")
+                # the client may have given up first (timeout test)
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    server.respond(self, kind, arg)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.httpd.server_address[1]
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+
+    def respond(self, h: BaseHTTPRequestHandler, kind: str, arg: Any) -> None:
+        if h.path != "/v1/chat/completions":
+            return self._send(h, 404, b'{"error": {"message": "no such route"}}')
+        if kind == "sleep":
+            if self.stop.wait(arg):
+                return
+            kind, arg = "ok", "late"
+        if kind == "drop":  # close the connection without a reply
+            h.close_connection = True
+            h.connection.shutdown(2)
+            return None
+        if kind == "truncate":  # promise a longer body than is sent, then hang up
+            h.send_response(200)
+            h.send_header("content-type", "application/json")
+            h.send_header("content-length", "1000")
+            h.end_headers()
+            h.wfile.write(b'{"choices": [')
+            h.wfile.flush()
+            h.close_connection = True
+            h.connection.shutdown(2)
+            return None
+        if kind == "status":
+            msg = json.dumps({"error": {"message": f"scripted {arg}", "type": "test"}})
+            return self._send(h, arg, msg.encode())
+        if kind == "raw":
+            return self._send(h, 200, arg)
+        body: dict[str, Any] = {
+            "id": "cmpl-test",
+            "object": "chat.completion",
+            "model": "fake-model",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": arg},
+                    "finish_reason": "stop",
+                }
+            ],
+        }
+        if kind == "ok":
+            body["usage"] = {"prompt_tokens": 11, "completion_tokens": 2, "total_tokens": 13}
+        return self._send(h, 200, json.dumps(body).encode())
+
+    @staticmethod
+    def _send(h: BaseHTTPRequestHandler, code: int, payload: bytes) -> None:
+        h.send_response(code)
+        h.send_header("content-type", "application/json")
+        h.send_header("content-length", str(len(payload)))
+        h.end_headers()
+        h.wfile.write(payload)
+
+    def start(self) -> FakeOpenAIServer:
+        self.thread.start()
+        return self
+
+    def close(self) -> None:
+        self.stop.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
