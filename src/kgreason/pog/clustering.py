@@ -1,0 +1,185 @@
+"""Node and relation clustering of the question subgraph (PoG section 4.1, "graph pruning").
+
+Node clustering: every edge that shares (entity, relation, direction) is one clustered edge
+to the SET of entities on the other side, `{e} -> r -> {e1, e2, ...}`. The graph is stored as
+that grouping, `adj[e][(relation, forward)] -> sorted tuple of neighbours`, so a path step is
+"one relation in one direction" and the number of paths grows with relation sequences, not
+with entities.
+
+How a path continues from a supernode set (used by paths.py and expand.py): the next hop from
+a set S via key (r, forward) reaches the union over members of S of their r-neighbours in that
+direction; the hop keeps the concrete triples between the members and what they reach.
+
+Relation clustering and PoG-E: the relations joining the same two entities (in either
+direction) form one clustered edge between them. PoG-E (section 5: "randomly selects one
+relation from each edge in the clustered question subgraph") keeps ONE of them, chosen by a
+random generator seeded with (seed, entity pair), so the choice is reproducible, independent
+of triple order, and changes with the seed. Plain PoG keeps every relation.
+
+API:
+    ClusteredGraph.from_triples(triples, *, variant="pog", seed=0) -> ClusteredGraph
+    g.keys(nodes) -> sorted [(relation, forward)] leaving any node of `nodes`
+    g.step(nodes, key, exclude=()) -> set of entities reached
+    g.hop_triples(src, key, dst) -> tuple[Triple, ...]
+    g.neighbors_undirected(v) -> set[str];  g.entities();  g.triples();  g.clustered_edge_count()
+    g.restrict(keep_entities) -> ClusteredGraph (induced subgraph)
+    pog_e_sample(triples, seed) -> list[Triple]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from kgreason.kg.base import Triple
+
+#: (relation, forward): forward=True means member -relation-> neighbour in the KG.
+Key = tuple[str, bool]
+
+
+def triple_of(src: str, key: Key, dst: str) -> Triple:
+    rel, forward = key
+    return Triple(src, rel, dst) if forward else Triple(dst, rel, src)
+
+
+def _pair_rng(seed: int, a: str, b: str) -> random.Random:
+    digest = hashlib.sha256(f"{seed}\x00{a}\x00{b}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def pog_e_sample(triples: Iterable[Triple], seed: int) -> list[Triple]:
+    """PoG-E: for each entity pair joined by several relations keep one, chosen at random.
+
+    The pair is unordered (relations in both directions form one clustered edge). The random
+    choice depends only on (seed, pair) and the sorted candidates, so it is reproducible.
+    """
+    by_pair: dict[tuple[str, str], list[Triple]] = defaultdict(list)
+    for t in set(triples):
+        a, b = (t.head, t.tail) if t.head <= t.tail else (t.tail, t.head)
+        by_pair[(a, b)].append(t)
+    out: list[Triple] = []
+    for (a, b), ts in sorted(by_pair.items()):
+        if len(ts) == 1:
+            out.append(ts[0])
+        else:
+            ts.sort()
+            out.append(ts[_pair_rng(seed, a, b).randrange(len(ts))])
+    return out
+
+
+@dataclass
+class ClusteredGraph:
+    """The question subgraph grouped into clustered edges (see module docstring)."""
+
+    adj: dict[str, dict[Key, tuple[str, ...]]] = field(default_factory=dict)
+    variant: Literal["pog", "pog-e"] = "pog"
+    #: entities kept even without edges (topic entities of an empty neighbourhood)
+    isolated: frozenset[str] = frozenset()
+
+    @classmethod
+    def from_triples(
+        cls,
+        triples: Iterable[Triple],
+        *,
+        variant: Literal["pog", "pog-e"] = "pog",
+        seed: int = 0,
+        isolated: Iterable[str] = (),
+    ) -> ClusteredGraph:
+        ts: Iterable[Triple] = pog_e_sample(triples, seed) if variant == "pog-e" else set(triples)
+        groups: dict[str, dict[Key, set[str]]] = defaultdict(lambda: defaultdict(set))
+        for t in ts:
+            if t.head == t.tail:
+                continue  # self-loops carry no path information
+            groups[t.head][(t.relation, True)].add(t.tail)
+            groups[t.tail][(t.relation, False)].add(t.head)
+        adj = {e: {k: tuple(sorted(v)) for k, v in ks.items()} for e, ks in groups.items()}
+        return cls(adj=adj, variant=variant, isolated=frozenset(isolated) - adj.keys())
+
+    def entities(self) -> set[str]:
+        return set(self.adj) | set(self.isolated)
+
+    def __contains__(self, entity: object) -> bool:
+        return entity in self.adj or entity in self.isolated
+
+    def triples(self) -> set[Triple]:
+        return {
+            Triple(e, rel, n)
+            for e, ks in self.adj.items()
+            for (rel, fwd), ns in ks.items()
+            if fwd
+            for n in ns
+        }
+
+    def triple_count(self) -> int:
+        return sum(len(ns) for ks in self.adj.values() for (_, fwd), ns in ks.items() if fwd)
+
+    def clustered_edge_count(self) -> int:
+        """Number of clustered edges: (entity, relation, direction) groups, each counted from
+        its head side, i.e. forward groups plus backward groups (both sides are supernodes)."""
+        return sum(len(ks) for ks in self.adj.values())
+
+    def keys(self, nodes: Iterable[str]) -> list[Key]:
+        out: set[Key] = set()
+        for n in nodes:
+            out.update(self.adj.get(n, {}))
+        return sorted(out)
+
+    def expand_all(self, nodes: Iterable[str]) -> dict[Key, set[str]]:
+        """Every clustered step from a set in one pass: key -> entities reached."""
+        out: dict[Key, set[str]] = defaultdict(set)
+        for n in nodes:
+            for k, ns in self.adj.get(n, {}).items():
+                out[k].update(ns)
+        return out
+
+    def step(self, nodes: Iterable[str], key: Key, exclude: Iterable[str] = ()) -> set[str]:
+        out: set[str] = set()
+        for n in nodes:
+            out.update(self.adj.get(n, {}).get(key, ()))
+        out.difference_update(exclude)
+        return out
+
+    def hop_triples(self, src: Iterable[str], key: Key, dst: Iterable[str]) -> tuple[Triple, ...]:
+        dst_set = set(dst)
+        return tuple(
+            sorted(
+                triple_of(s, key, d)
+                for s in src
+                for d in self.adj.get(s, {}).get(key, ())
+                if d in dst_set
+            )
+        )
+
+    def neighbors_undirected(self, v: str) -> set[str]:
+        out: set[str] = set()
+        for ns in self.adj.get(v, {}).values():
+            out.update(ns)
+        return out
+
+    def restrict(self, keep: Iterable[str]) -> ClusteredGraph:
+        """Induced subgraph on `keep` (an edge survives when both ends are kept)."""
+        keep_set = set(keep) & self.entities()
+        adj: dict[str, dict[Key, tuple[str, ...]]] = {}
+        for e in keep_set:
+            ks = self.adj.get(e)
+            if not ks:
+                continue
+            sub = {k: tuple(n for n in ns if n in keep_set) for k, ns in ks.items()}
+            sub = {k: ns for k, ns in sub.items() if ns}
+            if sub:
+                adj[e] = sub
+        return ClusteredGraph(
+            adj=adj, variant=self.variant, isolated=frozenset(keep_set - adj.keys())
+        )
+
+
+def hop_sets(graph: ClusteredGraph, start: Sequence[str], keys: Sequence[Key]) -> list[set[str]]:
+    """The sets reached from `start` along a relation sequence (no exclusions)."""
+    sets = [set(start)]
+    for k in keys:
+        sets.append(graph.step(sets[-1], k))
+    return sets

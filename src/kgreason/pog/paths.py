@@ -1,0 +1,256 @@
+"""EntityPathFind (Algorithm 1): entity paths over the clustered question subgraph.
+
+An entity path for the list [e1, ..., ek] runs e1 -> ... -> e2 -> ... -> ek through every
+entity in the given order (Definition 2). Its length is the number of hops. Two conditions:
+    topic-entity paths (section 4.2):  k*(D-1) < length <= k*D    -> `topic_entity_paths`
+    supplement paths:                  length <= |Topic| * D_max  -> `supplement_paths`
+A single entity [e1] has nothing to connect: its paths start at e1, satisfy the length
+condition and end anywhere (the answer is in the end set; most MetaQA questions).
+
+Search (over supernodes, see clustering.py): a partial path is a relation sequence with the
+set reached after each hop; a hop from set S via (relation, direction) reaches the union of
+the members' neighbours. Between two consecutive list entities s -> t the search is
+bidirectional: a backward BFS from t gives every node's distance to t, and the forward
+expansion from s keeps only nodes that can still reach t within the remaining length. A found
+segment is then restricted backwards to the members that really lie on a chain ending at t,
+so every hop of a connecting path holds only entities on s..t chains.
+
+Rules not in the paper:
+- no immediate backtracking: a hop that reverses the previous hop (same relation, opposite
+  direction) does not return to the previous hop's source entities ("films that share a
+  director with X" exclude X); a hop left empty is not taken;
+- a segment never passes through its own start again, nor through its target before its end;
+- paths come out shortest first, then by relation sequence (deterministic);
+- at most `max_paths` complete paths (and partial paths per level) are kept; when that bound
+  stops the search, `PathSearch.bound_hit` is True and `bound_reason` names it.
+
+Concrete triples: a hop from a hub set can stand for tens of thousands of triples, so hops
+are built WITHOUT triples; `PathSearch.materialize(paths)` fills `Hop.triples` for the paths
+you keep (do this before citing paths or checking faithfulness).
+
+API:
+    length_window(n_topics, depth) -> (min_len, max_len)
+    topic_entity_paths(graph, entity_list, depth, *, max_paths) -> PathSearch
+    supplement_paths(graph, entity_list, *, n_topics, d_max, max_paths) -> PathSearch
+    find_entity_paths(graph, entity_list, *, min_len, max_len, max_paths) -> PathSearch
+    PathSearch.materialize(paths) -> list[ReasoningPath];  path_signature(path) -> hashable
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from kgreason.pog.clustering import ClusteredGraph, Key
+from kgreason.pog.reduction import bfs_distances
+from kgreason.pog.types import Hop, ReasoningPath
+
+_Partial = tuple[tuple[Key, ...], tuple[frozenset[str] | set[str], ...]]
+
+
+def length_window(n_topics: int, depth: int) -> tuple[int, int]:
+    """Inclusive bounds of |Topic|*(D-1) < length <= |Topic|*D."""
+    return n_topics * (depth - 1) + 1, n_topics * depth
+
+
+def path_signature(path: ReasoningPath) -> tuple:
+    return tuple((h.src, h.relation, h.forward, h.dst) for h in path.hops)
+
+
+@dataclass
+class PathSearch:
+    paths: list[ReasoningPath]
+    entity_list: tuple[str, ...]
+    min_len: int
+    max_len: int
+    graph: ClusteredGraph
+    bound_hit: bool = False
+    bound_reason: str = ""
+    #: clustered expansions performed (a measure of work)
+    expansions: int = 0
+    missing: list[str] = field(default_factory=list)
+
+    def bounds_hit(self) -> list[str]:
+        return [f"path search: {self.bound_reason}"] if self.bound_hit else []
+
+    def materialize(self, paths: Sequence[ReasoningPath]) -> list[ReasoningPath]:
+        return materialize(self.graph, paths)
+
+
+def materialize(graph: ClusteredGraph, paths: Sequence[ReasoningPath]) -> list[ReasoningPath]:
+    """Fill each hop's concrete KG triples (hops that already have them are kept)."""
+    out = []
+    for p in paths:
+        hops = tuple(
+            h
+            if h.triples
+            else Hop(
+                h.src,
+                h.relation,
+                h.dst,
+                h.forward,
+                graph.hop_triples(h.src, (h.relation, h.forward), h.dst),
+            )
+            for h in p.hops
+        )
+        out.append(ReasoningPath(hops, p.entity_list))
+    return out
+
+
+def _hop(src: Sequence[str] | set[str], key: Key, dst: set[str] | frozenset[str]) -> Hop:
+    return Hop(tuple(sorted(src)), key[0], tuple(sorted(dst)), key[1])
+
+
+class _Budget:
+    def __init__(self, max_paths: int):
+        self.max_paths = max_paths
+        self.hit = False
+        self.reason = ""
+        self.expansions = 0
+
+    def stop(self, reason: str) -> None:
+        if not self.hit:
+            self.hit, self.reason = True, reason
+
+
+def _excluded(keys: tuple[Key, ...], sets: tuple, key: Key) -> set[str] | frozenset[str]:
+    if keys and keys[-1] == (key[0], not key[1]):
+        return sets[-2]
+    return frozenset()
+
+
+def _free_paths(
+    graph: ClusteredGraph, start: str, min_len: int, max_len: int, budget: _Budget
+) -> list[tuple[Hop, ...]]:
+    """Paths from `start` with min_len <= length <= max_len, ending anywhere."""
+    found: list[tuple[Hop, ...]] = []
+    frontier: list[tuple[tuple[Key, ...], tuple, tuple[Hop, ...]]] = [((), ({start},), ())]
+    for k in range(1, max_len + 1):
+        nxt = []
+        for keys, sets, hops in frontier:
+            budget.expansions += 1
+            for key, reached in sorted(graph.expand_all(sets[-1]).items()):
+                reached.discard(start)
+                reached.difference_update(_excluded(keys, sets, key))
+                if not reached:
+                    continue
+                hop_chain = (*hops, _hop(sets[-1], key, reached))
+                if k >= min_len:
+                    if len(found) >= budget.max_paths:
+                        budget.stop(f"max_paths={budget.max_paths} reached at length {k}")
+                        return found
+                    found.append(hop_chain)
+                if k < max_len:
+                    nxt.append(((*keys, key), (*sets, reached), hop_chain))
+        if len(nxt) > budget.max_paths:
+            budget.stop(f"max_paths={budget.max_paths} partial paths at length {k}")
+            nxt = nxt[: budget.max_paths]
+        frontier = nxt
+    return found
+
+
+def _segment_paths(
+    graph: ClusteredGraph, s: str, t: str, max_len: int, budget: _Budget
+) -> list[tuple[Hop, ...]]:
+    """Connecting paths s -> t of length 1..max_len, restricted to s..t chains."""
+    dist_t = bfs_distances(graph, t, max_len)
+    if s not in dist_t:
+        return []
+    found: list[tuple[Hop, ...]] = []
+    frontier: list[_Partial] = [((), (frozenset({s}),))]
+    for k in range(1, max_len + 1):
+        nxt: list[_Partial] = []
+        left = max_len - k
+        for keys, sets in frontier:
+            budget.expansions += 1
+            for key, reached in sorted(graph.expand_all(sets[-1]).items()):
+                reached = {v for v in reached if dist_t.get(v, left + 1) <= left and v != s}
+                reached.difference_update(_excluded(keys, sets, key))
+                if not reached:
+                    continue
+                if t in reached:
+                    if len(found) >= budget.max_paths:
+                        budget.stop(f"max_paths={budget.max_paths} reached ({s} -> {t})")
+                        return found
+                    found.append(_restrict(graph, (*keys, key), (*sets, reached), t))
+                    reached = reached - {t}
+                if reached and k < max_len:
+                    nxt.append(((*keys, key), (*sets, reached)))
+        if len(nxt) > budget.max_paths:
+            budget.stop(f"max_paths={budget.max_paths} partial paths ({s} -> {t}, length {k})")
+            nxt = nxt[: budget.max_paths]
+        frontier = nxt
+    return found
+
+
+def _restrict(graph: ClusteredGraph, keys: tuple[Key, ...], sets: tuple, t: str) -> tuple[Hop, ...]:
+    """Keep only the members of each set that lie on a chain ending at t."""
+    kept: list[set[str]] = [set() for _ in sets]
+    kept[-1] = {t}
+    for j in range(len(keys) - 1, -1, -1):
+        nxt = kept[j + 1]
+        kept[j] = {u for u in sets[j] if any(v in nxt for v in graph.adj[u].get(keys[j], ()))}
+    return tuple(_hop(kept[j], keys[j], kept[j + 1]) for j in range(len(keys)))
+
+
+def find_entity_paths(
+    graph: ClusteredGraph,
+    entity_list: Sequence[str],
+    *,
+    min_len: int,
+    max_len: int,
+    max_paths: int,
+) -> PathSearch:
+    ents = tuple(entity_list)
+    budget = _Budget(max_paths)
+    missing = [e for e in ents if e not in graph]
+    result = PathSearch([], ents, min_len, max_len, graph, missing=missing)
+    if not ents or missing or max_len < 1:
+        return result
+    if len(ents) == 1:
+        chains = _free_paths(graph, ents[0], max(min_len, 1), max_len, budget)
+    else:
+        seg_max = max_len - (len(ents) - 2)
+        chains = [()]
+        for i in range(len(ents) - 1):
+            segs = _segment_paths(graph, ents[i], ents[i + 1], seg_max, budget)
+            left = len(ents) - 2 - i  # segments still to add, each at least 1 hop
+            combined = []
+            for prefix in chains:
+                for seg in segs:
+                    if len(prefix) + len(seg) + left <= max_len:
+                        if len(combined) >= max_paths:
+                            budget.stop(f"max_paths={max_paths} combining segments")
+                            break
+                        combined.append(prefix + seg)
+            chains = combined
+            if not chains:
+                break
+        chains = [c for c in chains if min_len <= len(c) <= max_len]
+    chains.sort(key=lambda c: (len(c), [(h.relation, not h.forward) for h in c]))
+    result.paths = [ReasoningPath(c, ents) for c in chains]
+    result.bound_hit, result.bound_reason = budget.hit, budget.reason
+    result.expansions = budget.expansions
+    return result
+
+
+def topic_entity_paths(
+    graph: ClusteredGraph, entity_list: Sequence[str], depth: int, *, max_paths: int
+) -> PathSearch:
+    """Paths_t of section 4.2: |Topic|*(D-1) < length <= |Topic|*D."""
+    lo, hi = length_window(len(entity_list), depth)
+    return find_entity_paths(graph, entity_list, min_len=lo, max_len=hi, max_paths=max_paths)
+
+
+def supplement_paths(
+    graph: ClusteredGraph,
+    entity_list: Sequence[str],
+    *,
+    n_topics: int,
+    d_max: int,
+    max_paths: int,
+) -> PathSearch:
+    """Paths_s of section 4.2: length <= |Topic|*D_max for List_S = Topic + predicted entity."""
+    return find_entity_paths(
+        graph, entity_list, min_len=1, max_len=n_topics * d_max, max_paths=max_paths
+    )

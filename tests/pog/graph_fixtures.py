@@ -1,0 +1,112 @@
+"""Shared helpers for the PoG graph-side tests: a deterministic hashing embedder, the paper's
+Figure 1 example as a small Freebase-style KG, and the MetaQA KB from the shared data."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from kgreason.kg.base import Triple
+from kgreason.kg.memory import MemoryKG
+
+REPO = Path(__file__).resolve().parents[2]
+METAQA = REPO.parent / "shared" / "data" / "kgqa" / "metaqa"
+NIJMEGEN_NT = REPO / "tests" / "fixtures" / "nijmegen" / "freebase.nt"
+
+
+class HashingEmbedder:
+    """Bag of word hashes (words split on non-alphanumerics, so `location.containedby`
+    contributes `location` and `containedby`); unit-norm float32. Deterministic."""
+
+    name = "test-hashing"
+
+    def __init__(self, dim: int = 512):
+        self.dim = dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, t in enumerate(texts):
+            for w in re.findall(r"[a-z0-9]+", t.lower()):
+                h = int.from_bytes(hashlib.md5(w.encode()).digest()[:4], "big")
+                out[i, h % self.dim] += 1.0
+            n = np.linalg.norm(out[i])
+            if n:
+                out[i] /= n
+        return out
+
+
+LOC = "location.location."
+ADJ = "location.adjoining_relationship.adjoins"
+NIJMEGEN_NAMES = {
+    "m.nijmegen": "Nijmegen",
+    "m.weeze": "Weeze Airport",
+    "m.germany": "Germany",
+    "m.france": "France",
+    "m.netherlands": "Netherlands",
+    "m.belgium": "Belgium",
+    "m.nrw": "North Rhine-Westphalia",
+    "m.cdg": "Charles de Gaulle Airport",
+    "m.eindhoven_ap": "Eindhoven Airport",
+}
+# CVT nodes (m.cvt*) have no name, like Freebase's adjoining_relationship nodes.
+NIJMEGEN_TRIPLES = [
+    ("m.nijmegen", LOC + "nearby_airports", "m.weeze"),
+    ("m.nijmegen", LOC + "nearby_airports", "m.eindhoven_ap"),
+    ("m.eindhoven_ap", LOC + "containedby", "m.netherlands"),
+    ("m.nijmegen", LOC + "containedby", "m.netherlands"),
+    ("m.weeze", LOC + "containedby", "m.nrw"),
+    ("m.weeze", LOC + "containedby", "m.germany"),
+    ("m.nrw", LOC + "containedby", "m.germany"),
+    ("m.germany", LOC + "adjoin_s", "m.cvt1"),
+    ("m.cvt1", ADJ, "m.france"),
+    ("m.france", LOC + "adjoin_s", "m.cvt2"),
+    ("m.cvt2", ADJ, "m.germany"),
+    ("m.netherlands", LOC + "adjoin_s", "m.cvt3"),
+    ("m.cvt3", ADJ, "m.germany"),
+    ("m.netherlands", LOC + "adjoin_s", "m.cvt4"),
+    ("m.cvt4", ADJ, "m.belgium"),
+    ("m.belgium", LOC + "adjoin_s", "m.cvt5"),
+    ("m.cvt5", ADJ, "m.france"),
+    ("m.france", LOC + "contains", "m.cdg"),
+    ("m.nijmegen", "type.object.type", "location.citytown"),
+]
+
+
+def nijmegen_kg() -> MemoryKG:
+    return MemoryKG([Triple(*t) for t in NIJMEGEN_TRIPLES], NIJMEGEN_NAMES, name="nijmegen")
+
+
+@lru_cache(maxsize=1)
+def metaqa_kg() -> tuple[MemoryKG, dict[str, str]]:
+    """The approximate MetaQA KB (kb_ids_incomplete): ids are line positions; relation names
+    with underscores as in kb.txt. Returns (kg, name -> id)."""
+    d = METAQA / "kb_ids_incomplete"
+    ents = [ln.rstrip("\n").split("\t", 1)[1] for ln in d.joinpath("entity2text.txt").open()]
+    rels = [
+        ln.rstrip("\n").split("\t", 1)[1].replace(" ", "_")
+        for ln in d.joinpath("relation2text.txt").open()
+    ]
+    triples = set()
+    for f in ("train.tsv", "dev.tsv", "test_old.tsv"):
+        for ln in d.joinpath(f).open():
+            h, r, t = ln.split()
+            triples.add(Triple(h, rels[int(r)], t))
+    names = {str(i): n for i, n in enumerate(ents)}
+    return MemoryKG(triples, names, name="metaqa-approx"), {n: i for i, n in names.items()}
+
+
+def metaqa_questions(hop: int, limit: int) -> list[tuple[str, str, list[str]]]:
+    """(question, topic name, gold answers) from MetaQA dev."""
+    out = []
+    with METAQA.joinpath(f"{hop}-hop", "dev.txt").open() as f:
+        for ln in f:
+            q, ans = ln.rstrip("\n").split("\t")
+            out.append((q, re.findall(r"\[([^\]]+)\]", q)[0], ans.split("|")))
+            if len(out) >= limit:
+                break
+    return out
