@@ -15,13 +15,22 @@ import asyncio
 import importlib
 import inspect
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from contextlib import nullcontext
 from typing import Any
 
 import typer
 from rich.markup import escape
 
-from kgreason.cli.common import JsonOption, console, emit_json, fail, settings, want_json
+from kgreason.cli.common import (
+    JsonOption,
+    console,
+    emit_json,
+    err_console,
+    fail,
+    settings,
+    want_json,
+)
 from kgreason.config import Settings
 
 SECTIONS = ("llm", "embed", "solvers", "kg")
@@ -115,7 +124,9 @@ def check_solvers() -> Report:
     else:
         solvers = {str(x): True for x in found}
         detail = ", ".join(solvers)
-    return {"status": "ok", "solvers": solvers, "detail": detail or "none found"}
+    absent = [k for k, v in solvers.items() if v is False or str(v).startswith("missing")]
+    status = "partial" if absent or not solvers else "ok"
+    return {"status": status, "solvers": solvers, "detail": detail or "none found"}
 
 
 async def check_kg(s: Settings) -> Report:
@@ -147,21 +158,30 @@ async def check_kg(s: Settings) -> Report:
         "configured": where,
         "name": name,
         "fingerprint": fingerprint,
-        "detail": f"{name} ({s.kg.dialect})",
+        "detail": f"{name} (SPARQL, {s.kg.dialect})" if s.kg.sparql_url else name,
     }
 
 
-async def run_checks(s: Settings, sections: list[str], timeout_s: float) -> dict[str, Report]:
-    checks: dict[str, Callable[[], Any]] = {
-        "llm": lambda: check_llm(s, timeout_s),
-        "embed": lambda: check_embed(s),
-        "solvers": check_solvers,
-        "kg": lambda: check_kg(s),
-    }
+async def check(name: str, s: Settings, timeout_s: float) -> Report:
+    """Run one section's check."""
+    if name == "llm":
+        return await check_llm(s, timeout_s)
+    if name == "embed":
+        return check_embed(s)
+    if name == "solvers":
+        return check_solvers()
+    return await check_kg(s)
+
+
+def run_checks(
+    s: Settings, sections: list[str], timeout_s: float, *, show_progress: bool = False
+) -> dict[str, Report]:
     out: dict[str, Report] = {}
     for name in sections:
-        res = checks[name]()
-        out[name] = await res if inspect.isawaitable(res) else res
+        # a spinner on stderr: loading an embedder or waiting on an endpoint takes seconds
+        status = err_console().status(f"checking {name}...") if show_progress else nullcontext()
+        with status:
+            out[name] = asyncio.run(check(name, s, timeout_s))
     return out
 
 
@@ -190,9 +210,10 @@ def register(app: typer.Typer) -> None:
         if unknown:
             fail(f"unknown doctor section '{unknown[0]}' (choose from {', '.join(SECTIONS)})")
         loaded = settings(ctx)
-        report = asyncio.run(run_checks(loaded.settings, chosen, timeout_s))
+        as_json = want_json(ctx, json_out)
+        report = run_checks(loaded.settings, chosen, timeout_s, show_progress=not as_json)
         problem = _failure(report)
-        if want_json(ctx, json_out):
+        if as_json:
             emit_json({**report, "ok": problem is None})
         else:
             out = console()
