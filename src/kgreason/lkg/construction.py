@@ -1,0 +1,252 @@
+"""LKG construction (paper section 3.1, prompt A.1): the LLM extracts entities, concepts,
+relations, rules and constraints; every item is validated on arrival and merged by hash ID.
+
+Validation never silently drops a usable item: a rule whose raw_text is not in the input
+is kept with the flag `raw_text_not_in_input`, a related entity that exists only under
+another spelling is linked and flagged `linked_fuzzy:<name>`, one that does not exist at all
+is flagged `unlinked:<name>`. Items that cannot be used (no name) go to `LKGraph.rejected`
+with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from kgreason.lkg.ids import node_id, normalize_name, normalize_text
+from kgreason.lkg.prompts import load_prompt
+from kgreason.lkg.types import (
+    APPLIES_TO,
+    CONSTRAINT_TYPES,
+    IS_A,
+    MENTIONS,
+    Edge,
+    Extraction,
+    LKGraph,
+    Node,
+    RawEntity,
+    RawLogic,
+    RawRelation,
+    _lower_keys,
+)
+from kgreason.llm.base import ChatLLM
+from kgreason.llm.parse import ParseError, ask_parsed, extract_json
+
+STAGE = "lkg_construct"
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_KNOWN_KEYS = {"entities", "concepts", "relations", "relationships", "rules", "constraints"}
+
+
+def parse_extraction(text: str) -> Extraction:
+    """Read the extraction reply; a ParseError (so `ask_parsed` re-asks) if it has no
+    object with any of the expected lists."""
+    data = extract_json(text)
+    if not isinstance(data, dict) or not {str(k).lower() for k in data} & _KNOWN_KEYS:
+        raise ParseError(
+            "expected a JSON object with entities/concepts/relationships/rules/constraints"
+        )
+    try:
+        return Extraction.model_validate(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        raise ParseError(f"key {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+
+
+def chunk_text(text: str, max_chars: int) -> list[str]:
+    """Sentence-aligned chunks of at most `max_chars` (a longer single sentence stays whole)."""
+    sentences = [s for s in _SENTENCE.split(text.strip()) if s]
+    chunks: list[str] = []
+    cur = ""
+    for s in sentences:
+        if cur and len(cur) + 1 + len(s) > max_chars:
+            chunks.append(cur)
+            cur = s
+        else:
+            cur = f"{cur} {s}" if cur else s
+    if cur:
+        chunks.append(cur)
+    return chunks
+
+
+def _constraint_type(raw: str | None) -> tuple[str, list[str]]:
+    if not raw:
+        return "Generic", ["constraint_type_missing"]
+    key = re.sub(r"[^a-z]", "", raw.lower())
+    for t in CONSTRAINT_TYPES:
+        if t.lower() == key:
+            return t, []
+    return "Generic", [f"constraint_type_unknown:{raw}"]
+
+
+class _Linker:
+    """Resolves names to nodes: exact normalised name, then spacing-insensitive."""
+
+    def __init__(self, graph: LKGraph):
+        self.by_name: dict[str, list[str]] = {}
+        self.graph = graph
+        for n in graph.of_kind("entity", "concept"):
+            self.add(n)
+
+    def add(self, n: Node) -> None:
+        for name in [n.name, *n.aliases]:
+            ids = self.by_name.setdefault(normalize_name(name), [])
+            if n.id not in ids:
+                ids.append(n.id)
+
+    def resolve(self, name: str) -> tuple[list[str], bool]:
+        key = normalize_name(name)
+        if key in self.by_name:
+            return self.by_name[key], False
+        squashed = key.replace(" ", "")
+        hits = [i for k, ids in self.by_name.items() if k.replace(" ", "") == squashed for i in ids]
+        return hits, bool(hits)
+
+
+def _check_raw(raw_text: str, source: str) -> list[str]:
+    if not raw_text:
+        return ["raw_text_missing"]
+    if normalize_text(raw_text).rstrip(". ") not in source:
+        return ["raw_text_not_in_input"]
+    return []
+
+
+def extraction_to_graph(ex: Extraction, source_text: str, into: LKGraph | None = None) -> LKGraph:
+    """Validate an extraction against its input text and add it to `into` (or a new graph)."""
+    g = into if into is not None else LKGraph()
+    source = normalize_text(source_text)
+    linker = _Linker(g)
+
+    def add_named(item: dict[str, Any], kind: str, what: str) -> None:
+        try:
+            raw = RawEntity.model_validate(item)
+        except ValidationError as e:
+            g.rejected.append(f"{what} {item!r}: {e.errors()[0]['msg']}")
+            return
+        if not normalize_name(raw.name):
+            g.rejected.append(f"{what} {raw.name!r}: empty name after normalisation")
+            return
+        typ = "Concept" if kind == "concept" else raw.type
+        flags = ["entity_type_missing"] if kind == "entity" and not typ else []
+        n = g.add_node(
+            Node(id=node_id(kind, raw.name), kind=kind, name=raw.name, type=typ, flags=flags)
+        )  # type: ignore[arg-type]
+        linker.add(n)
+
+    for item in ex.entities:
+        add_named(item, "entity", "entity")
+    for item in ex.concepts:
+        add_named(item, "concept", "concept")
+
+    def endpoint(name: str, concept: bool) -> str:
+        ids, _ = linker.resolve(name)
+        if ids:
+            return ids[0]
+        kind = "concept" if concept else "entity"
+        n = g.add_node(
+            Node(
+                id=node_id(kind, name),
+                kind=kind,
+                name=name,
+                type="Concept" if concept else "",
+                flags=["implicit"],
+            )
+        )
+        linker.add(n)
+        return n.id
+
+    for item in ex.relations:
+        try:
+            r = RawRelation.model_validate(item)
+        except ValidationError as e:
+            g.rejected.append(f"relationship {item!r}: {e.errors()[0]['msg']}")
+            continue
+        src = endpoint(r.source, concept=False)
+        dst = endpoint(r.target, concept=r.relation == IS_A)
+        g.add_edge(
+            Edge(
+                src=src,
+                rel=r.relation,
+                dst=dst,
+                raw_text=r.raw_text,
+                flags=_check_raw(r.raw_text, source),
+            )
+        )
+
+    for kind, items in (("rule", ex.rules), ("constraint", ex.constraints)):
+        for item in items:
+            item = _lower_keys(item)
+            if kind == "constraint" and isinstance(item, dict) and not item.get("constraint_type"):
+                item = {**item, "constraint_type": item.get("type")}
+            try:
+                raw = RawLogic.model_validate(item)
+            except ValidationError as e:
+                g.rejected.append(f"{kind} {item!r}: {e.errors()[0]['msg']}")
+                continue
+            flags = _check_raw(raw.raw_text, source)
+            ctype = "Rule"
+            if kind == "constraint":
+                ctype, extra = _constraint_type(raw.constraint_type)
+                flags += extra
+            key = raw.expression or raw.raw_text or raw.description
+            name = raw.description or raw.raw_text or raw.expression
+            related: list[str] = []
+            edges: list[tuple[str, str]] = []
+            for ent in raw.related_entities:
+                if not ent:
+                    continue
+                ids, fuzzy = linker.resolve(ent)
+                if not ids:
+                    flags.append(f"unlinked:{ent}")
+                    continue
+                if fuzzy:
+                    flags.append(f"linked_fuzzy:{ent}")
+                for i in ids:
+                    rel = APPLIES_TO if g.nodes[i].kind == "concept" else MENTIONS
+                    edges.append((rel, i))
+                    related.append(i)
+            n = g.add_node(
+                Node(
+                    id=node_id(kind, key),
+                    kind=kind,  # type: ignore[arg-type]
+                    name=name[:200],
+                    type=ctype,
+                    expression=raw.expression,
+                    raw_text=raw.raw_text,
+                    description=raw.description,
+                    related=list(dict.fromkeys(related)),
+                    flags=flags,
+                )
+            )
+            for rel, i in edges:
+                g.add_edge(Edge(src=n.id, rel=rel, dst=i))
+    return g
+
+
+@dataclass
+class LKGBuilder:
+    """Runs the extraction LLM over a text (chunked) and returns the validated graph."""
+
+    llm: ChatLLM
+    chunk_chars: int = 4000
+    temperature: float = 0.0
+    max_tokens: int | None = 2048
+
+    async def extract(self, text: str, question: str = "") -> LKGraph:
+        g = LKGraph()
+        for chunk in chunk_text(text, self.chunk_chars) or [text]:
+            prompt = load_prompt("construct", context=chunk, question=question or "(none)")
+            ex, _ = await ask_parsed(
+                self.llm,
+                [{"role": "user", "content": prompt}],
+                parse_extraction,
+                stage=STAGE,
+                reminder="Reply with one JSON object with the keys entities, concepts, "
+                "relationships, rules and constraints, and nothing else.",
+                temperature=self.temperature,
+                max_tokens=self.max_tokens,
+            )
+            extraction_to_graph(ex, f"{chunk}\n{question}", into=g)
+        return g

@@ -1,0 +1,127 @@
+"""In-memory retrieval index over an `LKGStore`: per-kind embedding matrices (Rule,
+Constraint and Entity indices, paper section 4.3), a normalised-name map and the adjacency
+lists the logical hull walks. Built once per store version so a query costs a few matrix
+products and a short breadth-first walk, not a table scan.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kgreason.embed.base import Embedder, cosine_topk
+from kgreason.lkg.ids import normalize_name
+from kgreason.lkg.storage import LKGStore
+from kgreason.lkg.types import HULL_RELATIONS, LOGIC_KINDS, Edge, Node
+
+#: the three vector indices of section 4.3 (concepts share the entity index)
+GROUPS: dict[str, tuple[str, ...]] = {
+    "rule": ("rule",),
+    "constraint": ("constraint",),
+    "entity": ("entity", "concept"),
+}
+
+
+@dataclass
+class _Group:
+    ids: list[str]
+    matrix: np.ndarray
+
+
+@dataclass
+class LKGIndex:
+    store: LKGStore
+    embedder: Embedder | None = None
+    hull_relations: tuple[str, ...] = HULL_RELATIONS
+    nodes: dict[str, Node] = field(default_factory=dict)
+    names: dict[str, list[str]] = field(default_factory=dict)
+    adjacency: dict[str, list[str]] = field(default_factory=dict)
+    #: every edge touching a node (facts such as LEFT_OF carry their raw_text)
+    incident: dict[str, list[Edge]] = field(default_factory=dict)
+    groups: dict[str, _Group] = field(default_factory=dict)
+    version: int = -1
+
+    def refresh(self) -> LKGIndex:
+        """Rebuild if the store changed since the last build."""
+        if self.version == self.store.version and self.nodes:
+            return self
+        self.nodes = {n.id: n for n in self.store.nodes()}
+        self.names = {}
+        for n in self.nodes.values():
+            if n.kind in LOGIC_KINDS:
+                continue
+            for name in [n.name, *n.aliases]:
+                ids = self.names.setdefault(normalize_name(name), [])
+                if n.id not in ids:
+                    ids.append(n.id)
+        self.adjacency = {}
+        self.incident = {}
+        hull = set(self.hull_relations)
+        for e in self.store.edges():
+            self.incident.setdefault(e.src, []).append(e)
+            self.incident.setdefault(e.dst, []).append(e)
+            if e.rel in hull:
+                self.adjacency.setdefault(e.src, []).append(e.dst)
+                self.adjacency.setdefault(e.dst, []).append(e.src)
+        self.groups = {}
+        if self.embedder is not None:
+            self._embed_all()
+        self.version = self.store.version
+        return self
+
+    def _embed_all(self) -> None:
+        assert self.embedder is not None
+        model = self.embedder.name
+        ids = list(self.nodes)
+        cached = self.store.embeddings(model, ids)
+        missing = [i for i in ids if i not in cached or cached[i].shape[0] != self.embedder.dim]
+        if missing:
+            fresh = self.embedder.embed([self.nodes[i].embed_text() for i in missing])
+            new = {i: fresh[j] for j, i in enumerate(missing)}
+            self.store.put_embeddings(model, new)
+            cached.update(new)
+        for group, kinds in GROUPS.items():
+            gids = [i for i in ids if self.nodes[i].kind in kinds]
+            mat = (
+                np.stack([cached[i] for i in gids]).astype(np.float32)
+                if gids
+                else np.zeros((0, self.embedder.dim), dtype=np.float32)
+            )
+            self.groups[group] = _Group(gids, mat)
+
+    def vector_search(
+        self, query_vec: np.ndarray, k: int, tau: float
+    ) -> list[tuple[str, str, float]]:
+        """(group, node_id, cosine) for the top k of each index whose cosine >= tau."""
+        out: list[tuple[str, str, float]] = []
+        for group, g in self.groups.items():
+            idx, scores = cosine_topk(query_vec, g.matrix, k)
+            out += [
+                (group, g.ids[i], float(s)) for i, s in zip(idx, scores, strict=True) if s >= tau
+            ]
+        return out
+
+    def exact(self, name: str) -> list[str]:
+        return self.names.get(normalize_name(name), [])
+
+    def hull(self, anchors: list[str], hops: int) -> dict[str, tuple[int, str]]:
+        """Rule/Constraint nodes within `hops` of any anchor along the hull relations:
+        node_id -> (distance, nearest anchor). Multi-source BFS, so each node is visited once."""
+        dist: dict[str, tuple[int, str]] = {}
+        frontier: deque[str] = deque()
+        for a in anchors:
+            if a in self.nodes and a not in dist:
+                dist[a] = (0, a)
+                frontier.append(a)
+        while frontier:
+            u = frontier.popleft()
+            d, src = dist[u]
+            if d >= hops:
+                continue
+            for v in self.adjacency.get(u, ()):
+                if v not in dist:
+                    dist[v] = (d + 1, src)
+                    frontier.append(v)
+        return {n: ds for n, ds in dist.items() if self.nodes[n].kind in LOGIC_KINDS}

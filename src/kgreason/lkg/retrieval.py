@@ -1,0 +1,264 @@
+"""Hybrid retrieval and the logical hull (paper section 3.2, eqs. 1-2, prompt A.3).
+
+anchors = (three thresholded vector searches: Rule, Constraint, Entity indices)
+          ∪ (exact matches of the query's entities) ∪ (a BM25 pass over names and texts);
+hull    = anchors ∪ Rule/Constraint nodes within k hops along MENTIONS, IS_A, APPLIES_TO;
+final   = LLM pruning of the hull (strict JSON list of IDs), when an LLM is given.
+
+Query entities come from the LLM (stage "query_entities") or, without one, from a
+deterministic n-gram lookup against the graph's names. When the pruning reply is unusable
+the unpruned hull is kept and the error recorded: pruning only shrinks the context.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Sequence
+
+from pydantic import BaseModel, Field
+
+from kgreason.lkg.ids import normalize_name, normalize_text
+from kgreason.lkg.index import LKGIndex
+from kgreason.lkg.prompts import load_prompt
+from kgreason.lkg.types import LOGIC_KINDS, Edge, Node
+from kgreason.llm.base import ChatLLM, LLMError
+from kgreason.llm.parse import ParseError, ask_parsed, extract_json
+
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+_STOPWORDS = (
+    "a an the is are was were be been of in on at to for from by with and or not no if then "
+    "that this these those which who whom what when where why how does do did can could "
+    "would should must may might will shall it its as than following statement true false "
+    "unknown uncertain based above information"
+)
+_STOP = frozenset(_STOPWORDS.split())
+
+
+class Anchor(BaseModel):
+    id: str
+    #: every pass that found it: "vector:rule" | "vector:constraint" | "vector:entity" |
+    #: "exact" | "bm25"
+    sources: list[str]
+    #: the best of its scores (cosine; 1.0 for exact; BM25 scaled to at most 0.9)
+    score: float
+
+
+class RetrievedSubgraph(BaseModel):
+    query: str
+    query_entities: list[str] = Field(default_factory=list)
+    anchors: list[Anchor] = Field(default_factory=list)
+    #: node ids of the hull, best first (anchor score decayed by hop distance)
+    hull: list[str] = Field(default_factory=list)
+    #: node ids kept by the LLM pruner (None: no pruning ran)
+    pruned: list[str] | None = None
+    nodes: list[Node] = Field(default_factory=list)
+    #: edges among the kept nodes, plus relation facts touching kept entities
+    edges: list[Edge] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+
+    def of_kind(self, *kinds: str) -> list[Node]:
+        return [n for n in self.nodes if n.kind in kinds]
+
+    def raw_texts(self) -> list[str]:
+        """Unique raw texts in rank order (nodes first, then facts): what Recall@k reads."""
+        seen: dict[str, str] = {}
+        for t in [n.raw_text for n in self.nodes] + [e.raw_text for e in self.edges]:
+            if t and normalize_text(t) not in seen:
+                seen[normalize_text(t)] = t
+        return list(seen.values())
+
+
+def recall_at_k(retrieved: Sequence[str], gold: Sequence[str], k: int) -> float:
+    """Share of gold supporting texts found among the top-k retrieved texts (paper eq. 3,
+    for one query); a gold text counts when it contains, or is contained in, a retrieved one
+    after whitespace/case normalisation."""
+    if not gold:
+        return 1.0
+    top = [f" {_words(t)} " for t in retrieved[:k]]
+    found = 0
+    for g in gold:
+        ng = f" {_words(g)} "
+        if ng.strip() and any(ng in t or (t.strip() and t in ng) for t in top):
+            found += 1
+    return found / len(gold)
+
+
+def _words(text: str) -> str:
+    return " ".join(w.lower() for w in _WORD.findall(text))
+
+
+def content_words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text) if w.lower() not in _STOP and len(w) > 1]
+
+
+def fallback_entities(index: LKGIndex, query: str, max_n: int = 4) -> list[str]:
+    """Names of graph entities/concepts whose normalised form is an n-gram of the query
+    (longest first; a shorter n-gram inside an accepted one is skipped)."""
+    words = normalize_name(query).split()
+    found: list[str] = []
+    grams: list[str] = []
+    for n in range(max_n, 0, -1):
+        for i in range(len(words) - n + 1):
+            gram = " ".join(words[i : i + n])
+            ids = index.exact(gram)
+            if gram in _STOP or not ids or any(f" {gram} " in f" {g} " for g in grams):
+                continue
+            grams.append(gram)
+            found.append(index.nodes[ids[0]].name)
+    return found
+
+
+def _parse_str_list(text: str) -> list[str]:
+    data = extract_json(text)
+    if isinstance(data, dict) and len(data) == 1:
+        data = next(iter(data.values()))
+    if not isinstance(data, list) or not all(isinstance(x, (str, int)) for x in data):
+        raise ParseError("expected a JSON list of strings")
+    return [str(x) for x in data]
+
+
+class HybridRetriever:
+    def __init__(
+        self,
+        index: LKGIndex,
+        *,
+        tau: float = 0.5,
+        hops: int = 2,
+        top_k: int = 10,
+        llm: ChatLLM | None = None,
+        prune: bool = True,
+        max_tokens: int | None = 512,
+    ):
+        self.index, self.tau, self.hops, self.top_k = index, tau, hops, top_k
+        self.llm, self.prune, self.max_tokens = llm, prune, max_tokens
+
+    async def query_entities(self, query: str, notes: list[str]) -> list[str]:
+        if self.llm is None:
+            return fallback_entities(self.index, query)
+        try:
+            ents, _ = await ask_parsed(
+                self.llm,
+                [{"role": "user", "content": load_prompt("query_entities", query=query)}],
+                _parse_str_list,
+                stage="query_entities",
+                reminder="Return ONLY a JSON list of entity names.",
+                max_tokens=self.max_tokens,
+            )
+        except LLMError as e:
+            notes.append(f"query_entities: {e}; used the deterministic fallback")
+            return fallback_entities(self.index, query)
+        return [e.strip() for e in ents if e.strip()]
+
+    def anchors(self, query: str, entities: list[str]) -> list[Anchor]:
+        idx = self.index
+        best: dict[str, Anchor] = {}
+
+        def add(nid: str, source: str, score: float) -> None:
+            a = best.setdefault(nid, Anchor(id=nid, sources=[], score=score))
+            a.sources.append(source)
+            a.score = max(a.score, score)
+
+        if idx.embedder is not None and idx.groups:
+            text = query if not entities else f"{query} {' '.join(entities)}"
+            qv = idx.embedder.embed([text])[0]
+            for group, nid, s in idx.vector_search(qv, self.top_k, self.tau):
+                add(nid, f"vector:{group}", s)
+        for name in entities:
+            for nid in idx.exact(name):
+                add(nid, "exact", 1.0)
+        hits = idx.store.bm25(content_words(" ".join([query, *entities])), self.top_k)
+        top = max((s for _, s in hits), default=0.0)
+        for nid, s in hits:
+            if nid in idx.nodes and top > 0:
+                add(nid, "bm25", 0.9 * s / top)
+        return sorted(best.values(), key=lambda a: (-a.score, a.id))
+
+    def expand(self, anchors: list[Anchor]) -> list[str]:
+        """Anchors ∪ hull logic nodes, ranked by anchor score halved per hop."""
+        score = {a.id: a.score for a in anchors}
+        for nid, (d, src) in self.index.hull([a.id for a in anchors], self.hops).items():
+            s = score.get(src, 0.0) * 0.5**d
+            if s > score.get(nid, -1.0):
+                score[nid] = s
+        return sorted(score, key=lambda n: (-score[n], n))
+
+    async def prune_nodes(self, query: str, ids: list[str], notes: list[str]) -> list[str] | None:
+        if self.llm is None or not self.prune or not ids:
+            return None
+        alias = {f"n{i + 1}": nid for i, nid in enumerate(ids)}
+        cands = [
+            {
+                "ID": a,
+                "Type": self.index.nodes[n].kind.capitalize(),
+                "Content": self.index.nodes[n].content(),
+            }
+            for a, n in alias.items()
+        ]
+        prompt = load_prompt("prune", query=query, candidates=json.dumps(cands, ensure_ascii=False))
+        try:
+            kept, _ = await ask_parsed(
+                self.llm,
+                [{"role": "user", "content": prompt}],
+                _parse_str_list,
+                stage="prune",
+                reminder='Return ONLY a JSON list of node IDs such as ["n1", "n3"].',
+                max_tokens=self.max_tokens,
+            )
+        except LLMError as e:
+            notes.append(f"prune: {e}; kept the unpruned hull")
+            return None
+        unknown = [k for k in kept if k not in alias and k not in ids]
+        if unknown:
+            notes.append(f"prune: ignored unknown IDs {unknown[:5]}")
+        out = [alias.get(k, k) for k in kept if k in alias or k in ids]
+        return list(dict.fromkeys(out))
+
+    async def retrieve(self, query: str) -> RetrievedSubgraph:
+        t0 = time.perf_counter()
+        idx = self.index.refresh()
+        notes: list[str] = []
+        t1 = time.perf_counter()
+        entities = await self.query_entities(query, notes)
+        t2 = time.perf_counter()
+        anchors = self.anchors(query, entities)
+        hull = self.expand(anchors)
+        t3 = time.perf_counter()
+        pruned = await self.prune_nodes(query, hull, notes)
+        t4 = time.perf_counter()
+        keep = pruned if pruned is not None else hull
+        keep_set = set(keep)
+        edges: dict[tuple[str, str, str], Edge] = {}
+        for nid in keep:
+            if idx.nodes[nid].kind in LOGIC_KINDS:
+                continue
+            for e in idx.incident.get(nid, ()):
+                fact = (
+                    idx.nodes[e.src].kind not in LOGIC_KINDS
+                    and idx.nodes[e.dst].kind not in LOGIC_KINDS
+                )
+                if fact or (e.src in keep_set and e.dst in keep_set):
+                    edges[e.key] = e
+        for nid in keep:
+            if idx.nodes[nid].kind in LOGIC_KINDS:
+                for e in idx.incident.get(nid, ()):
+                    if e.src in keep_set and e.dst in keep_set:
+                        edges[e.key] = e
+        return RetrievedSubgraph(
+            query=query,
+            query_entities=entities,
+            anchors=anchors,
+            hull=hull,
+            pruned=pruned,
+            nodes=[idx.nodes[n] for n in keep],
+            edges=list(edges.values()),
+            notes=notes,
+            timings_ms={
+                "index": (t1 - t0) * 1e3,
+                "query_entities": (t2 - t1) * 1e3,
+                "anchors_hull": (t3 - t2) * 1e3,
+                "prune": (t4 - t3) * 1e3,
+            },
+        )

@@ -1,0 +1,164 @@
+"""The logic router (paper section 3.3, prompt A.4): pick Z3, Prover9 or the Horn engine.
+
+A deterministic structural router reads the retrieved subgraph (typed constraints, rule
+count, numbers) and the question's answer form; it decides alone when no LLM is configured
+and checks the LLM's choice otherwise. Disagreement is recorded, not hidden. One choice is
+overridden: only the Z3 route can pick among free-text options, so an LLM choosing another
+engine for a statement-option question is switched to Z3 (and the override recorded).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from kgreason.lkg.prompts import load_prompt
+from kgreason.lkg.retrieval import RetrievedSubgraph
+from kgreason.llm.base import ChatLLM, LLMError
+from kgreason.llm.parse import ParseError, ask_parsed
+
+Route = Literal["z3", "prover9", "horn"]
+ROUTES: tuple[str, ...] = ("z3", "prover9", "horn")
+OptionsKind = Literal["none", "tf", "tfu", "statements"]
+
+_NUMBER = re.compile(r"(?<![A-Za-z_])\d+(?:\.\d+)?")
+_OPTION_PREFIX = re.compile(r"^\s*\(?([A-Za-z])\s*[\).:]\s*")
+_FO_HINTS = re.compile(
+    r"\b(either|or|neither|nor|not all|some|no one|none|exists|unless|if and only if)\b|[∃∨⊕↔¬]",
+    re.I,
+)
+_LLM_WORDS = {"Z3": "z3", "PROVER9": "prover9", "PYKE": "horn", "HORN": "horn"}
+
+
+def split_option(opt: str) -> tuple[str, str]:
+    """'A) True' -> ('A', 'True'); an option with no letter gets none ('', text)."""
+    m = _OPTION_PREFIX.match(opt)
+    return (m.group(1).upper(), opt[m.end() :].strip()) if m else ("", opt.strip())
+
+
+def options_kind(options: Sequence[str] | None) -> OptionsKind:
+    if not options:
+        return "none"
+    texts = {split_option(o)[1].strip(" .").lower() for o in options}
+    if texts <= {"true", "false"}:
+        return "tf"
+    if texts <= {"true", "false", "unknown", "uncertain"}:
+        return "tfu"
+    return "statements"
+
+
+class RouteFeatures(BaseModel):
+    constraint_types: dict[str, int] = Field(default_factory=dict)
+    rule_count: int = 0
+    entity_count: int = 0
+    numbers_present: bool = False
+    options_kind: OptionsKind = "none"
+    three_valued: bool = False
+    first_order_hints: bool = False
+
+
+def features(sub: RetrievedSubgraph, question: str, options: Sequence[str] | None) -> RouteFeatures:
+    logic = sub.of_kind("rule", "constraint")
+    texts = [f"{n.raw_text} {n.expression}" for n in logic]
+    kind = options_kind(options)
+    q = question.lower()
+    return RouteFeatures(
+        constraint_types=dict(Counter(n.type for n in sub.of_kind("constraint"))),
+        rule_count=len(sub.of_kind("rule")),
+        entity_count=len(sub.of_kind("entity", "concept")),
+        numbers_present=any(_NUMBER.search(t) for t in texts),
+        options_kind=kind,
+        three_valued=kind == "tfu" or "unknown" in q or "uncertain" in q,
+        first_order_hints=any(_FO_HINTS.search(t) for t in texts),
+    )
+
+
+def structural_route(f: RouteFeatures) -> tuple[Route, str]:
+    """The decision rules, in order; the reason names the rule that fired."""
+    if f.options_kind == "statements":
+        return "z3", "multiple-choice question with statement options"
+    typed = {t: c for t, c in f.constraint_types.items() if t != "Generic" and c}
+    if typed:
+        return "z3", f"typed constraints {sorted(typed)}"
+    if f.numbers_present:
+        return "z3", "numbers in the retrieved rules/constraints"
+    if f.three_valued:
+        return "prover9", "three-valued (true/false/unknown) question"
+    if f.first_order_hints:
+        return "prover9", "disjunction, negation or quantifiers in the rules"
+    if f.rule_count:
+        return "horn", "if-then rules and a closed true/false question"
+    return "prover9", "default: first-order entailment"
+
+
+class RouteDecision(BaseModel):
+    route: Route
+    #: "structural" (no LLM), "llm", "llm_fallback" (unusable reply), "override"
+    source: str
+    structural: Route
+    structural_reason: str
+    llm_choice: Route | None = None
+    disagreement: bool = False
+    note: str = ""
+    features: RouteFeatures
+
+
+def parse_route(text: str) -> Route:
+    found = {_LLM_WORDS[w] for w in re.findall(r"\b(Z3|PROVER9|PYKE|HORN)\b", text.upper())}
+    if len(found) != 1:
+        raise ParseError("expected exactly one of Z3, PROVER9, PYKE")
+    return found.pop()  # type: ignore[return-value]
+
+
+async def route(
+    llm: ChatLLM | None,
+    sub: RetrievedSubgraph,
+    question: str,
+    options: Sequence[str] | None = None,
+    *,
+    max_tokens: int | None = 16,
+) -> RouteDecision:
+    f = features(sub, question, options)
+    s_route, reason = structural_route(f)
+    base = {"structural": s_route, "structural_reason": reason, "features": f}
+    if llm is None:
+        return RouteDecision(route=s_route, source="structural", **base)
+    rules = sub.of_kind("rule")
+    example = (rules[0].description or rules[0].raw_text) if rules else "None"
+    prompt = load_prompt(
+        "route",
+        query=question,
+        options=json.dumps(list(options or []), ensure_ascii=False),
+        constraint_types=json.dumps(sorted(f.constraint_types)),
+        rule_count=str(f.rule_count),
+        rule_example=example,
+        entity_count=str(f.entity_count),
+        numbers="yes" if f.numbers_present else "no",
+    )
+    try:
+        choice, _ = await ask_parsed(
+            llm,
+            [{"role": "user", "content": prompt}],
+            parse_route,
+            stage="route",
+            reminder="Return ONLY one word: Z3 OR PROVER9 OR PYKE.",
+            max_tokens=max_tokens,
+        )
+    except LLMError as e:
+        return RouteDecision(
+            route=s_route, source="llm_fallback", note=f"route: {e}; used the structural router",
+            **base,
+        )  # fmt: skip
+    dis = choice != s_route
+    if f.options_kind == "statements" and choice != "z3":
+        return RouteDecision(
+            route="z3", source="override", llm_choice=choice, disagreement=dis,
+            note=f"LLM chose {choice}, but only the Z3 route answers statement options",
+            **base,
+        )  # fmt: skip
+    return RouteDecision(route=choice, source="llm", llm_choice=choice, disagreement=dis, **base)
