@@ -23,10 +23,11 @@ FREEBASE_DOTTED = re.compile(r"[a-z][a-z0-9_]{0,63}(?:\.[a-z0-9_]{1,64}){1,7}")
 WIKIDATA_ENTITY = re.compile(r"[QPL][1-9][0-9]{0,11}")
 WIKIDATA_PROPERTY = re.compile(r"P[1-9][0-9]{0,11}")
 #: Absolute IRIs, ASCII only; every character below is legal inside SPARQL `<...>`
-#: (no space, `<>"{}|^\\` or backtick); `%` only as a complete percent escape.
+#: (no space, `<>"{}|^\\` or backtick) and legal in an RFC 3987 path/query (no `[]`, which
+#: strict parsers such as Oxigraph reject outside an IPv6 host); `%` only as `%XX`.
 _IRI = re.compile(
     r"[A-Za-z][A-Za-z0-9+.\-]*:"
-    r"(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2}){1,2000}"
+    r"(?:[A-Za-z0-9\-._~:/?#@!$&'()*+,;=]|%[0-9A-Fa-f]{2}){1,2000}"
 )
 
 
