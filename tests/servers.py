@@ -161,9 +161,10 @@ def start_virtuoso(
     server.timings["start_s"] = time.monotonic() - t0
     t1 = time.monotonic()
     names = " ".join(f.name for f in nt_files)
-    sql = "".join(
-        f"ld_dir('{workdir}/data', '{f.name}', '{graph}'); " for f in nt_files
-    ) + "rdf_loader_run(); checkpoint; SELECT ll_file, ll_error FROM DB.DBA.load_list;"
+    sql = (
+        "".join(f"ld_dir('{workdir}/data', '{f.name}', '{graph}'); " for f in nt_files)
+        + "rdf_loader_run(); checkpoint; SELECT ll_file, ll_error FROM DB.DBA.load_list;"
+    )
     res = subprocess.run(
         [isql, f"127.0.0.1:{sql_port}", "dba", "dba", f"exec={sql}"],
         capture_output=True,

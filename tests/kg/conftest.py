@@ -11,8 +11,6 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-
-from kgreason.kg.memory import MemoryKG
 from tests.servers import (
     FREEBASE_NT,
     WIKIDATA_NT,
@@ -22,6 +20,8 @@ from tests.servers import (
     start_oxigraph,
     start_virtuoso,
 )
+
+from kgreason.kg.memory import MemoryKG
 
 FB_NS = "http://rdf.freebase.com/ns/"
 WD_ENTITY = "http://www.wikidata.org/entity/"

@@ -6,6 +6,7 @@ import random
 
 import httpx
 import pytest
+from tests.servers import free_port, stub_endpoint
 
 from kgreason.kg.sparql import (
     RetryPolicy,
@@ -17,7 +18,6 @@ from kgreason.kg.sparql import (
     SparqlUnavailableError,
 )
 from kgreason.kg.sparql.queries import select_all
-from tests.servers import free_port, stub_endpoint
 
 
 class FakeSleep:
@@ -28,7 +28,9 @@ class FakeSleep:
         self.calls.append(s)
 
 
-def make_client(url: str, *, retries: int = 2, timeout_s: float = 5.0) -> tuple[SparqlClient, FakeSleep]:
+def make_client(
+    url: str, *, retries: int = 2, timeout_s: float = 5.0
+) -> tuple[SparqlClient, FakeSleep]:
     sleep = FakeSleep()
     policy = RetryPolicy(max_retries=retries, base_s=0.5, max_s=3.0, rng=random.Random(7))
     return SparqlClient(url, timeout_s=timeout_s, retry=policy, sleep=sleep), sleep
@@ -126,7 +128,9 @@ def _paged_handler(total: int, cap: int | None, requests: list[str]):
     return handler
 
 
-@pytest.mark.parametrize("total, page, cap", [(25, 10, None), (25, 5, None), (25, 100, 7), (14, 100, 7), (0, 3, None)])
+@pytest.mark.parametrize(
+    "total, page, cap", [(25, 10, None), (25, 5, None), (25, 100, 7), (14, 100, 7), (0, 3, None)]
+)
 async def test_paging_returns_every_row(total, page, cap):
     requests: list[str] = []
     http = httpx.AsyncClient(transport=httpx.MockTransport(_paged_handler(total, cap, requests)))
@@ -136,7 +140,11 @@ async def test_paging_returns_every_row(total, page, cap):
     assert all("ORDER BY ?x" in q for q in requests)
     rows, complete = await select_all(client, "SELECT ?x WHERE {}", "?x", page, max_rows=3)
     if total >= 3:
-        assert not complete and len(rows) >= 3 and len(requests) < 2 * (total // min(page, cap or page) + 1)
+        assert (
+            not complete
+            and len(rows) >= 3
+            and len(requests) < 2 * (total // min(page, cap or page) + 1)
+        )
     else:
         assert complete and rows == []
     await http.aclose()

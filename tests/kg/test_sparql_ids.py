@@ -36,7 +36,10 @@ HOSTILE_SUFFIXES = [
         (ids.freebase_relation, ["location.location.containedby", "type.object.name"]),
         (ids.wikidata_entity, ["Q183", "P17", "L7"]),
         (ids.wikidata_property, ["P47"]),
-        (ids.iri, ["http://example.org/a#b", "urn:isbn:0451450523", "http://x.org/a%20b?q=1&r=(2)"]),
+        (
+            ids.iri,
+            ["http://example.org/a#b", "urn:isbn:0451450523", "http://x.org/a%20b?q=1&r=(2)"],
+        ),
     ],
 )
 def test_valid_ids_pass_and_any_hostile_suffix_fails(check, good):
@@ -59,11 +62,25 @@ def test_legal_iri_punctuation_stays_inside_the_term():
 @pytest.mark.parametrize(
     "check, bad",
     [
-        (ids.freebase_entity, ["ｍ.0k3f7", "m.0k3f７", "M.0K3F7", "m.", "m.0k3f7.", "", "m.0k3f7/../a"]),
+        (
+            ids.freebase_entity,
+            ["ｍ.0k3f7", "m.0k3f７", "M.0K3F7", "m.", "m.0k3f7.", "", "m.0k3f7/../a"],
+        ),
         (ids.freebase_relation, ["location", "Location.location.x", ".a.b", "a..b", "a.b."]),
         (ids.wikidata_entity, ["Q", "Q0", "q183", "Q٤٢", "Q183 ", "Q1" + "0" * 20, "X5"]),
         (ids.wikidata_property, ["Q183", "P", "P1.5"]),
-        (ids.iri, ["http://x/ä", "http://x/a%zz", "no-scheme", "http://x/a`b", "http://x/a|b", "http://x/^", "http://x/[1]"]),
+        (
+            ids.iri,
+            [
+                "http://x/ä",
+                "http://x/a%zz",
+                "no-scheme",
+                "http://x/a`b",
+                "http://x/a|b",
+                "http://x/^",
+                "http://x/[1]",
+            ],
+        ),
     ],
 )
 def test_malformed_ids_fail(check, bad):
@@ -93,7 +110,7 @@ def test_dialect_terms_validate():
 
 TRICKY_TEXTS = [
     'Nijmegen" } ; DROP ALL ; #',
-    "a\\\"b",
+    'a\\"b',
     "line\nbreak\r\ttab",
     "back\\slash\\",
     "it's",
@@ -110,8 +127,11 @@ def test_escaped_literal_parses_back_to_one_literal(text):
     rows = list(store.query(f"SELECT ?x WHERE {{ BIND({ids.escape_literal(text)} AS ?x) }}"))
     assert len(rows) == 1
     expected = "".join(
-        " " if (ord(c) < 0x20 and c not in "\n\r\t\b\f") or 0x7F <= ord(c) <= 0x9F
-        or c in "\u2028\u2029" else c
+        " "
+        if (ord(c) < 0x20 and c not in "\n\r\t\b\f")
+        or 0x7F <= ord(c) <= 0x9F
+        or c in "\u2028\u2029"
+        else c
         for c in text
     )
     assert rows[0]["x"].value == expected
