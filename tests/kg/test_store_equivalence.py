@@ -138,7 +138,7 @@ async def test_contains(pair):
 
 
 async def test_noise_prefixes_configurable(pair):
-    mem, store, keys = pair
+    _mem, store, keys = pair
     raw_store = StoreKG(store.path, noise_prefixes=())
     triples, names = load_all([Source(store.manifest.sources[0]["path"])])
     raw_mem = MemoryKG(triples, names, noise_prefixes=())

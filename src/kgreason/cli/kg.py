@@ -52,7 +52,8 @@ def build(
     console().print(
         f"built {out}: {c['triples']:,} triples ({c['input_triples'] - c['triples']:,} "
         f"duplicates dropped), {c['entities']:,} entities, {c['relations']:,} relations "
-        f"in {seconds} s"
+        f"in {seconds} s",
+        soft_wrap=True,
     )
 
 
