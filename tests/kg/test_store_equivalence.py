@@ -43,7 +43,13 @@ def _nt_graph(path: Path) -> Path:
         if i % 7 == 0:
             out.append(f'<{fb}{m}> <{fb}type.object.name> "Autre {i}"@fr .')
     for _ in range(300):
-        r = rng.choice(["location.location.adjoin_s", "common.topic.notable_types", "people.person.place_of_birth"])
+        r = rng.choice(
+            [
+                "location.location.adjoin_s",
+                "common.topic.notable_types",
+                "people.person.place_of_birth",
+            ]
+        )
         out.append(f"<{fb}{rng.choice(mids)}> <{fb}{r}> <{fb}{rng.choice(mids)}> .")
     out.append(f'<{fb}m.0001> <{fb}location.location.area> "123.5" .')
     out.append(f"<{fb}m.0002> <http://www.w3.org/2002/07/owl#sameAs> <http://example.org/x> .")
