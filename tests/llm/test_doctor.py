@@ -95,3 +95,13 @@ def test_optional_sections_report_not_installed():
     assert obj is None and "kgreason.llm.no_such_name" in rep["detail"]
     obj, rep = _optional("kgreason.llm", "build_llm")
     assert callable(obj) and rep is None
+
+
+def test_slow_endpoint_times_out_with_short_probe_timeout(clean_env, openai_server):
+    openai_server.plan = [("sleep", 3.0)]
+    r = invoke(
+        "doctor", "-s", "llm", "--timeout", "0.3", env={"OPENAI_BASE_URL": openai_server.base_url}
+    )
+    assert r.exit_code == 1
+    assert "timed out after 0.3s" in r.stderr and openai_server.base_url in r.stderr
+    assert len(openai_server.requests) == 1  # no retries in the probe
