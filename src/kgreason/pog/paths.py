@@ -19,7 +19,8 @@ Rules not in the paper:
 - no immediate backtracking: a hop that reverses the previous hop (same relation, opposite
   direction) does not return to the previous hop's source entities ("films that share a
   director with X" exclude X); a hop left empty is not taken;
-- a segment never passes through its own start again, nor through its target before its end;
+- a segment never passes through its own start again, nor through its target before its end,
+  nor through the other entities of the list (the order of the list is the order on the path);
 - paths come out shortest first, then by relation sequence (deterministic);
 - at most `max_paths` complete paths (and partial paths per level) are kept; when that bound
   stops the search, `PathSearch.bound_hit` is True and `bound_reason` names it.
@@ -150,9 +151,15 @@ def _free_paths(
 
 
 def _segment_paths(
-    graph: ClusteredGraph, s: str, t: str, max_len: int, budget: _Budget
+    graph: ClusteredGraph,
+    s: str,
+    t: str,
+    max_len: int,
+    budget: _Budget,
+    avoid: frozenset[str] = frozenset(),
 ) -> list[tuple[Hop, ...]]:
-    """Connecting paths s -> t of length 1..max_len, restricted to s..t chains."""
+    """Connecting paths s -> t of length 1..max_len, restricted to s..t chains, never
+    passing through `avoid` (the other entities of the list)."""
     dist_t = bfs_distances(graph, t, max_len)
     if s not in dist_t:
         return []
@@ -164,7 +171,11 @@ def _segment_paths(
         for keys, sets in frontier:
             budget.expansions += 1
             for key, reached in sorted(graph.expand_all(sets[-1]).items()):
-                reached = {v for v in reached if dist_t.get(v, left + 1) <= left and v != s}
+                reached = {
+                    v
+                    for v in reached
+                    if dist_t.get(v, left + 1) <= left and v != s and v not in avoid
+                }
                 reached.difference_update(_excluded(keys, sets, key))
                 if not reached:
                     continue
@@ -213,7 +224,8 @@ def find_entity_paths(
         seg_max = max_len - (len(ents) - 2)
         chains = [()]
         for i in range(len(ents) - 1):
-            segs = _segment_paths(graph, ents[i], ents[i + 1], seg_max, budget)
+            avoid = frozenset(ents) - {ents[i], ents[i + 1]}
+            segs = _segment_paths(graph, ents[i], ents[i + 1], seg_max, budget, avoid)
             left = len(ents) - 2 - i  # segments still to add, each at least 1 hop
             combined = []
             for prefix in chains:

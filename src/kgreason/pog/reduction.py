@@ -1,9 +1,12 @@
 """Graph reduction (PoG section 4.1): keep only what lies on paths connecting topic entities.
 
 Bidirectional BFS: one breadth-first search from each topic entity gives its (undirected)
-distance to every node; a node v lies on a connecting path of length <= L between topics
-a != b exactly when dist(a, v) + dist(v, b) <= L. The reduced graph is the subgraph induced by
-those nodes (the paper "regenerates induced subgraphs" from the connecting paths).
+distance to every node; a node v lies on a connecting WALK of length <= L between topics
+a != b exactly when dist(a, v) + dist(v, b) <= L. Walks may go out and back along a dead end,
+which no simple path does, so non-topic nodes left with fewer than two neighbours are then
+removed repeatedly. The reduced graph is the subgraph induced by the remaining nodes (the
+paper "regenerates induced subgraphs" from the connecting paths). This is a superset of the
+nodes on simple connecting paths (exact membership would need path enumeration).
 
 L defaults to |Topic| * D_max, the longest entity path PoG ever searches (the supplement
 condition of section 4.2).
@@ -56,6 +59,23 @@ def bfs_distances(graph: ClusteredGraph, source: str, max_depth: int) -> dict[st
     return dist
 
 
+def _prune_dead_ends(graph: ClusteredGraph, keep: set[str], topics: set[str]) -> set[str]:
+    keep = set(keep)
+    deg = {v: len(graph.neighbors_undirected(v) & keep) for v in keep}
+    stack = [v for v, d in deg.items() if d < 2 and v not in topics]
+    while stack:
+        v = stack.pop()
+        if v not in keep:
+            continue
+        keep.discard(v)
+        for u in graph.neighbors_undirected(v):
+            if u in keep:
+                deg[u] -= 1
+                if deg[u] < 2 and u not in topics:
+                    stack.append(u)
+    return keep
+
+
 def reduce_graph(graph: ClusteredGraph, topics: Sequence[str], *, max_len: int) -> Reduction:
     present = [t for t in dict.fromkeys(topics) if t in graph]
     n_ent, n_tri = len(graph.entities()), graph.triple_count()
@@ -90,7 +110,7 @@ def reduce_graph(graph: ClusteredGraph, topics: Sequence[str], *, max_len: int) 
             reduced=False,
             note=f"topic entities not connected within {max_len} hops: subgraph kept whole",
         )
-    reduced = graph.restrict(keep)
+    reduced = graph.restrict(_prune_dead_ends(graph, keep, set(present)))
     return Reduction(
         reduced,
         n_ent,
