@@ -21,20 +21,23 @@ def values(var: str, terms: Sequence[str]) -> str:
 
 
 def neighbors_query(d: Dialect, seeds: Sequence[str], noise: Sequence[str], *, named: bool) -> str:
-    """D.1 (and D.3 when `named`) for many seeds at once; `?s` says which seed a row is for."""
-    name = ""
-    select = "?s ?r ?e ?dir"
-    if named:
-        pred = f"<{d.name_predicates[0]}>"
-        name = (
-            f"OPTIONAL {{ ?e {pred} ?name . {d.name_filter('?name')} }} "
-            f"BIND(COALESCE(?name, {ids.escape_literal(UNNAMED)}) AS ?ename) "
-        )
-        select += " ?ename"
-    return (
-        f"SELECT DISTINCT {select} WHERE {{ {values('?s', [d.entity_term(i) for i in seeds])} "
+    """D.1 (and D.3 when `named`) for many seeds at once; `?s` says which seed a row is for.
+
+    For D.3 the name lookup wraps D.1 as a subquery: Virtuoso 7.2 scrambles bindings when
+    the OPTIONAL sits beside a multi-row VALUES and the UNION in one group.
+    """
+    d1 = (
+        f"SELECT DISTINCT ?s ?r ?e ?dir WHERE {{ {values('?s', [d.entity_term(i) for i in seeds])} "
         '{ ?s ?r ?e . BIND("tail" AS ?dir) } UNION { ?e ?r ?s . BIND("head" AS ?dir) } '
-        f"{d.edge_filter('?r', '?e')} {d.noise_filter('?r', noise)} {name}}}"
+        f"{d.edge_filter('?r', '?e')} {d.noise_filter('?r', noise)} }}"
+    )
+    if not named:
+        return d1
+    pred = f"<{d.name_predicates[0]}>"
+    return (
+        f"SELECT DISTINCT ?s ?r ?e ?dir ?ename WHERE {{ {{ {d1} }} "
+        f"OPTIONAL {{ ?e {pred} ?name . {d.name_filter('?name')} }} "
+        f"BIND(COALESCE(?name, {ids.escape_literal(UNNAMED)}) AS ?ename) }}"
     )
 
 
