@@ -1,0 +1,168 @@
+"""Program generation and the self-refining loop (paper section 3.4, prompt A.2 adapted).
+
+The paper has the model write Python that calls Z3; kgreason asks for declarative programs
+instead (SMT-LIB 2, first-order logic, Horn rules) that the engines parse themselves, run
+in a sandboxed subprocess. A failed run (syntax error, solver error, resource limit, no
+unique answer) goes back to the model with the failing program and the engine's message,
+up to `max_repairs` times; every attempt is recorded. Repairs pass `sample=<attempt>` so
+a response cache never replays an earlier draw.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import asdict
+
+from pydantic import BaseModel, Field
+
+from kgreason.lkg.execute import ProgramExecutor
+from kgreason.lkg.prompts import load_prompt
+from kgreason.lkg.retrieval import RetrievedSubgraph
+from kgreason.lkg.solvers.base import SolverResult
+from kgreason.llm.base import ChatLLM, Message
+
+_FENCE = re.compile(r"```[ \t]*([\w+-]*)[ \t]*\n(.*?)```", re.S)
+_SOLVER_NAMES = {"z3": "Z3 (SMT-LIB 2)", "prover9": "Prover9", "horn": "Horn-rule (clingo)"}
+
+
+class Attempt(BaseModel):
+    """One program the model wrote and what the solver made of it."""
+
+    index: int
+    stage: str  # "codegen" or "repair"
+    route: str
+    program: str
+    status: str
+    error_kind: str | None = None
+    error: str | None = None
+    answer: str | None = None
+    time_s: float = 0.0
+
+
+class CodegenOutcome(BaseModel):
+    attempts: list[Attempt] = Field(default_factory=list)
+    #: the last solver result, as a plain dict (proof, model, values, details...)
+    solver: dict | None = None
+    answer: str | None = None
+    program: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.answer is not None
+
+
+def extract_program(reply: str) -> str:
+    """The program in a reply: the first fenced block, else the whole reply if it looks
+    like a program (starts with '(', ';' or a section header); '' if there is none."""
+    m = _FENCE.search(reply)
+    if m:
+        return m.group(2).strip()
+    text = reply.strip()
+    if text.startswith(("(", ";", "Predicates:", "Premises:", "formulas(", "Facts:")):
+        return text
+    return ""
+
+
+def logfile(sub: RetrievedSubgraph) -> str:
+    """The retrieved subgraph as the LOGFILE of prompt A.2: rules, constraints, facts and
+    entities, one line each."""
+    names = {n.id: n.name for n in sub.nodes}
+    lines: list[str] = []
+    for n in sub.of_kind("rule"):
+        lines.append(f"[Rule] {n.raw_text or n.description} | expression: {n.expression}")
+    for n in sub.of_kind("constraint"):
+        lines.append(
+            f"[Constraint:{n.type}] {n.raw_text or n.description} | expression: {n.expression}"
+        )
+    for e in sub.edges:
+        if e.src in names and e.dst in names and e.rel not in ("MENTIONS", "APPLIES_TO"):
+            fact = f"{names[e.src]} {e.rel} {names[e.dst]}"
+            lines.append(f"[Fact] {fact}" + (f" | {e.raw_text}" if e.raw_text else ""))
+    ents = [f"{n.name} ({n.type})" for n in sub.of_kind("entity", "concept")]
+    if ents:
+        lines.append("[Entities] " + "; ".join(ents))
+    return "\n".join(lines) or "(nothing retrieved)"
+
+
+def _attempt(i: int, stage: str, route: str, program: str, res: SolverResult) -> Attempt:
+    return Attempt(
+        index=i, stage=stage, route=route, program=program, status=res.status,
+        error_kind=res.error_kind, error=res.error, answer=res.answer, time_s=res.time_s,
+    )  # fmt: skip
+
+
+class ProgramGenerator:
+    def __init__(
+        self,
+        llm: ChatLLM,
+        executor: ProgramExecutor,
+        *,
+        max_repairs: int = 3,
+        temperature: float = 0.0,
+        max_tokens: int | None = 2048,
+    ):
+        self.llm, self.executor, self.max_repairs = llm, executor, max_repairs
+        self.temperature, self.max_tokens = temperature, max_tokens
+
+    async def _ask(self, messages: list[Message], stage: str, sample: int) -> str:
+        c = await self.llm.complete(
+            messages, stage=stage, temperature=self.temperature,
+            max_tokens=self.max_tokens, sample=sample,
+        )  # fmt: skip
+        return c.text
+
+    async def generate(
+        self,
+        route: str,
+        question: str,
+        options: Sequence[str] | None,
+        sub: RetrievedSubgraph,
+        context: str = "",
+    ) -> CodegenOutcome:
+        prompt = load_prompt(
+            f"codegen_{route}",
+            question=question,
+            options=json.dumps(list(options or []), ensure_ascii=False),
+            logfile=logfile(sub),
+            context=context or "(not given: use the logfile)",
+        )
+        messages: list[Message] = [{"role": "user", "content": prompt}]
+        out = CodegenOutcome()
+        reply = await self._ask(messages, "codegen", 0)
+        for i in range(self.max_repairs + 1):
+            stage = "codegen" if i == 0 else "repair"
+            program = extract_program(reply)
+            if not program:
+                res = SolverResult(
+                    route, "parse_error", error_kind="parse_error",
+                    error="the reply contains no program (expected one fenced code block)",
+                )  # fmt: skip
+            else:
+                res = await asyncio.to_thread(self.executor.run, route, program, question, options)
+            out.attempts.append(_attempt(i, stage, route, program, res))
+            out.solver = asdict(res)
+            if res.ok and res.answer is not None:
+                out.answer, out.program = res.answer, program
+                return out
+            if i == self.max_repairs:
+                break
+            if res.ok:  # ran, but gave no answer the question can use
+                res.error = res.error or f"the solver answered {res.verdict!r}, not a usable answer"
+            fix = load_prompt(
+                "repair",
+                solver=_SOLVER_NAMES.get(route, route),
+                kind=str(res.error_kind or res.status),
+                error=str(res.error),
+                program=program or reply.strip()[:2000],
+            )
+            messages = [
+                *messages,
+                {"role": "assistant", "content": reply},
+                {"role": "user", "content": fix},
+            ]
+            reply = await self._ask(messages, "repair", i + 1)
+        out.program = out.attempts[-1].program if out.attempts else None
+        return out

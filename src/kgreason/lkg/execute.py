@@ -1,0 +1,214 @@
+"""Run an LLM-written declarative program on the route's solver and read off the answer.
+
+Program conventions (what the codegen prompts ask for):
+- z3: SMT-LIB 2 declarations and assertions, then either `(define-fun goal () Bool ...)`
+  for a true/false/unknown question or one `(define-fun option_X () Bool ...)` per option
+  letter plus a `; mode: could_be_true` line (must_be_true, cannot_be_true,
+  could_be_false). Checking commands the model adds are dropped: kgreason composes the
+  checks (premises ∧ ¬goal, premises ∧ goal; or one check per option).
+- prover9: Logic-LM's FOL format (`Premises:` / `Conclusion:`, Unicode connectives) or
+  native Prover9 input (`formulas(assumptions). ... formulas(goals). ...`).
+- horn: Logic-LM's rule format (`Predicates:` / `Facts:` / `Rules:` / `Query:`).
+
+Nothing here executes model-written code: each program is parsed and handed to an engine
+in the sandboxed subprocess of `kgreason.lkg.solvers`. Convention problems (a missing
+option, no goal, several options qualifying) come back as failed `SolverResult`s with a
+message the repair loop can show the model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from kgreason.lkg.router import options_kind, split_option
+from kgreason.lkg.solvers.base import ProgramFormatError, SolverLimits, SolverResult
+from kgreason.lkg.solvers.prover9 import Prover9Runner
+from kgreason.lkg.solvers.sandbox import Sandbox
+from kgreason.lkg.solvers.sexpr import split_top
+from kgreason.lkg.solvers.z3 import OptionMode, Z3Runner
+
+MODES: tuple[str, ...] = ("must_be_true", "could_be_true", "cannot_be_true", "could_be_false")
+_MODE_LINE = re.compile(r"^\s*;+\s*mode\s*[:=]\s*([A-Za-z_\- ]+?)\s*$", re.M | re.I)
+_HEAD = re.compile(r"^\(\s*([^\s()]+)(?:\s+([^\s()]+))?")
+_OPTION_NAME = re.compile(r"^opt(?:ion)?_?([A-Za-z])$", re.I)
+#: commands kgreason issues itself; a model's own copies would confuse the composed checks
+_DROP = {
+    "check-sat", "check-sat-assuming", "get-model", "get-value", "get-assignment", "exit",
+    "push", "pop", "echo", "reset", "reset-assertions", "get-info", "get-assertions",
+    "get-proof", "get-unsat-core", "get-option", "eval", "display",
+}  # fmt: skip
+_FORMULAS = re.compile(r"formulas\(\s*(\w+)\s*\)\s*\.(.*?)end_of_list\s*\.", re.S)
+
+
+def infer_mode(question: str) -> OptionMode | None:
+    """The option semantics a question asks for ("... could be true EXCEPT" flips)."""
+    q = question.lower()
+    flip = {
+        "must_be_true": "could_be_false",
+        "could_be_false": "must_be_true",
+        "could_be_true": "cannot_be_true",
+        "cannot_be_true": "could_be_true",
+    }
+    mode: str | None = None
+    if re.search(r"cannot be true|can't be true|must be false|could not be true", q):
+        mode = "cannot_be_true"
+    elif re.search(r"could be false|can be false|need not be true|not necessarily true", q):
+        mode = "could_be_false"
+    elif re.search(r"must be true|must also be true|is true\?|is necessarily true", q):
+        mode = "must_be_true"
+    elif re.search(r"could be true|can be true|could also be true|is possible|could be", q):
+        mode = "could_be_true"
+    if mode and re.search(r"\bexcept\b", q):
+        mode = flip[mode]
+    return mode  # type: ignore[return-value]
+
+
+def _fail(solver: str, program: str, message: str, kind: str = "parse_error") -> SolverResult:
+    status = "parse_error" if kind in ("parse_error", "refused") else "solver_error"
+    return SolverResult(solver, status, error_kind=kind, error=message, program=program)  # type: ignore[arg-type]
+
+
+@dataclass
+class ProgramExecutor:
+    """Runs route programs. One sandbox (network isolation detected once) for all runs."""
+
+    limits: SolverLimits = field(default_factory=SolverLimits)
+    sandbox: Sandbox | None = None
+
+    def __post_init__(self) -> None:
+        if self.sandbox is None:
+            self.sandbox = Sandbox(self.limits)
+
+    def run(
+        self, route: str, program: str, question: str, options: Sequence[str] | None
+    ) -> SolverResult:
+        if route == "z3":
+            return self.run_z3(program, question, options)
+        if route == "prover9":
+            return self.run_prover9(program)
+        if route == "horn":
+            two_valued = options_kind(options) == "tf" or (
+                not options and not re.search(r"unknown|uncertain", question, re.I)
+            )
+            return self.run_horn(program, closed_world=two_valued)
+        raise ValueError(f"unknown route {route!r}")
+
+    # ---- z3 -----------------------------------------------------------------------------
+    def run_z3(self, program: str, question: str, options: Sequence[str] | None) -> SolverResult:
+        base: list[str] = []
+        opts: dict[str, str] = {}
+        goal: str | None = None
+        for form in split_top(program):
+            m = _HEAD.match(form)
+            head, name = (m.group(1), m.group(2)) if m else ("", None)
+            if head in _DROP:
+                continue
+            base.append(form)
+            if head == "define-fun" and name:
+                if name.lower() == "goal":
+                    goal = name
+                elif om := _OPTION_NAME.match(name):
+                    opts[om.group(1).upper()] = name
+        base_smt = "\n".join(base) + "\n"
+        runner = Z3Runner(self.sandbox, self.limits)
+        kind = options_kind(options)
+        if kind == "statements":
+            letters = [split_option(o)[0] or chr(65 + i) for i, o in enumerate(options or [])]
+            missing = [x for x in letters if x not in opts]
+            if missing:
+                return _fail(
+                    "z3", program,
+                    f"the program defines no option_{missing[0]}: write one "
+                    f"(define-fun option_X () Bool ...) for each of the options {letters}",
+                )  # fmt: skip
+            dm = _MODE_LINE.search(program)
+            mode = dm.group(1).strip().lower().replace(" ", "_").replace("-", "_") if dm else None
+            if mode is None:
+                mode = infer_mode(question) or "must_be_true"
+            if mode not in MODES:
+                return _fail("z3", program, f"unknown mode {mode!r}: use one of {list(MODES)}")
+            res = runner.check_options(base_smt, {x: opts[x] for x in letters}, mode)  # type: ignore[arg-type]
+            if res.ok and res.answer is None:
+                sel = res.details.get("selected")
+                res.status, res.error_kind = "solver_error", "solver_error"
+                res.error = (
+                    f"no unique answer: options satisfying {mode} = {sel}; "
+                    f"per option {res.details.get('per_option')}. Exactly one option should "
+                    "qualify: check the encoding of the context and of the options."
+                )
+            return res
+        if goal is None:
+            want = "(define-fun goal () Bool ...)"
+            if kind != "none":
+                want = f"{want} (the options {list(options or [])} are read from its truth)"
+            return _fail("z3", program, f"the program defines no goal: add {want}")
+        res = runner.check_options(base_smt, {"goal": goal, "negation": f"(not {goal})"})
+        if not res.ok:
+            return res
+        per = res.details.get("per_option", {})
+        entailed, refuted = per.get("goal") == "unsat", per.get("negation") == "unsat"
+        if entailed and refuted:
+            res.status, res.error_kind = "solver_error", "solver_error"
+            res.error = "the premises are inconsistent (unsat on their own): check the assertions"
+        elif entailed:
+            res.verdict, res.answer = "proved", "True"
+        elif refuted:
+            res.verdict, res.answer = "disproved", "False"
+        else:
+            res.verdict, res.answer = "unknown", "Unknown"
+            if "unknown" in per.values():
+                res.details["note"] = "z3 answered 'unknown' for a check: Unknown is not proved"
+        return res
+
+    # ---- prover9 ------------------------------------------------------------------------
+    def run_prover9(self, program: str) -> SolverResult:
+        try:
+            if "Premises:" in program or "Conclusion:" in program:
+                from kgreason.lkg.logiclm.fol import parse_logiclm_fol
+
+                prob = parse_logiclm_fol(program)
+                premises, goal, notes = prob.premises, prob.conclusion, prob.notes
+            else:
+                premises, goal, notes = _ladr_blocks(program)
+        except ProgramFormatError as e:
+            return _fail("prover9", program, str(e))
+        res = Prover9Runner(self.sandbox, self.limits).decide(premises, goal)
+        if notes:
+            res.details["notes"] = notes
+        return res
+
+    # ---- horn ---------------------------------------------------------------------------
+    def run_horn(self, program: str, *, closed_world: bool = False) -> SolverResult:
+        """Closed world for a two-valued (true/false) question, open world otherwise."""
+        from kgreason.lkg.logiclm.pyke import parse_pyke_program
+        from kgreason.lkg.solvers.horn import HornRunner
+
+        try:
+            prog = parse_pyke_program(program, closed_world=closed_world)
+        except ProgramFormatError as e:
+            return _fail("clingo", program, str(e))
+        res = HornRunner(self.sandbox, self.limits).run(prog)
+        if res.ok and res.verdict == "inconsistent":
+            res.status, res.error_kind = "solver_error", "solver_error"
+            res.error = "both the query and its negation are derived: the rules contradict"
+        if prog.notes:
+            res.details["notes"] = list(prog.notes)
+        return res
+
+
+def _ladr_blocks(program: str) -> tuple[list[str], str, list[str]]:
+    blocks = {name: body for name, body in _FORMULAS.findall(program)}
+    if "goals" not in blocks:
+        raise ProgramFormatError(
+            "no formulas(goals). ... end_of_list. block", kind="missing_section"
+        )
+    split = re.compile(r"\.\s*(?:%[^\n]*)?(?:\n|$)")
+    assumptions = [f.strip() for f in split.split(blocks.get("assumptions", "")) if f.strip()]
+    goals = [f.strip() for f in split.split(blocks["goals"]) if f.strip()]
+    if len(goals) != 1:
+        raise ProgramFormatError(
+            f"expected exactly one goal, found {len(goals)}", kind="missing_section"
+        )
+    return assumptions, goals[0], []

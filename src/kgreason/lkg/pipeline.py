@@ -1,0 +1,185 @@
+"""SymbolLKG end to end: construct the LKG of a context, retrieve the logical hull for the
+question, route it, generate and repair a solver program, and return a typed result with
+everything that happened (route decision, every attempt, subgraph, per-stage usage).
+
+Failures are results, not exceptions: an unreadable extraction, a transport error or an
+exhausted budget ends the problem with `status="error"` and the reason, so a batch goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from kgreason.embed.base import Embedder
+from kgreason.lkg.codegen import Attempt, ProgramGenerator
+from kgreason.lkg.construction import LKGBuilder
+from kgreason.lkg.execute import ProgramExecutor
+from kgreason.lkg.index import LKGIndex
+from kgreason.lkg.retrieval import HybridRetriever, RetrievedSubgraph
+from kgreason.lkg.router import RouteDecision, options_kind, route, split_option
+from kgreason.lkg.settings import LKGSettings
+from kgreason.lkg.solvers.base import SolverLimits
+from kgreason.lkg.solvers.sandbox import Sandbox
+from kgreason.lkg.storage import LKGStore
+from kgreason.llm.base import ChatLLM, LLMError
+from kgreason.llm.usage import Budget, MeteredLLM, UsageLedger
+
+NEEDS_LLM = (
+    "SymbolLKG needs an LLM (set OPENAI_BASE_URL / OPENAI_API_KEY) to build the graph and "
+    "write the solver program; to run an existing program without one, use "
+    "`kgreason solve --program FILE`"
+)
+
+
+class LKGNeedsLLM(LLMError):
+    """Raised when a stage that only an LLM can do is asked for without one."""
+
+
+class SolveResult(BaseModel):
+    id: str | None = None
+    question: str
+    options: list[str] = Field(default_factory=list)
+    #: the option letter when options were given, else True/False/Unknown
+    verdict: str | None = None
+    #: the solver-level answer (True/False/Unknown, or the option letter)
+    answer: str | None = None
+    status: Literal["solved", "unsolved", "error"] = "unsolved"
+    error: str | None = None
+    route: RouteDecision | None = None
+    #: the program that produced the verdict (else the last one tried)
+    program: str | None = None
+    #: the last solver result: status, verdict, proof, model, values, error_kind, details
+    solver: dict | None = None
+    attempts: list[Attempt] = Field(default_factory=list)
+    subgraph: RetrievedSubgraph | None = None
+    lkg_counts: dict[str, int] = Field(default_factory=dict)
+    lkg_rejected: list[str] = Field(default_factory=list)
+    usage: dict = Field(default_factory=dict)
+    timings_s: dict[str, float] = Field(default_factory=dict)
+
+
+def answer_to_verdict(answer: str | None, options: Sequence[str] | None) -> str | None:
+    """Map a solver answer to the option letter whose text says it (True -> 'A) True');
+    "Unknown" also matches an "Uncertain" option. Without options the answer is the verdict."""
+    if answer is None or not options:
+        return answer
+    if options_kind(options) == "statements":
+        return answer
+    want = {"unknown": {"unknown", "uncertain"}}.get(answer.lower(), {answer.lower()})
+    for i, o in enumerate(options):
+        letter, text = split_option(o)
+        if text.strip(" .").lower() in want:
+            return letter or chr(65 + i)
+    return None
+
+
+def solver_limits(s: LKGSettings) -> SolverLimits:
+    return SolverLimits(
+        cpu_s=s.solver_timeout_s, memory_mb=s.solver_memory_mb, wall_s=s.solver_timeout_s * 1.5 + 1
+    )
+
+
+class SymbolLKG:
+    def __init__(
+        self,
+        llm: ChatLLM | None,
+        embedder: Embedder | None = None,
+        settings: LKGSettings | None = None,
+        *,
+        budget: Budget | None = None,
+        sandbox: Sandbox | None = None,
+        prune: bool = True,
+        include_context: bool = True,
+    ):
+        self.llm, self.embedder = llm, embedder
+        self.settings = settings or LKGSettings()
+        self.budget = budget
+        self.prune, self.include_context = prune, include_context
+        limits = solver_limits(self.settings)
+        self.executor = ProgramExecutor(limits, sandbox or Sandbox(limits))
+
+    def _metered(self, ledger: UsageLedger) -> MeteredLLM:
+        if self.llm is None:
+            raise LKGNeedsLLM(NEEDS_LLM)
+        return MeteredLLM(self.llm, ledger, self.budget)
+
+    def retriever(self, store: LKGStore, llm: ChatLLM | None) -> HybridRetriever:
+        s = self.settings
+        return HybridRetriever(
+            LKGIndex(store, self.embedder), tau=s.tau, hops=s.hull_hops, top_k=s.top_k,
+            llm=llm, prune=self.prune,
+        )  # fmt: skip
+
+    def solve(
+        self,
+        context: str,
+        question: str,
+        options: Sequence[str] | None = None,
+        *,
+        id: str | None = None,
+    ) -> SolveResult:
+        return asyncio.run(self.asolve(context, question, options, id=id))
+
+    async def asolve(
+        self,
+        context: str,
+        question: str,
+        options: Sequence[str] | None = None,
+        *,
+        id: str | None = None,
+        store: LKGStore | None = None,
+    ) -> SolveResult:
+        """Solve one problem. With `store`, retrieve from that (persistent) LKG instead of
+        building one from `context` (which may then be empty)."""
+        ledger = UsageLedger()
+        llm = self._metered(ledger)
+        res = SolveResult(id=id, question=question, options=list(options or []))
+        t: dict[str, float] = {}
+        t0 = time.perf_counter()
+        try:
+            if store is None:
+                graph = await LKGBuilder(
+                    llm, temperature=self.settings.temperature, max_tokens=self.settings.max_tokens
+                ).extract(context, question)
+                store = LKGStore()
+                store.add_document(context, graph, source=id or "")
+                res.lkg_rejected = graph.rejected
+            res.lkg_counts = store.counts()
+            t["construct"] = time.perf_counter() - t0
+            query = " ".join([question, *(split_option(o)[1] for o in options or [])])
+            sub = await self.retriever(store, llm).retrieve(query)
+            res.subgraph = sub
+            t["retrieve"] = time.perf_counter() - t0 - sum(t.values())
+            res.route = await route(llm, sub, question, options)
+            t["route"] = time.perf_counter() - t0 - sum(t.values())
+            gen = ProgramGenerator(
+                llm, self.executor, max_repairs=self.settings.max_repairs,
+                temperature=self.settings.temperature, max_tokens=self.settings.max_tokens,
+            )  # fmt: skip
+            out = await gen.generate(
+                res.route.route, question, options, sub, context if self.include_context else ""
+            )
+            t["codegen"] = time.perf_counter() - t0 - sum(t.values())
+            res.attempts, res.solver, res.program = out.attempts, out.solver, out.program
+            res.answer = out.answer
+            res.verdict = answer_to_verdict(out.answer, options)
+            if res.verdict is not None:
+                res.status = "solved"
+            else:
+                last = out.attempts[-1] if out.attempts else None
+                res.error = (
+                    f"no verdict after {len(out.attempts)} attempt(s): "
+                    f"{last.error_kind or last.status}: {last.error}"
+                    if last and last.error
+                    else f"the answer {out.answer!r} matches no option"
+                )
+        except LLMError as e:
+            res.status, res.error = "error", f"{type(e).__name__}: {e}"
+        res.usage = ledger.to_dict()
+        res.timings_s = {k: round(v, 4) for k, v in t.items()}
+        return res
