@@ -1,0 +1,178 @@
+"""The PoG pipeline: the paper's stages called in order, each timed, with per-question LLM
+usage, a faithfulness check of the cited paths, and a named reason whenever a question ends
+early. Without an LLM it runs the LLM-free mode (candidates, never an answer).
+
+    topics    = recognise_topics(...)          # 4.1 topic entity recognition
+    prepared  = prepare_graph(...)             # 4.1 subgraph detection + graph pruning
+    analysis  = analyse_question(...)          # 4.1 question analysis
+    outcome   = Explorer(...).run(...)         # 4.2-4.4 exploration, pruning, answering
+    verified  = kg.contains(cited triples)     # faithfulness
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from kgreason.embed.base import Embedder
+from kgreason.kg.base import InvalidIdentifierError, KGError, KnowledgeGraph, UnknownEntityError
+from kgreason.kg.memory import normalize_name
+from kgreason.llm.base import (
+    ChatLLM,
+    LLMBudgetExceeded,
+    LLMError,
+    LLMOutputError,
+    LLMTransportError,
+)
+from kgreason.llm.usage import Budget, MeteredLLM, UsageLedger
+from kgreason.pog.analysis import analyse_question
+from kgreason.pog.clustering import ClusteredGraph
+from kgreason.pog.exploration import Explorer, Outcome
+from kgreason.pog.fuzzy import FuzzySelector
+from kgreason.pog.graph import prepare_graph
+from kgreason.pog.llm_common import QuestionContext
+from kgreason.pog.llm_free import run_llm_free
+from kgreason.pog.paths import materialize
+from kgreason.pog.pruning import Pruner
+from kgreason.pog.render import NameBook
+from kgreason.pog.settings import PoGSettings
+from kgreason.pog.subgraph import EmptySubgraphError
+from kgreason.pog.topic import TopicInput, given_topics, recognise_topics
+from kgreason.pog.types import AnswerEntity, PoGResult, ReasoningPath
+
+#: exception type -> PoGResult.error_kind (first match wins)
+ERROR_KINDS: tuple[tuple[type[Exception], str], ...] = (
+    (UnknownEntityError, "unknown-entity"),
+    (InvalidIdentifierError, "invalid-identifier"),
+    (EmptySubgraphError, "empty-subgraph"),
+    (KGError, "kg-error"),
+    (LLMOutputError, "llm-unreadable-reply"),
+    (LLMBudgetExceeded, "llm-budget-exceeded"),
+    (LLMTransportError, "llm-unreachable"),
+    (LLMError, "llm-error"),
+)
+
+
+def error_kind(e: Exception) -> str | None:
+    return next((kind for cls, kind in ERROR_KINDS if isinstance(e, cls)), None)
+
+
+class PoG:
+    """`PoG(kg, llm, embedder, settings).ask(question)`; `llm=None` selects LLM-free mode."""
+
+    def __init__(
+        self,
+        kg: KnowledgeGraph,
+        llm: ChatLLM | None,
+        embedder: Embedder,
+        settings: PoGSettings | None = None,
+        *,
+        budget: Budget | None = None,
+    ):
+        self.kg = kg
+        self.llm = llm
+        self.embedder = embedder
+        self.settings = settings or PoGSettings()
+        self.budget = budget
+        # shared across questions: path-text embeddings recur on shared hubs
+        self.fuzzy = FuzzySelector(embedder)
+
+    def ask(self, question: str, topic_entities: TopicInput | None = None) -> PoGResult:
+        return asyncio.run(self.ask_async(question, topic_entities))
+
+    async def ask_async(self, question: str, topic_entities: TopicInput | None = None) -> PoGResult:
+        if self.llm is None:
+            return await self._llm_free(question, topic_entities)
+        s = self.settings
+        ledger = UsageLedger()
+        llm = MeteredLLM(self.llm, ledger, self.budget)
+        result = PoGResult(question=question, mode=s.variant)
+        explorer: Explorer | None = None
+        prepared = None
+        t_start = time.perf_counter()
+
+        @contextmanager
+        def timed(stage: str) -> Iterator[None]:
+            t0 = time.perf_counter()
+            try:
+                yield
+            finally:
+                result.timings_s[stage] = result.timings_s.get(stage, 0.0) + (
+                    time.perf_counter() - t0
+                )
+
+        try:
+            with timed("topic_entity"):
+                topics = await recognise_topics(
+                    self.kg, llm, self.embedder, question, s, topic_entities
+                )
+            result.topic_entities = topics
+            result.trace.append({"stage": "topic_entity", "topics": [t.id for t in topics]})
+            with timed("graph"):
+                prepared = await prepare_graph(self.kg, [t.id for t in topics], s)
+            result.timings_s.update(prepared.timings_s)
+            result.subgraph = prepared.stats
+            result.bounds_hit += prepared.bounds_hit
+            result.trace.append({"stage": "graph", "reduction": prepared.reduction.note})
+            if not prepared.subgraph.triples:
+                names = ", ".join(f"{t.name} ({t.id})" for t in topics)
+                raise EmptySubgraphError(f"no KG edge around the topic entities: {names}")
+            with timed("question_analysis"):
+                analysis = await analyse_question(llm, question, topics, s)
+            result.analysis = analysis
+            ctx = QuestionContext(question, tuple(topics), analysis)
+            book = NameBook(self.kg, {t.id: t.name for t in topics})
+            explorer = Explorer(self.kg, llm, Pruner(llm, self.fuzzy, book, s), prepared, s)
+            with timed("exploration"):
+                outcome = await explorer.run(ctx)
+            with timed("faithfulness"):
+                await self._finish(result, outcome, book, prepared.graph)
+        except Exception as e:
+            kind = error_kind(e)
+            if kind is None:
+                raise
+            result.error_kind, result.error = kind, str(e)
+            if explorer is not None and prepared is not None and explorer.latest:
+                result.paths = materialize(prepared.graph, explorer.latest)
+        finally:
+            if explorer is not None:
+                result.trace += explorer.trace
+                result.bounds_hit += explorer.bounds_hit
+            result.usage = ledger.to_dict()
+            result.timings_s["total"] = time.perf_counter() - t_start
+        return result
+
+    async def _finish(
+        self, result: PoGResult, outcome: Outcome, book: NameBook, graph: ClusteredGraph
+    ) -> None:
+        paths: list[ReasoningPath] = materialize(graph, outcome.paths)
+        result.phase = outcome.phase
+        result.paths = paths
+        result.raw_answer = outcome.raw
+        by_name: dict[str, str] = {}
+        for p in paths:
+            for e in sorted(p.entities()):
+                by_name.setdefault(normalize_name(book.get(e)), e)
+        result.answers = [AnswerEntity(n, by_name.get(normalize_name(n))) for n in outcome.answers]
+        cited = [t for p in paths for t in p.triples()]
+        if cited:
+            ok = await self.kg.contains(cited)
+            result.unverified_triples = [t for t, k in zip(cited, ok, strict=True) if not k]
+
+    async def _llm_free(self, question: str, topic_entities: TopicInput | None) -> PoGResult:
+        ids = None
+        if topic_entities:
+            try:
+                ids = [t.id for t in await given_topics(self.kg, self.embedder, topic_entities)]
+            except KGError as e:
+                r = PoGResult(question=question, mode="llm-free")
+                r.error_kind, r.error = error_kind(e), str(e)
+                return r
+        try:
+            return await run_llm_free(self.kg, self.fuzzy, self.settings, question, ids)
+        except KGError as e:
+            r = PoGResult(question=question, mode="llm-free")
+            r.error_kind, r.error = error_kind(e), str(e)
+            return r
