@@ -50,11 +50,14 @@ class StoreKG:
         """Node id per key (-1 = unknown): the entry point to the numpy fast path."""
         return self.index.lookup(keys)
 
-    def triples_of(self, eids: np.ndarray) -> list[Triple]:
+    def triples_of(self, eids: np.ndarray, *, sort: bool = False) -> list[Triple]:
         h, r, t = self.graph.triples(eids)
         hk, tk = self.index.keys.many(h), self.index.keys.many(t)
         rels = self.relations
-        return [Triple(a, rels[b], c) for a, b, c in zip(hk, r.tolist(), tk, strict=True)]
+        rows = [(a, rels[b], c) for a, b, c in zip(hk, r.tolist(), tk, strict=True)]
+        if sort:  # tuples sort in C; Triple's ordering is the same field order
+            rows.sort()
+        return [Triple(*x) for x in rows]
 
     # --- KnowledgeGraph -----------------------------------------------------------------
     async def names(self, ids: Sequence[str]) -> dict[str, str]:
@@ -78,17 +81,16 @@ class StoreKG:
         ed = self.graph.edges(nodes[known], limit=limit_per_entity)
         keys = self.index.keys.many(ed.nbr)
         rels = self.relations
-        for o, k, r, d in zip(
-            ed.owner.tolist(), keys, ed.rel.tolist(), ed.out.tolist(), strict=True
-        ):
-            out[ids[known[o]]].append(Neighbor(k, rels[r], "tail" if d else "head"))
+        owners = [out[ids[k]] for k in known.tolist()]
+        for o, k, r, d in zip(ed.owner.tolist(), keys, ed.rel.tolist(), ed.out.tolist(), strict=True):
+            owners[o].append(Neighbor(k, rels[r], "tail" if d else "head"))
         return out
 
     async def expand(self, seeds: Sequence[str], depth: int, *, max_triples: int) -> Subgraph:
         sub = Subgraph(seeds=list(seeds), depth=depth)
         nodes = self.index.lookup(list(dict.fromkeys(seeds)))
         res = self.graph.expand(nodes[nodes >= 0], depth, max_triples)
-        sub.triples = sorted(self.triples_of(res.eids))
+        sub.triples = self.triples_of(res.eids, sort=True)
         sub.truncated, sub.truncation_reason = res.truncated, res.reason
         return sub
 
