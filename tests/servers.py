@@ -120,6 +120,7 @@ MaxDirtyBuffers = 1200
 ThreadsPerQuery = 2
 MaxClientConnections = 8
 CheckpointInterval = 0
+MaxSortedTopRows = {max_sorted}
 [HTTPServer]
 ServerPort = 127.0.0.1:{http_port}
 ServerRoot = {d}
@@ -137,6 +138,7 @@ def start_virtuoso(
     *,
     graph: str = FREEBASE_GRAPH,
     result_set_max_rows: int = 10000,
+    max_sorted_top_rows: int = 10000,
     timeout_s: float = 60.0,
 ) -> RunningServer:
     """virtuoso-t in the foreground with a private database, then an isql bulk load."""
@@ -150,7 +152,11 @@ def start_virtuoso(
     ini = workdir / "virtuoso.ini"
     ini.write_text(
         VIRTUOSO_INI.format(
-            d=workdir, sql_port=sql_port, http_port=http_port, max_rows=result_set_max_rows
+            d=workdir,
+            sql_port=sql_port,
+            http_port=http_port,
+            max_rows=result_set_max_rows,
+            max_sorted=max_sorted_top_rows,
         )
     )
     t0 = time.monotonic()

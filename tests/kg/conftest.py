@@ -30,6 +30,8 @@ RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 
 #: Small on purpose: every query with more rows than this must be paged past the cap.
 VIRTUOSO_MAX_ROWS = 7
+#: Small on purpose too: OFFSET+LIMIT beyond it makes Virtuoso refuse to sort (SR353).
+VIRTUOSO_MAX_SORTED = 20
 
 
 def _start(factory, *args, **kwargs) -> RunningServer:
@@ -50,6 +52,7 @@ def virtuoso(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer
         tmp_path_factory.mktemp("virtuoso"),
         [FREEBASE_NT],
         result_set_max_rows=VIRTUOSO_MAX_ROWS,
+        max_sorted_top_rows=VIRTUOSO_MAX_SORTED,
     )
     yield server
     server.stop()

@@ -7,12 +7,13 @@ be paged past the server's cap) and Oxigraph (freebase and wikidata dialects, ti
 from __future__ import annotations
 
 import pytest
-from tests.kg.conftest import VIRTUOSO_MAX_ROWS
+from tests.kg.conftest import VIRTUOSO_MAX_ROWS, VIRTUOSO_MAX_SORTED
 
 from kgreason.kg.base import UNNAMED, Triple
 from kgreason.kg.memory import MemoryKG
 from kgreason.kg.sparql import SparqlKG
 from kgreason.kg.sparql import queries as Q
+from kgreason.kg.sparql.client import RetryPolicy, SparqlClient, SparqlHTTPError
 
 pytestmark = pytest.mark.integration
 
@@ -199,6 +200,25 @@ async def test_virtuoso_really_caps_results(virtuoso):
         res = await kg._client.select(q)
         assert len(res.rows) == VIRTUOSO_MAX_ROWS and res.capped
         assert len((await kg.neighbors(["m.0k3f7"]))["m.0k3f7"]) > VIRTUOSO_MAX_ROWS
+
+
+async def test_virtuoso_sort_limit_is_not_retried_and_paging_gets_past_it(virtuoso):
+    """OFFSET+LIMIT beyond MaxSortedTopRows is a deterministic error (SR353, HTTP 500):
+    no retry; select_all moves the sort into a subquery and still returns every row."""
+    sleeps: list[float] = []
+
+    async def sleep(s: float) -> None:
+        sleeps.append(s)
+
+    client = SparqlClient(virtuoso.url, retry=RetryPolicy(max_retries=3), sleep=sleep)
+    q = "SELECT ?s ?p ?o WHERE { ?s ?p ?o FILTER(STRSTARTS(STR(?s), 'http://rdf.freebase.com/ns/')) }"
+    with pytest.raises(SparqlHTTPError) as err:
+        await client.select(f"{q} ORDER BY ?s ?p ?o LIMIT 5 OFFSET {VIRTUOSO_MAX_SORTED}")
+    assert "SR353" in str(err.value) and sleeps == []
+    rows, complete = await Q.select_all(client, q, "?s ?p ?o", 5)
+    keys = [(r["s"].value, r["p"].value, r["o"].value) for r in rows]
+    assert complete and len(keys) == len(set(keys)) > 5 * VIRTUOSO_MAX_SORTED
+    await client.aclose()
 
 
 async def test_hostile_search_text_on_real_servers(virtuoso, oxigraph):

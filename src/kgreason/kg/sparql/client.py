@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,9 @@ from kgreason.kg.base import KGError
 
 _ACCEPT_SELECT = "application/sparql-results+json, application/json;q=0.9"
 _SNIPPET = 300
+#: Virtuoso reports query errors as HTTP 500 with an SQLSTATE; classes 22 (data, e.g. SR353
+#: sort limit), 37 and 42 (syntax, access) fail the same way on every attempt.
+_DETERMINISTIC_500 = re.compile(r"\bVirtuoso (?:22|37|42)[0-9A-Z]{3} Error\b")
 
 
 class SparqlEndpointError(KGError):
@@ -173,7 +177,8 @@ class SparqlClient:
                     self.url, f"unreachable ({exc!r}) after {attempt + 1} attempt(s)"
                 )
                 continue
-            if resp.status_code >= 500 or resp.status_code == 429:
+            transient = resp.status_code >= 500 and not _DETERMINISTIC_500.search(resp.text)
+            if transient or resp.status_code == 429:
                 last = SparqlHTTPError(
                     self.url,
                     f"HTTP {resp.status_code} after {attempt + 1} attempt(s): {_snippet(resp.text)}",

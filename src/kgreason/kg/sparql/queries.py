@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 
 from kgreason.kg.base import UNNAMED
 from kgreason.kg.sparql import ids
-from kgreason.kg.sparql.client import SparqlBadResponseError, SparqlClient, Term
+from kgreason.kg.sparql.client import SparqlBadResponseError, SparqlClient, SparqlHTTPError, Term
 from kgreason.kg.sparql.dialects import Dialect
 
 Row = dict[str, Term]
@@ -99,13 +99,25 @@ async def select_all(
 
     A page shorter than asked ends the scan, unless the server says it cut the page at its
     own row cap (Virtuoso's ResultSetMaxRows, via `X-SPARQL-MaxRows`): then the page size
-    drops to that cap and paging continues. Stops early, returning complete=False, once
-    `max_rows` kept rows are in hand.
+    drops to that cap and paging continues. Virtuoso also refuses to sort more than
+    MaxSortedTopRows (error SR353) for OFFSET+LIMIT; then the ordered query moves into a
+    subquery with the OFFSET/LIMIT outside, which Virtuoso pages in the same order.
+    Stops early, returning complete=False, once `max_rows` kept rows are in hand.
     """
     rows: list[Row] = []
-    size, offset, first_prev = page_size, 0, None
+    size, offset, first_prev, wrapped = page_size, 0, None, False
     while True:
-        res = await client.select(f"{query} ORDER BY {order_by} LIMIT {size} OFFSET {offset}")
+        if wrapped:
+            text = f"SELECT * WHERE {{ {{ {query} ORDER BY {order_by} }} }} LIMIT {size} OFFSET {offset}"
+        else:
+            text = f"{query} ORDER BY {order_by} LIMIT {size} OFFSET {offset}"
+        try:
+            res = await client.select(text)
+        except SparqlHTTPError as exc:
+            if wrapped or "SR353" not in str(exc):
+                raise
+            wrapped = True
+            continue
         n = len(res.rows)
         if n and offset and res.rows[0] == first_prev:
             raise SparqlBadResponseError(client.url, "ignores OFFSET: paging cannot proceed")
