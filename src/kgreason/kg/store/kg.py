@@ -82,7 +82,9 @@ class StoreKG:
         keys = self.index.keys.many(ed.nbr)
         rels = self.relations
         owners = [out[ids[k]] for k in known.tolist()]
-        for o, k, r, d in zip(ed.owner.tolist(), keys, ed.rel.tolist(), ed.out.tolist(), strict=True):
+        for o, k, r, d in zip(
+            ed.owner.tolist(), keys, ed.rel.tolist(), ed.out.tolist(), strict=True
+        ):
             owners[o].append(Neighbor(k, rels[r], "tail" if d else "head"))
         return out
 

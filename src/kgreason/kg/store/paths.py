@@ -9,6 +9,7 @@ beyond), so only prefixes that can still reach the target in time are extended.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -77,8 +78,6 @@ def find_paths(
                 edges.pop()
                 on_path.discard(n)
 
-    try:
+    with contextlib.suppress(_Stop):
         walk(source, 0)
-    except _Stop:
-        pass
     return res
