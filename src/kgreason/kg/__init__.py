@@ -15,6 +15,7 @@ __all__ = [
     "KGError",
     "KnowledgeGraph",
     "Neighbor",
+    "SparqlKG",
     "StoreKG",
     "Subgraph",
     "Triple",
@@ -29,6 +30,10 @@ def __getattr__(name: str) -> object:
         from kgreason.kg.store import StoreKG
 
         return StoreKG
+    if name == "SparqlKG":
+        from kgreason.kg.sparql import SparqlKG
+
+        return SparqlKG
     if name == "open_kg":
         from kgreason.kg.open import open_kg
 
