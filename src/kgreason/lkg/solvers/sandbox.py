@@ -218,8 +218,10 @@ class Sandbox:
         text = stderr[-3000:].lower()
         if fired.is_set():
             limit_hit, reason = "wall", f"wall clock {_fmt(lim.wall_s)}s exceeded"
-        elif (rc in (-signal.SIGXCPU, -signal.SIGKILL) and cpu_used >= cpu - 0.5) or (
-            cpu_used >= cpu - 0.25  # some engines catch SIGXCPU and exit "cleanly" (z3: timeout)
+        elif (
+            rc == -signal.SIGXCPU  # only RLIMIT_CPU sends it
+            or (rc == -signal.SIGKILL and cpu_used >= cpu - 0.5)  # the hard limit
+            or cpu_used >= cpu - 0.25  # engines that catch SIGXCPU and exit "cleanly" (z3)
         ):
             limit_hit, reason = "cpu", f"cpu time limit {_fmt(lim.cpu_s)}s exceeded"
         elif (rc != 0 and any(m in text for m in _MEMORY_MARKERS)) or (
