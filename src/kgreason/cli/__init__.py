@@ -30,9 +30,9 @@ def _root(
 
 def _register() -> None:
     # Each module adds its commands to `app`; keep this list in one place.
-    from kgreason.cli import config_cmd, doctor, eval_cmd, kg
+    from kgreason.cli import ask, config_cmd, doctor, eval_cmd, kg, lkg, solve
 
-    for module in (config_cmd, doctor, eval_cmd, kg):
+    for module in (ask, config_cmd, doctor, eval_cmd, kg, lkg, solve):
         module.register(app)
 
 

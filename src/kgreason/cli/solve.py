@@ -1,0 +1,210 @@
+"""`kgreason solve`: SymbolLKG on one problem (--context), a Logic-LM dataset file
+(--problems), or an existing solver program with no LLM at all (--program)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from kgreason.cli.common import JsonOption, console, emit_json, fail, settings, want_json
+from kgreason.cli.lkg_common import (
+    exit_for,
+    make_embedder,
+    make_llm,
+    parse_options,
+    print_result,
+)
+from kgreason.config import Settings
+from kgreason.lkg.pipeline import SolveResult, SymbolLKG
+from kgreason.llm.usage import Budget
+
+
+def _read(path: Path, what: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as e:
+        fail(f"{what} {path}: {e.strerror or e}")
+
+
+def load_problems(path: Path) -> list[dict[str, Any]]:
+    """Logic-LM's dataset format: a JSON list of {id, context, question, options, answer}."""
+    try:
+        data = json.loads(_read(path, "problems file"))
+    except json.JSONDecodeError as e:
+        fail(f"{path}: not JSON (line {e.lineno}): {e.msg}")
+    if isinstance(data, dict) and isinstance(data.get("problems"), list):
+        data = data["problems"]
+    if not isinstance(data, list):
+        fail(f"{path}: expected a JSON list of problems")
+    return data
+
+
+_PROGRAM_HINT = "; to run an existing solver program without one: kgreason solve --program FILE"
+
+
+def _pipeline(s: Settings, embed: bool, no_cache: bool, what: str) -> SymbolLKG:
+    llm = make_llm(s, what, _PROGRAM_HINT, no_cache=no_cache)
+    budget = Budget(s.llm.max_calls_per_question, s.llm.max_tokens_per_question)
+    return SymbolLKG(llm, make_embedder(s, embed), s.lkg, budget=budget)
+
+
+async def solve_batch(
+    pipe: SymbolLKG, problems: list[dict[str, Any]], out: Path | None
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Solve every problem in order; a bad record or a crash is that problem's result."""
+    rows: list[dict[str, Any]] = []
+    sink = out.open("a", encoding="utf-8") if out else None
+    try:
+        for i, p in enumerate(problems):
+            pid = str(p.get("id", i)) if isinstance(p, dict) else str(i)
+            gold = p.get("answer") if isinstance(p, dict) else None
+            try:
+                if not isinstance(p, dict) or not isinstance(p.get("question"), str):
+                    raise ValueError(f"problem {pid}: needs a 'question' string")
+                r = await pipe.asolve(
+                    str(p.get("context", "")), p["question"], p.get("options") or None, id=pid
+                )
+                row = r.model_dump(mode="json")
+            except Exception as e:  # one failure never stops the batch
+                row = SolveResult(id=pid, question=str(p.get("question", "")) if isinstance(p, dict) else "",
+                                  status="error", error=f"{type(e).__name__}: {e}").model_dump(mode="json")  # fmt: skip
+            row["gold"] = gold
+            row["correct"] = None if gold is None else row["verdict"] == gold
+            rows.append(row)
+            if sink:
+                sink.write(json.dumps(row, ensure_ascii=False) + "\n")
+                sink.flush()
+    finally:
+        if sink:
+            sink.close()
+    graded = [r for r in rows if r["correct"] is not None]
+    summary: dict[str, Any] = {
+        "problems": len(rows),
+        "solved": sum(r["status"] == "solved" for r in rows),
+        "errors": sum(r["status"] == "error" for r in rows),
+        "graded": len(graded),
+        "correct": sum(bool(r["correct"]) for r in graded),
+    }
+    summary["accuracy"] = summary["correct"] / len(graded) if graded else None
+    summary["execution_rate"] = summary["solved"] / len(rows) if rows else None
+    return rows, summary
+
+
+def run_program_file(
+    text: str, fmt: str | None, question: str, options: list[str] | None, s: Settings
+) -> dict[str, Any]:
+    """Route and solve an existing program with no LLM: the format is detected (or given)
+    and the program runs on that route's sandboxed solver."""
+    from kgreason.lkg.execute import ProgramExecutor, detect_route
+    from kgreason.lkg.pipeline import answer_to_verdict, solver_limits
+
+    route = {"smt2": "z3", "smtlib": "z3", "fol": "prover9", "ladr": "prover9", "pyke": "horn",
+             "rules": "horn"}.get(fmt or "", fmt) if fmt else detect_route(text)  # fmt: skip
+    if route not in ("z3", "prover9", "horn"):
+        raise ValueError(
+            f"unknown program format {fmt!r}"
+            if fmt
+            else "program format not recognised "
+            "(SMT-LIB, Logic-LM FOL / Prover9 formulas, or Logic-LM rules); pass --format"
+        )
+    res = ProgramExecutor(solver_limits(s.lkg)).run(route, text, question, options)
+    return {
+        "route": route,
+        "status": res.status,
+        "answer": res.answer,
+        "verdict": answer_to_verdict(res.answer, options),
+        "error_kind": res.error_kind,
+        "error": res.error,
+        "proof": res.proof,
+        "model": res.model,
+        "time_s": res.time_s,
+        "details": res.details,
+    }
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("solve")
+    def solve_command(
+        ctx: typer.Context,
+        context: Path | None = typer.Option(None, "--context", help="Text file with the premises."),
+        question: str | None = typer.Option(None, "--question", help="The question to answer."),
+        options: list[str] | None = typer.Option(
+            None, "--options", help='An answer option ("A) ..."); repeat, or give a JSON list.'
+        ),
+        problems: Path | None = typer.Option(
+            None,
+            "--problems",
+            help="Logic-LM dataset JSON: [{id, context, question, options, answer}].",
+        ),
+        program: Path | None = typer.Option(
+            None, "--program", help="Run an existing solver program (no LLM needed)."
+        ),
+        fmt: str | None = typer.Option(
+            None, "--format", help="Program format (default: detected)."
+        ),
+        limit: int | None = typer.Option(None, help="--problems: only the first N."),
+        out: Path | None = typer.Option(None, "--out", help="--problems: append results (JSONL)."),
+        embed: bool = typer.Option(True, "--embed/--no-embed", help="Vector anchors on/off."),
+        no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the LLM response cache."),
+        json_out: JsonOption = False,
+    ) -> None:
+        """Answer a logic problem with SymbolLKG (LKG, retrieval, router, solver program)."""
+        modes = [x for x in (context, problems, program) if x is not None]
+        if len(modes) != 1:
+            fail("give exactly one of --context FILE, --problems FILE.json or --program FILE")
+        s = settings(ctx).settings
+        opts = parse_options(options)
+        as_json = want_json(ctx, json_out)
+        if program is not None:
+            text = _read(program, "program file")
+            try:
+                result = run_program_file(text, fmt, question or "", opts, s)
+            except (ValueError, ImportError) as e:
+                fail(f"{program}: {e}")
+            if as_json:
+                emit_json(result)
+            else:
+                for k in ("format", "route", "verdict", "answer", "status", "error"):
+                    if result.get(k) is not None:
+                        console().print(f"{k}: {result[k]}", soft_wrap=True, markup=False)
+            if result.get("status") not in ("ok", "solved"):
+                raise typer.Exit(1)
+            return
+        if context is not None:
+            if not question:
+                fail("--context needs --question")
+            text = _read(context, "context file")
+            pipe = _pipeline(s, embed, no_cache, "`kgreason solve --context`")
+            r = asyncio.run(pipe.asolve(text, question, opts))
+            if as_json:
+                emit_json(r.model_dump(mode="json"))
+            else:
+                print_result(r)
+            exit_for(r)
+            return
+        assert problems is not None
+        items = load_problems(problems)[:limit] if limit else load_problems(problems)
+        pipe = _pipeline(s, embed, no_cache, "`kgreason solve --problems`")
+        rows, summary = asyncio.run(solve_batch(pipe, items, out))
+        if as_json:
+            emit_json({"summary": summary, "results": rows})
+            return
+        c = console()
+        for row in rows:
+            mark = {True: "ok", False: "WRONG", None: ""}[row["correct"]]
+            route = (row.get("route") or {}).get("route", "-")
+            c.print(
+                f"{row['id']}: {row['verdict'] or '-'} ({row['status']}, route {route}, "
+                f"{len(row['attempts'])} attempt(s)) {mark}",
+                soft_wrap=True, markup=False,
+            )  # fmt: skip
+        acc = summary["accuracy"]
+        c.print(
+            f"{summary['problems']} problems, {summary['solved']} solved, {summary['errors']} errors"
+            + (f", accuracy {acc:.1%} ({summary['correct']}/{summary['graded']})" if acc is not None else ""),
+            markup=False,
+        )  # fmt: skip
