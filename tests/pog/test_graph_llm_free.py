@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from tests.pog.graph_fixtures import (
     METAQA,
+    NIJMEGEN_NT,
     HashingEmbedder,
     metaqa_kg,
     metaqa_questions,
@@ -87,3 +88,26 @@ async def test_metaqa_gold_answer_among_candidates(hop: int) -> None:
         assert reachable & {c.id for c in res.candidates}, question
         checked += 1
     assert checked >= 2
+
+
+@pytest.mark.skipif(not NIJMEGEN_NT.exists(), reason="Freebase-style Nijmegen fixture absent")
+async def test_freebase_fixture_pog_and_reproducible_pog_e() -> None:
+    from kgreason.kg.loaders import Source, load_all
+    from kgreason.kg.memory import MemoryKG
+
+    triples, names = load_all([Source(NIJMEGEN_NT)])
+    kg = MemoryKG(triples, names)
+    fz = FuzzySelector(HashingEmbedder())
+    res = await run_llm_free(kg, fz, PoGSettings(), QUESTION)
+    assert [t.name for t in res.topic_entities] == ["France", "Nijmegen"]
+    assert res.ok and res.answers == [] and res.unverified_triples == []
+    assert "Germany" in [c.name for c in res.candidates[:3]]
+    assert res.subgraph.reduced_entities < res.subgraph.entities  # reduction removed nodes
+
+    def sig(r):  # type: ignore[no-untyped-def]
+        return [[(h.src, h.relation, h.dst) for h in p.hops] for p in r.paths]
+
+    e1 = await run_llm_free(kg, fz, PoGSettings(variant="pog-e", seed=1), QUESTION)
+    e1b = await run_llm_free(kg, fz, PoGSettings(variant="pog-e", seed=1), QUESTION)
+    assert e1.ok and sig(e1) == sig(e1b)  # seeded: same sampled graph, same paths
+    assert e1.subgraph.reduced_triples < res.subgraph.reduced_triples  # one relation per edge

@@ -3,7 +3,7 @@ indicator (I_LLM / I_Sup; the question itself in LLM-free mode) and each path's 
 the top W.
 
 Path texts for embedding are rendered WITHOUT ids (ids are noise to a sentence embedder)
-and with large sets shortened (render.py). Embeddings are cached by text: the same path text
+and with sets shortened to their first EMBED_MAX_ITEMS members plus "(+N more)". Embeddings are cached by text: the same path text
 recurs across depths and phases of a question, and across questions on a shared hub.
 Ties keep the input order (cosine_topk breaks ties by index).
 
@@ -24,9 +24,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from kgreason.embed.base import Embedder, cosine_topk
+from kgreason.embed.cache import CachedEmbedder
 from kgreason.pog.branch import Selector
-from kgreason.pog.render import DEFAULT_MAX_ITEMS, NameBook, displayed_ids, render_path
+from kgreason.pog.render import NameBook, displayed_ids, render_path
 from kgreason.pog.types import ReasoningPath
+
+#: set members shown in an embedded path text: relation names carry most of the similarity,
+#: and short texts keep SentenceBERT fast (its cost grows with text length)
+EMBED_MAX_ITEMS = 4
 
 
 class EmbeddingCache:
@@ -70,8 +75,12 @@ class ScoredPath:
 
 
 class FuzzySelector:
+    """`embedder` is used as is when it already caches (EmbeddingCache or the embed
+    package's CachedEmbedder, which `build_embedder` returns); otherwise it is wrapped."""
+
     def __init__(self, embedder: Embedder | EmbeddingCache):
-        self.cache = embedder if isinstance(embedder, EmbeddingCache) else EmbeddingCache(embedder)
+        cached = isinstance(embedder, EmbeddingCache | CachedEmbedder)
+        self.cache: Embedder | EmbeddingCache = embedder if cached else EmbeddingCache(embedder)
 
     def rank(
         self,
@@ -79,7 +88,7 @@ class FuzzySelector:
         paths: Sequence[ReasoningPath],
         names: Mapping[str, str],
         *,
-        max_items: int = DEFAULT_MAX_ITEMS,
+        max_items: int = EMBED_MAX_ITEMS,
         top: int | None = None,
     ) -> list[ScoredPath]:
         if not paths:
@@ -97,7 +106,7 @@ class FuzzySelector:
         names: Mapping[str, str],
         w: int,
         *,
-        max_items: int = DEFAULT_MAX_ITEMS,
+        max_items: int = EMBED_MAX_ITEMS,
     ) -> list[ReasoningPath]:
         if len(paths) <= w:
             # still ranked, so callers get the best first
@@ -106,7 +115,7 @@ class FuzzySelector:
 
 
 def fuzzy_selector(
-    fuzzy: FuzzySelector, indicator: str, book: NameBook, *, max_items: int = DEFAULT_MAX_ITEMS
+    fuzzy: FuzzySelector, indicator: str, book: NameBook, *, max_items: int = EMBED_MAX_ITEMS
 ) -> Selector:
     """An async `select(paths, W)` for BranchReduceSelect without an LLM."""
 

@@ -4,7 +4,9 @@
 
 Differences from PoG, all forced by the absence of an LLM and labelled in the result:
 - topic entities: given ids, else `[bracketed]` mentions, else the longest word n-grams of the
-  question that the KG's name search matches exactly (case/diacritic-insensitive);
+  question that the KG's name search matches (case/diacritic-insensitive); when some match
+  with the exact spelling and case (proper names: "France"), only those are kept, so common
+  words that happen to name a node ("country") do not become topic entities;
 - no question analysis: the topic order is the order found, and every length PoG could ever
   search is used (1 <= length <= |Topic| * D_max, the supplement condition), since there is no
   D_predict;
@@ -111,7 +113,8 @@ async def link_by_name(
             if hits:
                 found.append((i, TopicEntity(hits[0].id, hits[0].name, text, hits[0].score)))
                 used[i : i + n] = [True] * n
-    return [t for _, t in sorted(found, key=lambda x: x[0])]
+    exact = [f for f in found if f[1].name == f[1].keyword]
+    return [t for _, t in sorted(exact or found, key=lambda x: x[0])]
 
 
 @dataclass
