@@ -1,6 +1,6 @@
 """Sandboxed clingo worker: ground and solve one ASP file, print one JSON line.
 
-Runs as `python -I -m kgreason.lkg.solvers._clingo_worker FILE MAX_MODELS` inside the
+Runs as `python -I <path>/_clingo_worker.py FILE MAX_MODELS` inside the
 sandbox (the clingo PyPI package ships no CLI binary). The ASP text was either generated
 by horn_asp from parsed rules or screened for directives by horn.run_asp."""
 

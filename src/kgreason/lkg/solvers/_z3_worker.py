@@ -15,8 +15,9 @@ def main(argv: list[str]) -> int:
     ctx = z3.Context()
     try:
         out = z3.Z3_eval_smtlib2_string(ctx.ref(), text)
-    except z3.Z3Exception as exc:
-        print(f'(error "{exc}")')
+    except z3.Z3Exception as exc:  # raised on the first error; carries the output so far
+        msg = exc.value.decode() if isinstance(exc.value, bytes) else str(exc.value)
+        sys.stdout.write(msg if "(error " in msg else f'(error "{msg}")\n')
         return 1
     sys.stdout.write(out)
     return 1 if "(error " in out else 0

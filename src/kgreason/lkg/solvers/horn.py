@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from kgreason.lkg.solvers.base import (
     ProgramFormatError,
@@ -29,7 +30,9 @@ from kgreason.lkg.solvers.horn_asp import Atom, HornProgram, Rule, decode, deriv
 from kgreason.lkg.solvers.sandbox import Sandbox, SandboxRun
 
 NAME = "clingo"
-_WORKER = [sys.executable, "-I", "-m", "kgreason.lkg.solvers._clingo_worker"]
+#: Run by path, not `-m`: importing the kgreason package would double the start-up time.
+#: `-I` keeps the script's directory off sys.path (our `z3.py` must not shadow anything).
+_WORKER = [sys.executable, "-I", str(Path(__file__).with_name("_clingo_worker.py"))]
 _FORBIDDEN = ("#script", "#include", "#exec", "#lua", "#python")
 
 __all__ = ["Atom", "HornProgram", "HornRunner", "Rule", "run_asp", "run_horn"]

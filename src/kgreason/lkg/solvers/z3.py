@@ -44,7 +44,7 @@ def find_z3() -> list[str]:
         if c.is_file() and c.stat().st_mode & 0o111:
             return [str(c), "-smt2"]
     if spec is not None:
-        return [sys.executable, "-I", "-m", "kgreason.lkg.solvers._z3_worker"]
+        return [sys.executable, "-I", str(Path(__file__).with_name("_z3_worker.py"))]
     raise SolverUnavailable("z3: no z3 binary found and the z3-solver package is not installed")
 
 
