@@ -193,6 +193,7 @@ def start_oxigraph(
     binary = shutil.which("oxigraph")
     if not binary:
         raise ServerUnavailable("the `oxigraph` server is not installed (pip oxigraph)")
+    workdir.mkdir(parents=True, exist_ok=True)
     location = workdir / "store"
     log = workdir / "stdout.log"
     t0 = time.monotonic()
