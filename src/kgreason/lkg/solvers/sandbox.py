@@ -11,6 +11,7 @@ names an absolute path cannot read root-only files or write outside its director
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import resource
 import shutil
@@ -19,6 +20,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,6 +60,9 @@ class Isolation:
     network_isolated: bool
     drops_privileges: bool
     note: str
+    #: util-linux `prlimit`, used to set the rlimits so Popen needs no preexec_fn (which
+    #: is unsafe when other threads run, e.g. solvers called from asyncio.to_thread).
+    prlimit: str | None = None
 
 
 def _fmt(x: float) -> str:
@@ -94,6 +99,13 @@ class Sandbox:
         return r.returncode == 0
 
     def _detect(self) -> Isolation:
+        iso = self._detect_namespaces()
+        prlimit = shutil.which("prlimit", path="/usr/bin:/bin")
+        if prlimit and self._probe([prlimit, "--core=0", "--"]):
+            return dataclasses.replace(iso, prlimit=prlimit)
+        return iso
+
+    def _detect_namespaces(self) -> Isolation:
         unshare = shutil.which("unshare", path="/usr/bin:/bin")
         setpriv = shutil.which("setpriv", path="/usr/bin:/bin")
         drop: list[str] = []
@@ -153,22 +165,28 @@ class Sandbox:
                 "LANG": "C.UTF-8",
                 **(extra_env or {}),
             }
-            return self._run(list(iso.prefix) + argv, workdir, env, lim, iso.network_isolated)
+            return self._run(list(iso.prefix) + argv, workdir, env, lim, iso)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
 
     def _run(
-        self, cmd: list[str], cwd: str, env: dict[str, str], lim: SolverLimits, netns: bool
+        self, cmd: list[str], cwd: str, env: dict[str, str], lim: SolverLimits, iso: Isolation
     ) -> SandboxRun:
         cpu = max(1, int(lim.cpu_s + 0.999))
         mem = lim.memory_mb * 1024 * 1024
+        fsize = 64 << 20
 
         def limit_child() -> None:  # runs in the child between fork and exec
             resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
             resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-            resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 20, 64 << 20))
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
 
+        preexec: Callable[[], None] | None = limit_child
+        if iso.prlimit:
+            limits = [f"--cpu={cpu}:{cpu + 1}", f"--as={mem}", "--core=0", f"--fsize={fsize}"]
+            cmd = [iso.prlimit, *limits, "--", *cmd]
+            preexec = None
         t0 = time.perf_counter()
         proc = subprocess.Popen(
             cmd,
@@ -178,7 +196,7 @@ class Sandbox:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
-            preexec_fn=limit_child,
+            preexec_fn=preexec,
         )
         out: list[bytes] = []
         err: list[bytes] = []
@@ -228,4 +246,6 @@ class Sandbox:
             rc is not None and rc < 0 and usage.ru_maxrss * 1024 >= 0.8 * mem
         ):
             limit_hit, reason = "memory", f"memory limit {lim.memory_mb} MB exceeded"
-        return SandboxRun(rc, stdout, stderr, elapsed, cpu_used, limit_hit, reason, netns)
+        return SandboxRun(
+            rc, stdout, stderr, elapsed, cpu_used, limit_hit, reason, iso.network_isolated
+        )
