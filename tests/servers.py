@@ -224,6 +224,7 @@ class _StubHandler(http.server.BaseHTTPRequestHandler):
     """Misbehaving endpoint: the path picks the failure."""
 
     server: _StubServer
+    protocol_version = "HTTP/1.1"  # keep-alive, like real endpoints
 
     def log_message(self, *args: object) -> None:
         pass

@@ -148,3 +148,38 @@ async def test_paging_returns_every_row(total, page, cap):
     else:
         assert complete and rows == []
     await http.aclose()
+
+
+def _unavailable(*_a, **_k):
+    from tests.servers import ServerUnavailable
+
+    raise ServerUnavailable("virtuoso-t not installed")
+
+
+def _broken(*_a, **_k):
+    raise RuntimeError("bulk load failed")
+
+
+def test_server_fixture_fails_in_ci_and_skips_only_for_a_missing_binary(monkeypatch):
+    from tests.kg.conftest import _start
+
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI requires"):
+        _start(_unavailable)
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match="not installed"):
+        _start(_unavailable)
+    with pytest.raises(pytest.fail.Exception, match="bulk load failed"):
+        _start(_broken)
+
+
+def test_one_kg_object_across_several_event_loops():
+    """CLI code may call asyncio.run per question with one SparqlKG object."""
+    import asyncio
+
+    with stub_endpoint() as (base, hits):
+        client, _ = make_client(base + "/flaky", retries=3)
+        assert asyncio.run(client.ask("ASK {}")) is True
+        assert asyncio.run(client.ask("ASK {}")) is True
+        asyncio.run(client.aclose())
+        assert hits["/flaky"] == 4

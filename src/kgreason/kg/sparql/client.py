@@ -117,17 +117,25 @@ class SparqlClient:
         self.retry = retry or RetryPolicy()
         self._http = http
         self._owns_http = http is None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._sleep = sleep
         self._default_graph = default_graph
 
     def _client(self) -> httpx.AsyncClient:
+        """The httpx client; an owned one is remade when the event loop changed (a KG
+        object used by several `asyncio.run` calls), since its pool belongs to one loop."""
+        loop = asyncio.get_running_loop()
+        if self._owns_http and self._http is not None and self._loop is not loop:
+            self._http = None
         if self._http is None:
             self._http = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout_s))
+            self._loop = loop
         return self._http
 
     async def aclose(self) -> None:
         if self._http is not None and self._owns_http:
-            await self._http.aclose()
+            if self._loop is asyncio.get_running_loop():  # else its loop is gone: just drop it
+                await self._http.aclose()
             self._http = None
 
     async def select(self, query: str) -> SelectResult:
