@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 import sys
@@ -23,6 +24,15 @@ def test_cpu_memory_wall_reasons(sandbox):
     assert res.limit_hit == "memory" and res.reason == "memory limit 200 MB exceeded"
     res = sandbox.run(["/bin/sleep", "5"], limits=SolverLimits(5, 200, 0.3))
     assert res.limit_hit == "wall" and res.reason == "wall clock 0.3s exceeded" and res.time_s < 3
+
+
+def test_limits_without_prlimit_use_the_preexec_fallback():
+    box = Sandbox(SolverLimits(1, 200, 10))
+    box._isolation = dataclasses.replace(box.isolation(), prlimit=None)
+    res = box.run([*PY, "while True: pass"])
+    assert res.reason == "cpu time limit 1s exceeded"
+    res = box.run([*PY, "x = bytearray(600 * 2**20)"])
+    assert res.reason == "memory limit 200 MB exceeded"
 
 
 def test_private_dir_env_and_stdin(sandbox, monkeypatch):

@@ -70,6 +70,13 @@ def test_check_options_must_and_could(sandbox):
     assert cannot.answer == "C"
     could_be_false = runner.check_options(base, options, "could_be_false")
     assert could_be_false.details["selected"] == ["A", "C"]
+    assert must.details["base"] == "sat"
+
+
+def test_check_options_flags_an_inconsistent_base(sandbox):
+    base = "(declare-const x Int)(assert (> x 2))(assert (< x 0))"
+    res = Z3Runner(sandbox).check_options(base, {"A": "(> x 3)", "B": "(= x 1)"})
+    assert res.details["base"] == "unsat" and res.details["selected"] == ["A", "B"]
 
 
 def test_check_options_reports_the_broken_option(sandbox):

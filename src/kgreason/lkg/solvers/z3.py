@@ -25,6 +25,7 @@ _RESULTS = ("sat", "unsat", "unknown")
 _FORBIDDEN_OPTION = re.compile(r"(file|channel|log|trace|dump)", re.I)
 _ERROR = re.compile(r'^\(error "(.*)"\)$', re.S)
 _MARK = "kgr-option:"
+_BASE = "__base__"
 
 #: Which options a multiple-choice question selects (Logic-LM / SatLM semantics).
 OptionMode = Literal["must_be_true", "could_be_true", "cannot_be_true", "could_be_false"]
@@ -111,7 +112,11 @@ class Z3Runner:
         `details["selected"]` lists the options that qualify; `answer` is set only when
         exactly one does ("... EXCEPT" questions: use the complementary mode).
         """
-        parts = [base_smt.rstrip()]
+        bad = [k for k in option_smts if not re.fullmatch(r"[\w\-]+", k)]
+        if bad:
+            raise ValueError(f"option keys must be plain names, got {bad[0]!r}")
+        # the base alone first: an unsat base makes every option "valid", say so
+        parts = [base_smt.rstrip(), f'(echo "{_MARK}{_BASE}")\n(check-sat)']
         for key, term in option_smts.items():
             negate = mode in ("must_be_true", "could_be_false")
             t = f"(not {term.strip()})" if negate else term.strip()
@@ -136,9 +141,12 @@ class Z3Runner:
                 per[current] = item
             elif current is not None and (m := _ERROR.match(item)):
                 errors.setdefault(current, m.group(1))
+        base_verdict = per.pop(_BASE, None)
+        errors.pop(_BASE, None)
         want = "sat" if mode in ("could_be_true", "could_be_false") else "unsat"
         selected = [k for k in option_smts if per.get(k) == want]
         res.details.update(per_option=per, option_errors=errors, selected=selected, mode=mode)
+        res.details["base"] = base_verdict
         if res.status == "parse_error" and errors and len(errors) < len(option_smts):
             res.error = "; ".join(f"option {k}: {v}" for k, v in errors.items())
         if res.ok:
