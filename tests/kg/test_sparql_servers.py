@@ -228,3 +228,22 @@ async def test_hostile_search_text_on_real_servers(virtuoso, oxigraph):
                 hits = await kg.search(text, limit=3)
                 assert all(h.name for h in hits)
             assert [h.name for h in await kg.search("France", limit=1)] == ["France"]
+
+
+async def test_lookup_search_is_case_insensitive_without_scanning(pair):
+    """search_mode="lookup": only index lookups of case/spacing variants; equals MemoryKG's
+    exact+normalized matches whenever the names differ from the text only in case/spacing."""
+    make, memory = pair
+    async with make(search_mode="lookup") as kg:
+        for text in [
+            "Nijmegen",
+            "nijmegen",
+            "NIJMEGEN",
+            "western  europe",
+            "weeze airport",
+            "France",
+        ]:
+            got = await kg.search(text, limit=5, fuzzy=False)
+            assert got and got == await memory.search(text, limit=5, fuzzy=False), text
+        assert await kg.search("Dusseldorf", fuzzy=False) == []  # documented: no diacritic folding
+        assert await kg.search("Nijmegn", fuzzy=True) == []  # and no typo tolerance

@@ -43,10 +43,14 @@ class SparqlKG:
         client: SparqlClient | None = None,
         batch_size: int = 200,
         search_candidates: int = 1000,
+        search_mode: str = "scan",
         default_graph: str | None = None,
     ):
         if page_size < 1 or batch_size < 1:
             raise ValueError("page_size and batch_size must be >= 1")
+        if search_mode not in ("scan", "lookup"):
+            raise ValueError(f"search_mode must be 'scan' or 'lookup', not {search_mode!r}")
+        self.search_mode = search_mode
         self.name = url
         self.url = url
         self.dialect: Dialect = get_dialect(dialect)
@@ -219,16 +223,21 @@ class SparqlKG:
         return sub
 
     async def search(self, text: str, *, limit: int = 10, fuzzy: bool = True) -> list[EntityMatch]:
-        """Exact name lookup plus a bounded trigram-REGEX candidate scan, ranked client-side.
+        """Name lookups, plus (search_mode="scan") a trigram-REGEX scan, ranked client-side.
 
-        Limitations: the scan reads every name literal (slow on full Freebase/Wikidata;
-        bounded by `search_candidates` rows); entities without a name are not found by ID.
+        "scan" matches MemoryKG (exact, case/diacritic-insensitive, fuzzy) but reads every
+        name literal: fine for small and mid-size endpoints, too slow for full Freebase or
+        Wikidata, and bounded by `search_candidates` rows. "lookup" only asks for the text
+        and its case/spacing variants (index lookups, fast anywhere): no diacritic folding,
+        no typo tolerance. Either way, unnamed entities are not found by their ID.
         """
-        exact = await self._select(Q.exact_name_query(self.dialect, text), "?e")
+        texts = S.case_variants(text) if self.search_mode == "lookup" else [text]
+        exact = await self._select(Q.exact_name_query(self.dialect, texts), "?e")
         ids_ = [r["e"].value for r in exact]
-        query = Q.candidate_name_query(self.dialect, S.candidate_filter(text))
-        rows = await self._select(query, "?e", max_rows=self.search_candidates)
-        ids_ += [r["e"].value for r in rows]
+        if self.search_mode == "scan":
+            query = Q.candidate_name_query(self.dialect, S.candidate_filter(text))
+            rows = await self._select(query, "?e", max_rows=self.search_candidates)
+            ids_ += [r["e"].value for r in rows]
         cands = [e for e in (self.dialect.entity_id(i) for i in ids_) if e is not None]
         names = await self.names(list(dict.fromkeys(cands)))
         names = {e: n for e, n in names.items() if n != UNNAMED}

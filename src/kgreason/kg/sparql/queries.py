@@ -65,14 +65,14 @@ def contains_query(d: Dialect, triples: Sequence[tuple[str, str, str]]) -> str:
     return f"SELECT DISTINCT ?s ?p ?o WHERE {{ VALUES (?s ?p ?o) {{ {rows} }} ?s ?p ?o }}"
 
 
-def exact_name_query(d: Dialect, text: str) -> str:
-    """Entities with a name literal equal to `text` (plain or tagged): an index lookup."""
-    lit = ids.escape_literal(text)
+def exact_name_query(d: Dialect, texts: Sequence[str]) -> str:
+    """Entities with a name literal equal to one of `texts` (plain or tagged): index lookups."""
     lang = ids.lang_tag(d.lang)
+    lits = [ids.escape_literal(t) for t in texts]
     preds = [f"<{p}>" for p in d.name_predicates]
     return (
-        f"SELECT DISTINCT ?e WHERE {{ VALUES ?n {{ {lit} {lit}@{lang} }} {values('?p', preds)} "
-        "?e ?p ?n . FILTER(isIRI(?e)) }"
+        f"SELECT DISTINCT ?e WHERE {{ {values('?n', [*lits, *(f'{x}@{lang}' for x in lits)])} "
+        f"{values('?p', preds)} ?e ?p ?n . FILTER(isIRI(?e)) }}"
     )
 
 

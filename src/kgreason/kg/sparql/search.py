@@ -51,6 +51,15 @@ def candidate_filter(text: str, var: str = "?n") -> str:
     return f'FILTER(REGEX(STR({var}), {ids.escape_literal(pattern)}, "i"))'
 
 
+def case_variants(text: str) -> list[str]:
+    """Spellings that differ from `text` only in case or spacing: each is an index lookup,
+    so "lookup" search finds "nijmegen" -> "Nijmegen" without scanning names."""
+    base = " ".join(text.split())
+    forms = [text, base, base.lower(), base.upper(), base.title(), base.capitalize()]
+    forms.append(" ".join(w[:1].upper() + w[1:] for w in base.split()))
+    return list(dict.fromkeys(forms))
+
+
 def rank(text: str, names: Mapping[str, str], *, limit: int, fuzzy: bool) -> list[EntityMatch]:
     """Rank candidate entities (id -> name) the way MemoryKG.search does."""
     out: list[EntityMatch] = []
