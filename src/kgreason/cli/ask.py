@@ -1,0 +1,143 @@
+"""`kgreason ask "QUESTION"`: PoG on the bundled KG (or --kg DIR / --sparql URL), with the
+reasoning paths rendered readably. With no LLM configured it runs PoG's LLM-free mode and
+says so: the output is then retrieval candidates, never PoG's answer."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from typing import Any
+
+import typer
+from rich.panel import Panel
+
+from kgreason.cli.common import JsonOption, console, emit_json, fail, settings, want_json
+from kgreason.config import Settings
+from kgreason.embed.errors import EmbedderError
+from kgreason.kg.base import KGError, KnowledgeGraph
+from kgreason.llm.base import LLMError
+from kgreason.llm.usage import Budget
+from kgreason.pog.pipeline import PoG
+from kgreason.pog.render import render_path
+from kgreason.pog.types import PoGResult
+
+LLM_FREE_LABEL = "LLM-free mode: candidates, not PoG's answer"
+
+
+def result_dict(result: PoGResult) -> dict[str, Any]:
+    data = dataclasses.asdict(result)
+    data["ok"] = result.ok
+    if result.mode == "llm-free":
+        data["label"] = LLM_FREE_LABEL
+    return data
+
+
+def _build(s: Settings) -> tuple[KnowledgeGraph, PoG]:
+    from kgreason.embed.factory import build_embedder
+    from kgreason.kg.open import open_kg
+    from kgreason.llm.factory import build_llm, llm_configured
+
+    try:
+        kg = open_kg(s.kg)
+    except KGError as e:
+        fail(f"knowledge graph: {e}")
+    try:
+        embedder = build_embedder(s.embed)
+    except EmbedderError as e:
+        fail(f"embedder: {e}")
+    try:
+        llm = build_llm(s.llm) if llm_configured(s.llm) else None
+    except LLMError as e:
+        fail(f"LLM: {e}")
+    budget = Budget(s.llm.max_calls_per_question, s.llm.max_tokens_per_question)
+    return kg, PoG(kg, llm, embedder, s.pog, budget=budget)
+
+
+async def _run(
+    kg: KnowledgeGraph, pog: PoG, question: str, topics: list[str] | None
+) -> tuple[PoGResult, dict[str, str]]:
+    result = await pog.ask_async(question, topics)
+    ids = {e for p in result.paths for e in p.entities()}
+    try:
+        names = await kg.names(sorted(ids)) if ids else {}
+    except KGError:
+        names = {}
+    return result, names
+
+
+def print_result(result: PoGResult, names: dict[str, str]) -> None:
+    out = console()
+    if result.mode == "llm-free":
+        out.print(Panel(f"[bold yellow]{LLM_FREE_LABEL}[/]", expand=False))
+        cands = ", ".join(f"{c.name} ({c.id})" for c in result.candidates[:20])
+        out.print(f"[bold]Candidates[/] (ranked): {cands or '(none)'}")
+    else:
+        answers = ", ".join(f"{a.name} ({a.id})" if a.id else a.name for a in result.answers)
+        out.print(f"[bold green]Answer[/]: {answers or '(none)'}")
+        out.print(f"Phase: {result.phase or '-'}   Mode: {result.mode}")
+    topics = ", ".join(f"{t.name} ({t.id})" for t in result.topic_entities)
+    out.print(f"Topic entities: {topics or '-'}")
+    if result.analysis:
+        out.print(f"Indicator: {result.analysis.indicator}")
+    st = result.subgraph
+    out.print(
+        f"Subgraph: {st.entities} entities / {st.triples} triples -> reduced "
+        f"{st.reduced_entities} entities / {st.reduced_triples} triples"
+    )
+    out.print("[bold]Reasoning paths[/]:" if result.paths else "Reasoning paths: (none)")
+    for i, p in enumerate(result.paths, 1):
+        out.print(f"  {i}. {render_path(p, names)}", soft_wrap=True)
+    if result.unverified_triples:
+        out.print(f"[bold red]Unverified triples[/]: {result.unverified_triples}")
+    for b in result.bounds_hit:
+        out.print(f"[yellow]bound hit[/]: {b}")
+    total = result.usage.get("total", {})
+    if total:
+        out.print(
+            f"LLM: {total.get('calls', 0)} calls, {total.get('prompt_tokens', 0)} prompt + "
+            f"{total.get('completion_tokens', 0)} completion tokens; "
+            f"{result.timings_s.get('total', 0.0):.2f}s"
+        )
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("ask")
+    def ask_command(
+        ctx: typer.Context,
+        question: str = typer.Argument(..., help="The question, in natural language."),
+        kg: str | None = typer.Option(
+            None, "--kg", help="KG store directory (default: the bundled MetaQA KG)."
+        ),
+        sparql: str | None = typer.Option(None, "--sparql", help="SPARQL endpoint URL."),
+        dialect: str | None = typer.Option(None, help="freebase | wikidata | generic"),
+        topic: list[str] | None = typer.Option(
+            None, "--topic", help="Topic entity id or name (repeatable); skips extraction."
+        ),
+        strategy: str | None = typer.Option(
+            None, help="Path pruning: three-step | fuzzy | precise | branch"
+        ),
+        variant: str | None = typer.Option(None, help="pog | pog-e"),
+        json_out: JsonOption = False,
+    ) -> None:
+        """Answer a question with Paths-over-Graph and show the reasoning paths."""
+        overrides = {
+            "kg.store": kg,
+            "kg.sparql_url": sparql,
+            "kg.dialect": dialect,
+            "pog.strategy": strategy,
+            "pog.variant": variant,
+        }
+        s = settings(ctx, **overrides).settings
+        if not question.strip():
+            fail("the question is empty")
+        kg_obj, pog = _build(s)
+        try:
+            result, names = asyncio.run(_run(kg_obj, pog, question, topic or None))
+        except (KGError, LLMError) as e:  # anything the pipeline did not already name
+            fail(f"{type(e).__name__}: {e}")
+        if want_json(ctx, json_out):
+            emit_json(result_dict(result))
+        else:
+            print_result(result, names)
+        if not result.ok:
+            fail(f"{result.error_kind}: {result.error}")
