@@ -119,3 +119,24 @@ def test_missing_entity_gives_no_paths_and_says_so() -> None:
     g = _ladder()
     res = topic_entity_paths(g, ["a", "nowhere"], 2, max_paths=10)
     assert res.paths == [] and res.missing == ["nowhere"]
+
+
+def test_relation_clustering_merges_parallel_relations_into_one_hop() -> None:
+    # Freebase stores both directions: a -contains-> b and b -containedby-> a
+    ts = [
+        Triple("a", "contains", "b"),
+        Triple("b", "containedby", "a"),
+        Triple("b", "s", "x"),
+    ]
+    g = ClusteredGraph.from_triples(ts)
+    res = find_entity_paths(g, ["a", "x"], min_len=1, max_len=4, max_paths=100)
+    assert len(res.paths) == 1  # not one path per parallel relation
+    hop = res.paths[0].hops[0]
+    assert hop.relation_keys() == (("containedby", False), ("contains", True))
+    full = res.materialize(res.paths)[0]
+    assert set(full.hops[0].triples) == {
+        Triple("a", "contains", "b"),
+        Triple("b", "containedby", "a"),
+    }
+    free = topic_entity_paths(g, ["a"], 1, max_paths=10)
+    assert len(free.paths) == 1 and free.paths[0].hops[0].alt_relations == (("contains", True),)

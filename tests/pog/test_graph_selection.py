@@ -135,3 +135,14 @@ async def test_branch_reduce_two_entities_intersects() -> None:
 
     res = await branch_reduce_select(paths, ["a", "x"], 2, 3, keep_r2)
     assert [[h.relation for h in p.hops] for p in res.paths] == [["r2", "s2"]]
+
+
+def test_render_lists_clustered_relations() -> None:
+    hop = Hop(
+        ("m.weeze",), LOC + "containedby", ("m.germany",), True, (), ((LOC + "contains", False),)
+    )
+    text = render_path(ReasoningPath((hop,)), NIJMEGEN_NAMES, with_ids=False)
+    assert text == (
+        "{Weeze Airport} -> location.location.containedby | location.location.contains (inverse)"
+        " -> {Germany}"
+    )

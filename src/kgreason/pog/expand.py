@@ -7,7 +7,8 @@ One round (the caller loops D = 1..D_max, prunes and asks the LLM between rounds
     Find_1_hop_Edges: one batched `kg.neighbors` call;
     MergeTogether: for a path p whose node set at position i holds expanded entities, the
                    neighbours are clustered by (relation, direction) like the subgraph, and
-                   each cluster becomes a new path p.hops[:i] + ({members} -> r -> {nbrs}).
+                   each cluster becomes a new path p.hops[:i] + ({members} -> r -> {nbrs})
+                   (relations joining the same two sets are one hop, see paths.py).
                    When i is the end of p this appends one hop; from a middle entity it forks
                    a branch that keeps p's prefix. Entities already on that prefix are not
                    re-entered. New hops carry their concrete triples.
@@ -91,10 +92,17 @@ async def node_expand(
                     if n.entity in prefix_entities:
                         continue
                     groups[(n.relation, n.direction == "tail")][e].append(n.triple(e))
+            # relation clustering, as in paths.py: keys joining the same two sets are one hop
+            clustered: dict[tuple[tuple[str, ...], tuple[str, ...]], list] = {}
             for (rel, fwd), by_src in sorted(groups.items()):
-                triples = tuple(sorted(t for ts in by_src.values() for t in ts))
+                triples = [t for ts in by_src.values() for t in ts]
                 dst = tuple(sorted({t.tail if fwd else t.head for t in triples}))
-                hop = Hop(tuple(sorted(by_src)), rel, dst, fwd, triples)
+                entry = clustered.setdefault((tuple(sorted(by_src)), dst), [[], set()])
+                entry[0].append((rel, fwd))
+                entry[1].update(triples)
+            for (src, dst), (keys, triple_set) in clustered.items():
+                (rel, fwd), *alts = keys
+                hop = Hop(src, rel, dst, fwd, tuple(sorted(triple_set)), tuple(alts))
                 q = ReasoningPath((*p.hops[:i], hop), p.entity_list)
                 sig = path_signature(q)
                 if sig in seen:

@@ -39,14 +39,12 @@ API:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 
 from kgreason.pog.clustering import ClusteredGraph, Key
 from kgreason.pog.reduction import bfs_distances
 from kgreason.pog.types import Hop, ReasoningPath
-
-_Partial = tuple[tuple[Key, ...], tuple[frozenset[str] | set[str], ...]]
 
 
 def length_window(n_topics: int, depth: int) -> tuple[int, int]:
@@ -85,12 +83,13 @@ def materialize(graph: ClusteredGraph, paths: Sequence[ReasoningPath]) -> list[R
         hops = tuple(
             h
             if h.triples
-            else Hop(
-                h.src,
-                h.relation,
-                h.dst,
-                h.forward,
-                graph.hop_triples(h.src, (h.relation, h.forward), h.dst),
+            else replace(
+                h,
+                triples=tuple(
+                    sorted(
+                        {t for k in h.relation_keys() for t in graph.hop_triples(h.src, k, h.dst)}
+                    )
+                ),
             )
             for h in p.hops
         )
@@ -98,8 +97,13 @@ def materialize(graph: ClusteredGraph, paths: Sequence[ReasoningPath]) -> list[R
     return out
 
 
-def _hop(src: Sequence[str] | set[str], key: Key, dst: set[str] | frozenset[str]) -> Hop:
-    return Hop(tuple(sorted(src)), key[0], tuple(sorted(dst)), key[1])
+#: keys joining the same two sets, the primary (first in sorted order) first
+_Group = tuple[Key, ...]
+
+
+def _hop(src: Iterable[str], group: _Group, dst: Iterable[str]) -> Hop:
+    (rel, fwd), *alts = group
+    return Hop(tuple(sorted(src)), rel, tuple(sorted(dst)), fwd, (), tuple(alts))
 
 
 class _Budget:
@@ -114,10 +118,24 @@ class _Budget:
             self.hit, self.reason = True, reason
 
 
-def _excluded(keys: tuple[Key, ...], sets: tuple, key: Key) -> set[str] | frozenset[str]:
-    if keys and keys[-1] == (key[0], not key[1]):
-        return sets[-2]
-    return frozenset()
+def _steps(
+    graph: ClusteredGraph,
+    groups: tuple[_Group, ...],
+    sets: tuple,
+    keep: Callable[[str], bool] | None = None,
+) -> list[tuple[_Group, set[str]]]:
+    """The clustered steps from sets[-1]: relations reaching the same set are one step
+    (relation clustering); backtracking and `keep` filters applied; empty steps dropped."""
+    back = {(r, not f) for r, f in groups[-1]} if groups else set()
+    by_set: dict[frozenset[str], list[Key]] = {}
+    for key, reached in sorted(graph.expand_all(sets[-1]).items()):
+        if key in back:
+            reached.difference_update(sets[-2])
+        if keep is not None:
+            reached = {v for v in reached if keep(v)}
+        if reached:
+            by_set.setdefault(frozenset(reached), []).append(key)
+    return sorted(((tuple(ks), set(fs)) for fs, ks in by_set.items()), key=lambda x: x[0])
 
 
 def _free_paths(
@@ -125,24 +143,20 @@ def _free_paths(
 ) -> list[tuple[Hop, ...]]:
     """Paths from `start` with min_len <= length <= max_len, ending anywhere."""
     found: list[tuple[Hop, ...]] = []
-    frontier: list[tuple[tuple[Key, ...], tuple, tuple[Hop, ...]]] = [((), ({start},), ())]
+    frontier: list[tuple[tuple[_Group, ...], tuple, tuple[Hop, ...]]] = [((), ({start},), ())]
     for k in range(1, max_len + 1):
         nxt = []
-        for keys, sets, hops in frontier:
+        for groups, sets, hops in frontier:
             budget.expansions += 1
-            for key, reached in sorted(graph.expand_all(sets[-1]).items()):
-                reached.discard(start)
-                reached.difference_update(_excluded(keys, sets, key))
-                if not reached:
-                    continue
-                hop_chain = (*hops, _hop(sets[-1], key, reached))
+            for group, reached in _steps(graph, groups, sets, lambda v: v != start):
+                hop_chain = (*hops, _hop(sets[-1], group, reached))
                 if k >= min_len:
                     if len(found) >= budget.max_paths:
                         budget.stop(f"max_paths={budget.max_paths} reached at length {k}")
                         return found
                     found.append(hop_chain)
                 if k < max_len:
-                    nxt.append(((*keys, key), (*sets, reached), hop_chain))
+                    nxt.append(((*groups, group), (*sets, reached), hop_chain))
         if len(nxt) > budget.max_paths:
             budget.stop(f"max_paths={budget.max_paths} partial paths at length {k}")
             nxt = nxt[: budget.max_paths]
@@ -164,29 +178,25 @@ def _segment_paths(
     if s not in dist_t:
         return []
     found: list[tuple[Hop, ...]] = []
-    frontier: list[_Partial] = [((), (frozenset({s}),))]
+    frontier: list[tuple[tuple[_Group, ...], tuple]] = [((), (frozenset({s}),))]
     for k in range(1, max_len + 1):
-        nxt: list[_Partial] = []
+        nxt = []
         left = max_len - k
-        for keys, sets in frontier:
+
+        def keep(v: str, left: int = left) -> bool:
+            return dist_t.get(v, left + 1) <= left and v != s and v not in avoid
+
+        for groups, sets in frontier:
             budget.expansions += 1
-            for key, reached in sorted(graph.expand_all(sets[-1]).items()):
-                reached = {
-                    v
-                    for v in reached
-                    if dist_t.get(v, left + 1) <= left and v != s and v not in avoid
-                }
-                reached.difference_update(_excluded(keys, sets, key))
-                if not reached:
-                    continue
+            for group, reached in _steps(graph, groups, sets, keep):
                 if t in reached:
                     if len(found) >= budget.max_paths:
                         budget.stop(f"max_paths={budget.max_paths} reached ({s} -> {t})")
                         return found
-                    found.append(_restrict(graph, (*keys, key), (*sets, reached), t))
+                    found.append(_restrict(graph, (*groups, group), (*sets, reached), t))
                     reached = reached - {t}
                 if reached and k < max_len:
-                    nxt.append(((*keys, key), (*sets, reached)))
+                    nxt.append(((*groups, group), (*sets, reached)))
         if len(nxt) > budget.max_paths:
             budget.stop(f"max_paths={budget.max_paths} partial paths ({s} -> {t}, length {k})")
             nxt = nxt[: budget.max_paths]
@@ -194,14 +204,20 @@ def _segment_paths(
     return found
 
 
-def _restrict(graph: ClusteredGraph, keys: tuple[Key, ...], sets: tuple, t: str) -> tuple[Hop, ...]:
+def _restrict(
+    graph: ClusteredGraph, groups: tuple[_Group, ...], sets: tuple, t: str
+) -> tuple[Hop, ...]:
     """Keep only the members of each set that lie on a chain ending at t."""
     kept: list[set[str]] = [set() for _ in sets]
     kept[-1] = {t}
-    for j in range(len(keys) - 1, -1, -1):
+    for j in range(len(groups) - 1, -1, -1):
         nxt = kept[j + 1]
-        kept[j] = {u for u in sets[j] if any(v in nxt for v in graph.adj[u].get(keys[j], ()))}
-    return tuple(_hop(kept[j], keys[j], kept[j + 1]) for j in range(len(keys)))
+        kept[j] = {
+            u
+            for u in sets[j]
+            if any(v in nxt for key in groups[j] for v in graph.adj[u].get(key, ()))
+        }
+    return tuple(_hop(kept[j], groups[j], kept[j + 1]) for j in range(len(groups)))
 
 
 def find_entity_paths(

@@ -3,7 +3,10 @@
     {m.x: Nijmegen} -> location.location.nearby_airports -> {m.y: Weeze Airport}
     -> location.location.containedby -> {m.z: Germany}
 
-A backward hop (the KG triple runs dst -relation-> src) is written `<- relation <-`.
+A backward hop (the KG triple runs dst -relation-> src) is written `<- relation <-`. A hop
+that clusters several relations joining the same two sets lists them after the first:
+`-> location.location.containedby | location.location.contains (inverse) ->`, where
+"(inverse)" marks a relation that runs against the arrow.
 Names come from a name map (D(.)); unnamed nodes show as "Unnamed Entity", unknown ids as
 the id alone. Sets larger than `max_items` show their first members (sorted by id) and
 "... (+N more)": a hub hop can hold thousands of entities, which neither an LLM prompt nor a
@@ -57,7 +60,10 @@ def render_path(
         return ""
     parts = [render_set(path.hops[0].src, names, max_items=max_items, with_ids=with_ids)]
     for h in path.hops:
-        arrow = f" -> {h.relation} -> " if h.forward else f" <- {h.relation} <- "
+        label = h.relation + "".join(
+            f" | {r}" if f == h.forward else f" | {r} (inverse)" for r, f in h.alt_relations
+        )
+        arrow = f" -> {label} -> " if h.forward else f" <- {label} <- "
         parts.append(arrow + render_set(h.dst, names, max_items=max_items, with_ids=with_ids))
     return "".join(parts)
 

@@ -28,6 +28,13 @@ class Hop:
     forward: bool
     #: the concrete KG triples behind this hop (head, relation, tail as stored in the KG)
     triples: tuple[Triple, ...] = ()
+    #: relation clustering: other (relation, forward) pairs joining the same two sets, e.g.
+    #: Freebase's inverse `contains` beside `containedby`; their triples are in `triples` too
+    alt_relations: tuple[tuple[str, bool], ...] = ()
+
+    def relation_keys(self) -> tuple[tuple[str, bool], ...]:
+        """(relation, forward) of this hop, the primary one first."""
+        return ((self.relation, self.forward), *self.alt_relations)
 
 
 @dataclass(frozen=True)
