@@ -6,6 +6,7 @@ In CI (CI=true) a server that cannot start fails the tests; locally a missing bi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -69,7 +70,8 @@ def oxigraph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer
 def memory_from_nt(path: Path, dialect: str) -> MemoryKG:
     """The reference KG for a fixture, parsed independently of kgreason.kg.sparql:
     IRI-to-IRI triples become edges (IDs shortened per dialect), English or untagged
-    name literals become names (English preferred), other literals are ignored."""
+    name literals become names (English preferred), other literals are ignored; nameless
+    Freebase schema nodes are named by their ID, nameless MIDs stay unnamed."""
     if dialect == "freebase":
         ent_ns, rel_ns, name_preds = FB_NS, FB_NS, {FB_NS + "type.object.name"}
     else:
@@ -89,7 +91,13 @@ def memory_from_nt(path: Path, dialect: str) -> MemoryKG:
             continue
         if isinstance(o, ox.NamedNode) and p.startswith(rel_ns) and o.value.startswith(ent_ns):
             triples.append((s[len(ent_ns) :], p[len(rel_ns) :], o.value[len(ent_ns) :]))
-    return MemoryKG(triples, {k: v for k, (_, v) in names.items()}, name=str(path))
+    named = {k: v for k, (_, v) in names.items()}
+    if dialect == "freebase":  # nameless schema nodes (`location.country`) show their ID
+        for t in triples:
+            for x in (t[0], t[2]):
+                if x not in named and not re.fullmatch(r"[mg]\.[0-9a-z_]+", x):
+                    named[x] = x
+    return MemoryKG(triples, named, name=str(path))
 
 
 @pytest.fixture(scope="session")

@@ -10,10 +10,11 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from kgreason.kg.base import InvalidIdentifierError
+from kgreason.kg.base import UNNAMED, InvalidIdentifierError
 from kgreason.kg.sparql import ids
 
 FREEBASE_NS = "http://rdf.freebase.com/ns/"
@@ -32,7 +33,17 @@ class Dialect:
     check_relation: Callable[[object], str]
     #: Predicates whose literal values are names, in order of preference.
     name_predicates: tuple[str, ...]
+    #: IDs that mean nothing to a reader (Freebase MIDs, Wikidata Q/P numbers): shown as
+    #: "Unnamed Entity" when nameless. Other nameless IDs (Freebase schema names such as
+    #: `location.country`, generic IRIs) are shown as themselves, as the embedded store does.
+    opaque_id: re.Pattern[str] | None = None
     lang: str = "en"
+
+    def fallback_name(self, eid: str) -> str:
+        """D(.) of a known entity that has no name."""
+        if self.opaque_id is None or self.opaque_id.fullmatch(eid):
+            return UNNAMED if self.opaque_id is not None else eid
+        return eid
 
     def entity_term(self, eid: object) -> str:
         """`<IRI>` for an entity ID; raises InvalidIdentifierError for anything else."""
@@ -89,6 +100,7 @@ FREEBASE = Dialect(
     check_entity=ids.freebase_entity,
     check_relation=ids.freebase_relation,
     name_predicates=(FREEBASE_NS + "type.object.name", OWL_SAMEAS),
+    opaque_id=ids.FREEBASE_MID,
 )
 WIKIDATA = Dialect(
     name="wikidata",
@@ -97,6 +109,7 @@ WIKIDATA = Dialect(
     check_entity=ids.wikidata_entity,
     check_relation=ids.wikidata_property,
     name_predicates=(RDFS_LABEL,),
+    opaque_id=ids.WIKIDATA_ENTITY,
 )
 GENERIC = Dialect(
     name="generic",

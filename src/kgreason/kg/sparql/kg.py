@@ -145,27 +145,32 @@ class SparqlKG:
         return {i: found[i][:limit_per_entity] for i in ids}
 
     async def neighbors_named(self, ids: Sequence[str]) -> dict[str, list[tuple[Neighbor, str]]]:
-        """D.3 batched: neighbours with their names ("Unnamed Entity" for CVTs) in one query."""
+        """D.3 batched: neighbours with their names ("Unnamed Entity" for CVTs) in one query.
+        Names come from the first name predicate only (`type.object.name`, `rdfs:label`)."""
         uniq = self._entities(ids)
-        best: dict[tuple[str, Neighbor], str] = {}
+        best: dict[tuple[str, Neighbor], tuple[tuple[int, str], str]] = {}
         for chunk in _chunks(uniq, self.batch_size):
             query = Q.neighbors_query(self.dialect, chunk, self._noise, named=True)
             for row in await self._select(query, "?s ?dir ?r ?e ?ename"):
                 edge = self._edge(row)
-                if edge is not None:
-                    name = row["ename"].value
-                    prev = best.get(edge)
-                    if prev is None or prev == UNNAMED or (name != UNNAMED and name < prev):
-                        best[edge] = name
+                if edge is None:
+                    continue
+                name, lang = row["ename"].value, row["ename"].lang.lower()
+                if name == UNNAMED and row["ename"].type == "literal" and not lang:
+                    name = self.dialect.fallback_name(edge[1].entity)
+                key = (0 if lang == self.dialect.lang else (1 if lang else 2), name)
+                if edge not in best or key < best[edge][0]:
+                    best[edge] = (key, name)
         out: dict[str, list[tuple[Neighbor, str]]] = {i: [] for i in uniq}
-        for (seed, nb), name in best.items():
+        for (seed, nb), (_, name) in best.items():
             out[seed].append((nb, name))
         for items in out.values():
             items.sort(key=lambda x: (x[0].direction != "tail", x[0].relation, x[0].entity))
         return {i: out[i] for i in ids}
 
     async def names(self, ids: Sequence[str]) -> dict[str, str]:
-        """D.2 batched; unnamed but known entities map to UNNAMED, unknown IDs are absent."""
+        """D.2 batched; unknown IDs are absent; known but nameless ones get
+        `Dialect.fallback_name` (UNNAMED for MIDs/Q-numbers, else the ID itself)."""
         uniq = self._entities(ids)
         preds = self.dialect.name_predicates
         ranked: dict[str, tuple[tuple[int, int, str], str]] = {}
@@ -185,7 +190,7 @@ class SparqlKG:
             for row in await self._select(Q.exists_query(self.dialect, chunk), "?e"):
                 eid = self.dialect.entity_id(row["e"].value)
                 if eid is not None:
-                    found[eid] = UNNAMED
+                    found[eid] = self.dialect.fallback_name(eid)
         return {i: found[i] for i in ids if i in found}
 
     async def expand(self, seeds: Sequence[str], depth: int, *, max_triples: int) -> Subgraph:
@@ -240,7 +245,7 @@ class SparqlKG:
             ids_ += [r["e"].value for r in rows]
         cands = [e for e in (self.dialect.entity_id(i) for i in ids_) if e is not None]
         names = await self.names(list(dict.fromkeys(cands)))
-        names = {e: n for e, n in names.items() if n != UNNAMED}
+        names = {e: n for e, n in names.items() if n not in (UNNAMED, e)}
         return S.rank(text, names, limit=limit, fuzzy=fuzzy)
 
     async def contains(self, triples: Sequence[Triple]) -> list[bool]:
