@@ -97,21 +97,28 @@ def make_paths(n_paths: int, n_queries: int, seed: int) -> tuple[list[str], list
     fmt = lambda e: f"{{{mid(str(e))}: {names[e]}}}"  # noqa: E731
     paths: list[str] = []
     seen: set[str] = set()
-    per_topic = -(-n_paths // n_queries)
-    for _, topic in picked:
-        quota = min(per_topic, n_paths - len(paths))
-        for _ in range(quota * 20):
-            if quota <= 0:
+
+    def walk(topic: int) -> None:
+        node, parts = topic, [fmt(topic)]
+        for _ in range(rng.randint(1, 3)):
+            rel, node = rng.choice(adj[node])
+            parts += [rel, fmt(node)]
+        s = " -> ".join(parts)
+        if s not in seen:
+            seen.add(s)
+            paths.append(s)
+
+    per_topic = n_paths // n_queries
+    for _, topic in picked:  # an equal share per topic where the graph allows it
+        goal = len(paths) + per_topic
+        for _ in range(per_topic * 20):
+            if len(paths) >= goal:
                 break
-            node, parts = topic, [fmt(topic)]
-            for _ in range(rng.randint(1, 3)):
-                rel, node = rng.choice(adj[node])
-                parts += [rel, fmt(node)]
-            s = " -> ".join(parts)
-            if s not in seen:
-                seen.add(s)
-                paths.append(s)
-                quota -= 1
+            walk(topic)
+    for _ in range(n_paths * 20):  # top up from all topics to exactly n_paths
+        if len(paths) >= n_paths:
+            break
+        walk(rng.choice(picked)[1])
     return [q for q, _ in picked], paths, source
 
 

@@ -8,8 +8,12 @@ without a custom vocabulary) with transformers + numpy only:
 2. embed every token alone as `[CLS] token [SEP]` with the teacher, mean-pooled over the three
    positions (the teacher's own pooling);
 3. PCA to `pca_dims` (eigendecomposition of the covariance, sign fixed per component);
-4. scale each row by the SIF weight a / (a + p(rank)), p from Zipf's law over the id order;
-5. store float16 in model2vec's format (loadable with `model2vec.StaticModel`).
+4. weight each row by SIF, a / (a + p(rank)), p from Zipf's law over the id order;
+5. store in model2vec's format (loadable with `model2vec.StaticModel`): float16 rows with the
+   weights multiplied in (as model2vec does), or, the default, int8 rows with one global scale
+   and the weights kept as a separate float32 `weights` tensor, which model2vec applies at
+   encode time. Scaling before int8 would crush the rows of frequent tokens (weights ~1e-3) to
+   zero; kept apart, int8 halves the size of float16 with no measurable loss (bench/).
 
 Run: `python -m kgreason.embed.distill OUT_DIR [--pca-dims 256]` (defaults: bundled MiniLM).
 """
@@ -34,7 +38,7 @@ class DistillParams:
     pca_dims: int = 256
     sif_coefficient: float = 1e-4
     token_remove_pattern: str = UNUSED_TOKEN
-    dtype: str = "float16"
+    dtype: str = "int8"
     batch_size: int = 256
 
 
@@ -110,31 +114,42 @@ def teacher_vectors(source: Path, params: DistillParams) -> tuple[np.ndarray, di
     return token_embeddings(model, ids, params.batch_size), tokenizer_json, kept
 
 
-def finish(raw: np.ndarray, params: DistillParams) -> tuple[np.ndarray, float]:
-    """PCA + SIF weighting + dtype: the stored static table."""
+def finish(raw: np.ndarray, params: DistillParams) -> tuple[np.ndarray, np.ndarray | None, float]:
+    """PCA + SIF weighting + dtype: the stored table, separate weights (int8 only), variance."""
     reduced, explained = pca_reduce(raw, params.pca_dims)
-    weighted = reduced * sif_weights(len(reduced), params.sif_coefficient)[:, None]
-    return weighted.astype(params.dtype), explained
+    weights = sif_weights(len(reduced), params.sif_coefficient)
+    if params.dtype == "int8":
+        # One global scale: cosine after mean pooling is invariant to it.
+        scale = np.abs(reduced).max() / 127.0
+        table = np.clip(np.rint(reduced / scale), -127, 127).astype(np.int8)
+        return table, weights.astype(np.float32), explained
+    return (reduced * weights[:, None]).astype(params.dtype), None, explained
 
 
-def save_static(out: Path, vectors: np.ndarray, tokenizer_json: dict, config: dict) -> None:
-    """Write model2vec's layout: model.safetensors (`embeddings`), tokenizer.json, config.json."""
+def save_static(
+    out: Path, vectors: np.ndarray, weights: np.ndarray | None, tokenizer_json: dict, config: dict
+) -> None:
+    """Write model2vec's layout: model.safetensors (`embeddings`[, `weights`]), tokenizer.json,
+    config.json."""
     from safetensors.numpy import save_file
 
     out.mkdir(parents=True, exist_ok=True)
-    save_file({"embeddings": np.ascontiguousarray(vectors)}, str(out / "model.safetensors"))
+    tensors = {"embeddings": np.ascontiguousarray(vectors)}
+    if weights is not None:
+        tensors["weights"] = np.ascontiguousarray(weights)
+    save_file(tensors, str(out / "model.safetensors"))
     (out / "tokenizer.json").write_text(json.dumps(tokenizer_json, ensure_ascii=False), "utf-8")
     (out / "config.json").write_text(json.dumps(config, indent=2) + "\n", "utf-8")
 
 
-def distill(source: Path, out: Path, params: DistillParams) -> dict:
+def distill(source: Path, out: Path, params: DistillParams, base_name: str | None = None) -> dict:
     """Distil `source` (a BERT-style sentence-transformers dir) into `out`; return the config."""
     raw, tokenizer_json, kept = teacher_vectors(source, params)
-    vectors, explained = finish(raw, params)
+    vectors, weights, explained = finish(raw, params)
     config = {
         "model_type": "model2vec",
         "architectures": ["StaticModel"],
-        "tokenizer_name": source.name,
+        "tokenizer_name": base_name or source.name,
         "apply_pca": params.pca_dims,
         "sif_coefficient": params.sif_coefficient,
         "hidden_dim": int(vectors.shape[1]),
@@ -146,7 +161,7 @@ def distill(source: Path, out: Path, params: DistillParams) -> dict:
         "pca_explained_variance": round(explained, 4),
         "distilled_by": "kgreason.embed.distill",
     }
-    save_static(out, vectors, pruned_tokenizer_json(tokenizer_json, kept), config)
+    save_static(out, vectors, weights, pruned_tokenizer_json(tokenizer_json, kept), config)
     return config
 
 
@@ -158,10 +173,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--source", type=Path, default=None, help="teacher dir (default: MiniLM)")
     ap.add_argument("--pca-dims", type=int, default=DistillParams.pca_dims)
     ap.add_argument("--sif-coefficient", type=float, default=DistillParams.sif_coefficient)
-    ap.add_argument("--dtype", default=DistillParams.dtype, choices=["float16", "float32"])
+    ap.add_argument("--dtype", default=DistillParams.dtype, choices=["int8", "float16", "float32"])
     args = ap.parse_args(argv)
     params = DistillParams(args.pca_dims, args.sif_coefficient, dtype=args.dtype)
-    config = distill(args.source or minilm_path(), args.out, params)
+    if args.source is None:
+        config = distill(minilm_path(), args.out, params, "sentence-transformers/all-MiniLM-L6-v2")
+    else:
+        config = distill(args.source, args.out, params)
     print(json.dumps(config, indent=2))
 
 

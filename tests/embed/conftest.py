@@ -1,0 +1,57 @@
+"""Each model is loaded once per session, with outbound network blocked during the load."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+
+from kgreason.embed.sbert import SentenceTransformerEmbedder
+from kgreason.embed.static import StaticEmbedder
+
+
+@contextmanager
+def no_network(attempts: list) -> Iterator[None]:
+    """Record and refuse every DNS lookup and socket connect (loopback included)."""
+
+    def refuse(*args, **kwargs):
+        attempts.append(args)
+        raise OSError("network disabled by test")
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(socket.socket, "connect", refuse)
+    mp.setattr(socket.socket, "connect_ex", refuse)
+    mp.setattr(socket, "getaddrinfo", refuse)
+    mp.setattr(socket, "create_connection", refuse)
+    try:
+        yield
+    finally:
+        mp.undo()
+
+
+@pytest.fixture(scope="session")
+def minilm_loaded() -> tuple[SentenceTransformerEmbedder, list]:
+    attempts: list = []
+    with no_network(attempts):
+        emb = SentenceTransformerEmbedder.minilm(batch_size=32)
+    return emb, attempts
+
+
+@pytest.fixture(scope="session")
+def static_loaded() -> tuple[StaticEmbedder, list]:
+    attempts: list = []
+    with no_network(attempts):
+        emb = StaticEmbedder()
+    return emb, attempts
+
+
+@pytest.fixture(scope="session")
+def minilm(minilm_loaded) -> SentenceTransformerEmbedder:
+    return minilm_loaded[0]
+
+
+@pytest.fixture(scope="session")
+def static(static_loaded) -> StaticEmbedder:
+    return static_loaded[0]
