@@ -111,3 +111,18 @@ async def test_freebase_fixture_pog_and_reproducible_pog_e() -> None:
     e1b = await run_llm_free(kg, fz, PoGSettings(variant="pog-e", seed=1), QUESTION)
     assert e1.ok and sig(e1) == sig(e1b)  # seeded: same sampled graph, same paths
     assert e1.subgraph.reduced_triples < res.subgraph.reduced_triples  # one relation per edge
+
+
+async def test_llm_free_falls_back_to_per_topic_paths_when_topics_do_not_connect() -> None:
+    from kgreason.kg.memory import MemoryKG
+
+    kg = MemoryKG(
+        [("a", "born_in", "b"), ("c", "capital_of", "d")],
+        {"a": "Alice", "b": "Bern", "c": "Rome", "d": "Italy"},
+    )
+    res = await run_llm_free(
+        kg, FuzzySelector(HashingEmbedder()), PoGSettings(), "q", topic_entities=["a", "c"]
+    )
+    assert res.ok and res.answers == []
+    assert "fallback" in res.trace[1] and "no entity path" in res.trace[1]["fallback"]
+    assert {c.id for c in res.candidates} == {"b", "d"}

@@ -11,6 +11,8 @@ Differences from PoG, all forced by the absence of an LLM and labelled in the re
   search is used (1 <= length <= |Topic| * D_max, the supplement condition), since there is no
   D_predict;
 - the indicator of FuzzySelect is the question itself;
+- when no path joins all topic entities, each topic entity's own paths (length <= D_max) are
+  ranked instead, and the trace says so (`fallback`);
 - the result has mode="llm-free", `answers` EMPTY, `candidates` = entities of the top-ranked
   paths (the end sets for one topic entity; the non-topic entities on the path otherwise),
   ranked by path rank, and a trace entry saying these are retrieval candidates.
@@ -32,7 +34,7 @@ from dataclasses import dataclass, field
 from kgreason.kg.base import UNNAMED, KnowledgeGraph
 from kgreason.pog.fuzzy import FuzzySelector, ScoredPath
 from kgreason.pog.graph import PreparedGraph, prepare_graph
-from kgreason.pog.paths import PathSearch, supplement_paths
+from kgreason.pog.paths import PathSearch, find_entity_paths, supplement_paths
 from kgreason.pog.render import NameBook, displayed_ids
 from kgreason.pog.settings import PoGSettings
 from kgreason.pog.types import AnswerEntity, PoGResult, ReasoningPath, TopicEntity
@@ -124,6 +126,8 @@ class LLMFreeRun:
     ranked: list[ScoredPath]
     book: NameBook
     timings_s: dict[str, float] = field(default_factory=dict)
+    #: non-empty when the paths are not entity paths through all topic entities
+    fallback: str = ""
 
 
 async def explore_llm_free(
@@ -146,6 +150,28 @@ async def explore_llm_free(
         d_max=settings.d_max,
         max_paths=settings.max_paths,
     )
+    fallback = ""
+    if not search.paths and len(prepared.topics) > 1:
+        # no path joins all topic entities (a wrong link, or a KG gap): rank each topic
+        # entity's own paths instead, and say so
+        fallback = "no entity path through all topic entities: paths from each topic entity"
+        graph = prepared.clustered
+        per_topic = [
+            find_entity_paths(
+                graph, [t], min_len=1, max_len=settings.d_max, max_paths=settings.max_paths
+            )
+            for t in prepared.topics
+        ]
+        search = PathSearch(
+            [p for r in per_topic for p in r.paths],
+            prepared.topics,
+            1,
+            settings.d_max,
+            graph,
+            bound_hit=any(r.bound_hit for r in per_topic),
+            bound_reason="; ".join(r.bound_reason for r in per_topic if r.bound_hit),
+            expansions=sum(r.expansions for r in per_topic),
+        )
     t1 = time.perf_counter()
     timings["paths"] = t1 - t0
     book = NameBook(kg)
@@ -155,7 +181,7 @@ async def explore_llm_free(
     indicator = question.replace("[", "").replace("]", "")
     ranked = fuzzy.rank(indicator, search.paths, book.names, top=top_w or settings.w1)
     timings["fuzzy"] = time.perf_counter() - t2
-    return LLMFreeRun(prepared, search, ranked, book, timings)
+    return LLMFreeRun(prepared, search, ranked, book, timings, fallback)
 
 
 def candidate_ids(paths: Sequence[ReasoningPath], topics: Sequence[str]) -> list[str]:
@@ -212,6 +238,7 @@ async def run_llm_free(
             "reduction": run.prepared.reduction.note,
             "paths": len(run.search.paths),
             "length": [run.search.min_len, run.search.max_len],
+            **({"fallback": run.fallback} if run.fallback else {}),
         }
     )
     if not run.prepared.subgraph.triples:
