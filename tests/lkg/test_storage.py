@@ -84,14 +84,23 @@ def test_fts_bm25_and_quoting():
     assert st.counts()["rule"] == 2
 
 
-def test_embeddings_are_keyed_by_model_and_dropped_on_change():
+def test_embeddings_are_keyed_by_model_and_dropped_when_the_text_changes():
     st = LKGStore()
     st.add_document(DOC2, _graph(EX2, DOC2))
     nid = node_id("entity", "Alice")
     st.put_embeddings("m1", {nid: np.ones(4, dtype=np.float32)})
     assert st.embeddings("m2", [nid]) == {}
     assert st.embeddings("m1", [nid])[nid].tolist() == [1, 1, 1, 1]
+    # same name, another type: the embedded text ("Alice") is unchanged, the vector stays
     st.add_document(
         "Alice is tall.", _graph({"entities": [{"name": "alice", "type": "Giant"}]}, "x")
     )
-    assert st.embeddings("m1", [nid]) == {}  # node content changed: stale vector dropped
+    assert nid in st.embeddings("m1", [nid])
+    rule = {"rules": [{"expression": "Tall(alice)"}]}
+    st.add_document("r1", _graph(rule, "r1"))
+    rid = node_id("rule", "Tall(alice)")
+    st.put_embeddings("m1", {rid: np.ones(4, dtype=np.float32)})
+    rule["rules"][0]["description"] = "Alice is tall"  # now embedded by its description
+    st.add_document("r2", _graph(rule, "r2"))
+    assert st.embeddings("m1", [rid]) == {}
+    assert st.get_node(rid).description == "Alice is tall"

@@ -1,17 +1,22 @@
 """In-memory retrieval index over an `LKGStore`: per-kind embedding matrices (Rule,
-Constraint and Entity indices, paper section 4.3), a normalised-name map and the adjacency
-lists the logical hull walks. Built once per store version so a query costs a few matrix
-products and a short breadth-first walk, not a table scan.
+Constraint and Entity indices, paper section 4.3), a normalised-name map, a BM25 index
+(bm25s) and the adjacency lists the logical hull walks. Built once per store version so a
+query costs a few matrix products and a short breadth-first walk, not a table scan.
+
+Why bm25s here and not the store's FTS5: FTS5 scores every matching row before sorting,
+which costs ~10 ms per query on 10k nodes with common words; bm25s precomputes the score
+matrix and answers in well under a millisecond. FTS5 stays the store's persistent text search.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from kgreason.embed.base import Embedder, cosine_topk
+from kgreason.embed.base import Embedder
 from kgreason.lkg.ids import normalize_name
 from kgreason.lkg.storage import LKGStore
 from kgreason.lkg.types import HULL_RELATIONS, LOGIC_KINDS, Edge, Node
@@ -41,6 +46,9 @@ class LKGIndex:
     #: every edge touching a node (facts such as LEFT_OF carry their raw_text)
     incident: dict[str, list[Edge]] = field(default_factory=dict)
     groups: dict[str, _Group] = field(default_factory=dict)
+    logic: set[str] = field(default_factory=set)
+    bm25_ids: list[str] = field(default_factory=list)
+    bm25: Any = None
     version: int = -1
 
     def refresh(self) -> LKGIndex:
@@ -65,11 +73,49 @@ class LKGIndex:
             if e.rel in hull:
                 self.adjacency.setdefault(e.src, []).append(e.dst)
                 self.adjacency.setdefault(e.dst, []).append(e.src)
+        self.logic = {i for i, n in self.nodes.items() if n.kind in LOGIC_KINDS}
         self.groups = {}
         if self.embedder is not None:
             self._embed_all()
+        self._bm25_build()
         self.version = self.store.version
         return self
+
+    def _bm25_build(self) -> None:
+        import bm25s
+
+        self.bm25_ids = list(self.nodes)
+        self.bm25 = None
+        if not self.bm25_ids:
+            return
+        corpus = [
+            " ".join([n.name, n.raw_text, n.description, *n.aliases])
+            for n in (self.nodes[i] for i in self.bm25_ids)
+        ]
+        self.bm25 = bm25s.BM25()
+        self.bm25.index(
+            bm25s.tokenize(corpus, stopwords="en", show_progress=False), show_progress=False
+        )
+
+    def bm25_search(self, text: str, k: int) -> list[tuple[str, float]]:
+        """(node_id, BM25 score > 0), best first."""
+        import bm25s
+
+        if self.bm25 is None or k <= 0:
+            return []
+        toks = bm25s.tokenize([text], stopwords="en", show_progress=False)
+        if not toks.vocab:
+            return []
+        # map the query's token ids into the index's vocabulary; unknown words drop out
+        words = {v: w for w, v in toks.vocab.items()}
+        known = [w for w in (words[t] for t in toks.ids[0]) if w in self.bm25.vocab_dict]
+        if not known:
+            return []
+        scores = self.bm25.get_scores(known)
+        k = min(k, len(scores))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.lexsort((top, -scores[top]))]
+        return [(self.bm25_ids[i], float(scores[i])) for i in top if scores[i] > 0]
 
     def _embed_all(self) -> None:
         assert self.embedder is not None
@@ -96,11 +142,17 @@ class LKGIndex:
     ) -> list[tuple[str, str, float]]:
         """(group, node_id, cosine) for the top k of each index whose cosine >= tau."""
         out: list[tuple[str, str, float]] = []
+        q = query_vec.reshape(-1).astype(np.float32)
         for group, g in self.groups.items():
-            idx, scores = cosine_topk(query_vec, g.matrix, k)
-            out += [
-                (group, g.ids[i], float(s)) for i, s in zip(idx, scores, strict=True) if s >= tau
-            ]
+            if not g.ids:
+                continue
+            # einsum, not BLAS `@`: a threaded BLAS matvec slows down >10x on a busy machine
+            scores = np.einsum("ij,j->i", g.matrix, q)
+            above = np.flatnonzero(scores >= tau)  # threshold first (eq. 1): O(n), no full sort
+            if above.size > k:
+                above = above[np.argpartition(-scores[above], k - 1)[:k]]
+            above = above[np.lexsort((above, -scores[above]))]
+            out += [(group, g.ids[i], float(scores[i])) for i in above]
         return out
 
     def exact(self, name: str) -> list[str]:
@@ -124,4 +176,4 @@ class LKGIndex:
                 if v not in dist:
                     dist[v] = (d + 1, src)
                     frontier.append(v)
-        return {n: ds for n, ds in dist.items() if self.nodes[n].kind in LOGIC_KINDS}
+        return {n: ds for n, ds in dist.items() if n in self.logic}

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 from kgreason.lkg.ids import normalize_name, normalize_text
 from kgreason.lkg.index import LKGIndex
 from kgreason.lkg.prompts import load_prompt
-from kgreason.lkg.types import LOGIC_KINDS, Edge, Node
+from kgreason.lkg.types import Edge, Node
 from kgreason.llm.base import ChatLLM, LLMError
 from kgreason.llm.parse import ParseError, ask_parsed, extract_json
 
@@ -103,7 +103,7 @@ def fallback_entities(index: LKGIndex, query: str, max_n: int = 4) -> list[str]:
     for n in range(max_n, 0, -1):
         for i in range(len(words) - n + 1):
             gram = " ".join(words[i : i + n])
-            ids = index.exact(gram)
+            ids = index.names.get(gram)  # gram is already normalised
             if gram in _STOP or not ids or any(f" {gram} " in f" {g} " for g in grams):
                 continue
             grams.append(gram)
@@ -169,7 +169,7 @@ class HybridRetriever:
         for name in entities:
             for nid in idx.exact(name):
                 add(nid, "exact", 1.0)
-        hits = idx.store.bm25(content_words(" ".join([query, *entities])), self.top_k)
+        hits = idx.bm25_search(" ".join([query, *entities]), self.top_k)
         top = max((s for _, s in hits), default=0.0)
         for nid, s in hits:
             if nid in idx.nodes and top > 0:
@@ -230,22 +230,15 @@ class HybridRetriever:
         t4 = time.perf_counter()
         keep = pruned if pruned is not None else hull
         keep_set = set(keep)
+        # edges among kept nodes, plus the outgoing facts of kept entities (LEFT_OF, HAS...)
         edges: dict[tuple[str, str, str], Edge] = {}
+        logic = idx.logic
         for nid in keep:
-            if idx.nodes[nid].kind in LOGIC_KINDS:
-                continue
             for e in idx.incident.get(nid, ()):
-                fact = (
-                    idx.nodes[e.src].kind not in LOGIC_KINDS
-                    and idx.nodes[e.dst].kind not in LOGIC_KINDS
-                )
-                if fact or (e.src in keep_set and e.dst in keep_set):
-                    edges[e.key] = e
-        for nid in keep:
-            if idx.nodes[nid].kind in LOGIC_KINDS:
-                for e in idx.incident.get(nid, ()):
-                    if e.src in keep_set and e.dst in keep_set:
-                        edges[e.key] = e
+                if (e.src in keep_set and e.dst in keep_set) or (
+                    e.src == nid and nid not in logic and e.dst not in logic
+                ):
+                    edges[(e.src, e.rel, e.dst)] = e
         return RetrievedSubgraph(
             query=query,
             query_entities=entities,

@@ -154,8 +154,13 @@ class LKGStore:
             db.execute("DELETE FROM edge_docs WHERE doc_id = ?", (doc_id,))
             still = "SELECT 1 FROM node_docs WHERE node_id = ?"
             gone = [i for i in mine if db.execute(still, (i,)).fetchone() is None]
-            for table, col in (("nodes", "id"), ("nodes_fts", "id"), ("embeddings", "node_id")):
-                db.executemany(f"DELETE FROM {table} WHERE {col} = ?", [(i,) for i in gone])
+            gone_rows = [(i,) for i in gone]
+            db.executemany(
+                "DELETE FROM nodes_fts WHERE rowid = (SELECT rowid FROM nodes WHERE id = ?)",
+                gone_rows,
+            )
+            db.executemany("DELETE FROM nodes WHERE id = ?", gone_rows)
+            db.executemany("DELETE FROM embeddings WHERE node_id = ?", gone_rows)
             edge_still = "SELECT 1 FROM edge_docs WHERE src = ? AND rel = ? AND dst = ?"
             dead = [k for k in my_edges if db.execute(edge_still, k).fetchone() is None]
             db.executemany("DELETE FROM edges WHERE src = ? AND rel = ? AND dst = ?", dead)
@@ -166,23 +171,41 @@ class LKGStore:
 
     # ---- nodes and edges ----------------------------------------------------------------
     def _upsert(self, db: sqlite3.Connection, nodes: Iterable[Node], edges: Iterable[Edge]) -> None:
-        for n in nodes:
-            old = self.get_node(n.id)
+        """Insert or merge nodes and edges in bulk. Row ids stay stable on update (UPSERT,
+        not REPLACE), so the FTS rows are addressed by rowid, never by a scan."""
+        todo = list(nodes)
+        existing = self._get_many(db, [n.id for n in todo])
+        rows, fts, changed, stale = [], [], [], []
+        for n in todo:
+            old = existing.get(n.id)
             if old is not None:
+                before = old.embed_text()
                 merge_node(old, n)
                 n = old
-            row = (
+                changed.append((n.id,))
+                if n.embed_text() != before:  # the stored vectors no longer match the text
+                    stale.append((n.id,))
+            rows.append((
                 n.id, n.kind, n.name, n.type, n.expression, n.raw_text, n.description,
                 json.dumps(n.related), json.dumps(n.aliases), json.dumps(n.flags),
-            )  # fmt: skip
-            db.execute(
-                f"INSERT OR REPLACE INTO nodes({_NODE_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?)", row
-            )
-            db.execute("DELETE FROM nodes_fts WHERE id = ?", (n.id,))
+            ))  # fmt: skip
             body = " ".join([n.raw_text, n.description, n.expression, *n.aliases])
-            db.execute("INSERT INTO nodes_fts VALUES (?, ?, ?)", (n.id, n.name, body))
-            if old is not None:  # content changed: the stored vectors are stale
-                db.execute("DELETE FROM embeddings WHERE node_id = ?", (n.id,))
+            fts.append((n.id, n.name, body, n.id))
+        db.executemany(
+            "DELETE FROM nodes_fts WHERE rowid = (SELECT rowid FROM nodes WHERE id = ?)", changed
+        )
+        updates = ", ".join(f"{c} = excluded.{c}" for c in _NODE_COLS.split(", ")[1:])
+        db.executemany(
+            f"INSERT INTO nodes({_NODE_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?) "
+            f"ON CONFLICT(id) DO UPDATE SET {updates}",
+            rows,
+        )
+        db.executemany(
+            "INSERT INTO nodes_fts(rowid, id, name, body) SELECT rowid, ?, ?, ? FROM nodes "
+            "WHERE id = ?",
+            fts,
+        )
+        db.executemany("DELETE FROM embeddings WHERE node_id = ?", stale)
         for e in edges:
             prev = db.execute(
                 "SELECT raw_text, flags FROM edges WHERE src=? AND rel=? AND dst=?", e.key
@@ -192,9 +215,19 @@ class LKGStore:
                 raw = prev[0] or raw
                 flags |= set(json.loads(prev[1]))
             db.execute(
-                "INSERT OR REPLACE INTO edges VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO edges VALUES (?, ?, ?, ?, ?) ON CONFLICT(src, rel, dst) DO UPDATE "
+                "SET raw_text = excluded.raw_text, flags = excluded.flags",
                 (*e.key, raw, json.dumps(sorted(flags))),
             )
+
+    def _get_many(self, db: sqlite3.Connection, ids: list[str]) -> dict[str, Node]:
+        out: dict[str, Node] = {}
+        for i in range(0, len(ids), 500):
+            part = ids[i : i + 500]
+            marks = ",".join("?" * len(part))
+            for r in db.execute(f"SELECT {_NODE_COLS} FROM nodes WHERE id IN ({marks})", part):
+                out[r[0]] = _row_to_node(r)
+        return out
 
     def get_node(self, node_id: str) -> Node | None:
         r = self.db.execute(f"SELECT {_NODE_COLS} FROM nodes WHERE id = ?", (node_id,)).fetchone()
