@@ -95,35 +95,25 @@ async def solve_batch(
 
 
 def run_program_file(
-    text: str, fmt: str | None, question: str, options: list[str] | None, s: Settings
+    text: str,
+    fmt: str | None,
+    question: str,
+    options: list[str] | None,
+    s: Settings,
+    dataset: str | None = None,
 ) -> dict[str, Any]:
-    """Route and solve an existing program with no LLM: the format is detected (or given)
-    and the program runs on that route's sandboxed solver."""
-    from kgreason.lkg.execute import ProgramExecutor, detect_route
-    from kgreason.lkg.pipeline import answer_to_verdict, solver_limits
+    """Route and solve an existing program with no LLM (`kgreason.lkg.programs`): the
+    format is detected (or given) and the program runs on that route's sandboxed solver."""
+    from dataclasses import asdict
 
-    route = {"smt2": "z3", "smtlib": "z3", "fol": "prover9", "ladr": "prover9", "pyke": "horn",
-             "rules": "horn"}.get(fmt or "", fmt) if fmt else detect_route(text)  # fmt: skip
-    if route not in ("z3", "prover9", "horn"):
-        raise ValueError(
-            f"unknown program format {fmt!r}"
-            if fmt
-            else "program format not recognised "
-            "(SMT-LIB, Logic-LM FOL / Prover9 formulas, or Logic-LM rules); pass --format"
-        )
-    res = ProgramExecutor(solver_limits(s.lkg)).run(route, text, question, options)
-    return {
-        "route": route,
-        "status": res.status,
-        "answer": res.answer,
-        "verdict": answer_to_verdict(res.answer, options),
-        "error_kind": res.error_kind,
-        "error": res.error,
-        "proof": res.proof,
-        "model": res.model,
-        "time_s": res.time_s,
-        "details": res.details,
-    }
+    from kgreason.lkg.pipeline import solver_limits
+    from kgreason.lkg.programs import run_program
+
+    out = run_program(
+        text, fmt, question=question, options=options, dataset=dataset,
+        limits=solver_limits(s.lkg),
+    )  # fmt: skip
+    return asdict(out)
 
 
 def register(app: typer.Typer) -> None:
@@ -144,7 +134,12 @@ def register(app: typer.Typer) -> None:
             None, "--program", help="Run an existing solver program (no LLM needed)."
         ),
         fmt: str | None = typer.Option(
-            None, "--format", help="Program format (default: detected)."
+            None,
+            "--format",
+            help="smtlib, prover9, fol, pyke, asp, deduction or arlsat (default: detected).",
+        ),
+        dataset: str | None = typer.Option(
+            None, "--dataset", help="--program: Logic-LM dataset name, for its answer letters."
         ),
         limit: int | None = typer.Option(None, help="--problems: only the first N."),
         out: Path | None = typer.Option(None, "--out", help="--problems: append results (JSONL)."),
@@ -162,16 +157,16 @@ def register(app: typer.Typer) -> None:
         if program is not None:
             text = _read(program, "program file")
             try:
-                result = run_program_file(text, fmt, question or "", opts, s)
-            except (ValueError, ImportError) as e:
+                result = run_program_file(text, fmt, question or "", opts, s, dataset)
+            except ValueError as e:  # ProgramFormatError: unknown or unrecognised format
                 fail(f"{program}: {e}")
             if as_json:
                 emit_json(result)
             else:
-                for k in ("format", "route", "verdict", "answer", "status", "error"):
+                for k in ("format", "route", "verdict", "answer", "status", "error_kind", "error"):
                     if result.get(k) is not None:
                         console().print(f"{k}: {result[k]}", soft_wrap=True, markup=False)
-            if result.get("status") not in ("ok", "solved"):
+            if result.get("status") != "ok":
                 raise typer.Exit(1)
             return
         if context is not None:

@@ -42,18 +42,6 @@ _DROP = {
 _FORMULAS = re.compile(r"formulas\(\s*(\w+)\s*\)\s*\.(.*?)end_of_list\s*\.", re.S)
 
 
-def detect_route(program: str) -> str | None:
-    """Which route's convention a program text follows (None: not recognised)."""
-    text = program.lstrip()
-    if "formulas(" in program or re.search(r"^\s*(Premises|Conclusion):", program, re.M):
-        return "prover9"
-    if re.search(r"^\s*(Facts|Rules):", program, re.M) and re.search(r"^\s*Query:", program, re.M):
-        return "horn"
-    if text.startswith(("(", ";")):
-        return "z3"
-    return None
-
-
 def infer_mode(question: str) -> OptionMode | None:
     """The option semantics a question asks for ("... could be true EXCEPT" flips)."""
     q = question.lower()
