@@ -8,11 +8,13 @@ fills `source.names` (only RDF carries names). Which nodes count as unnamed is d
 from __future__ import annotations
 
 import hashlib
+import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgreason.kg.loaders.lines import (
+    Columns,
     LoadError,
     iter_delimited,
     iter_metaqa_ids,
@@ -97,6 +99,11 @@ class Source:
         ]
 
     def __iter__(self) -> Iterator[tuple[str, str, str]]:
+        for heads, rels, tails in self.batches():
+            yield from zip(heads, rels, tails, strict=True)
+
+    def batches(self, size: int = 1 << 16) -> Iterator[Columns]:
+        """Triples in file order as (heads, relations, tails) columns (the builder's path)."""
         done = 0
         if self.format == "metaqa-ids":
             base = self.path if self.path.is_dir() else self.path.parent
@@ -110,16 +117,20 @@ class Source:
                 elif self.format == "metaqa":
                     it = iter_delimited(f, stream, parse_metaqa_line)
                 elif self.format == "metaqa-ids":
-                    it = iter_metaqa_ids(f, stream, entities, relations)
+                    it = _batched(iter_metaqa_ids(f, stream, entities, relations), size)
                 else:
-                    it = iter_rdf(f, stream, self.format, self.names)
-                for n, triple in enumerate(it, 1):
-                    if not n & 0xFFFF:
-                        self.bytes_read = done + raw.tell()
-                    self.triples += 1
-                    yield triple
+                    it = _batched(iter_rdf(f, stream, self.format, self.names), size)
+                for batch in it:
+                    self.bytes_read = done + raw.tell()
+                    self.triples += len(batch[0])
+                    yield batch
             done += f.stat().st_size
             self.bytes_read = done
+
+
+def _batched(it: Iterator[tuple[str, str, str]], size: int) -> Iterator[Columns]:
+    while batch := list(itertools.islice(it, size)):
+        yield [t[0] for t in batch], [t[1] for t in batch], [t[2] for t in batch]
 
 
 def resolve_names(keys: Sequence[str], names: dict[str, str] | None) -> list[str | None]:

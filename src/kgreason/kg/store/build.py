@@ -7,12 +7,14 @@ leaves a directory that opens as a store.
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 import tempfile
 import uuid
 from array import array
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -87,25 +89,44 @@ def build_store(
     return manifest
 
 
-def _ingest(
-    sources: Sequence[Source], progress: Progress | None
-) -> tuple[dict[str, int], dict[str, int], array, array, array]:
-    nodes: dict[str, int] = {}
-    rels: dict[str, int] = {}
-    hs, rs, ts = array("q"), array("q"), array("q")
+def _ingest(sources: Sequence[Source], progress: Progress | None) -> _Ingested:
+    """Intern node and relation strings. `setdefault` with a running counter keeps the
+    whole batch in C; ids are therefore sparse (one counter value per occurrence) and are
+    compacted to 0..N-1, in order of first appearance, by `_compact`."""
+    ing = _Ingested()
     total = sum(s.size for s in sources) or 1
     done = 0
     for s in sources:
-        for n, (h, r, t) in enumerate(s, 1):
-            hs.append(nodes.setdefault(h, len(nodes)))
-            rs.append(rels.setdefault(r, len(rels)))
-            ts.append(nodes.setdefault(t, len(nodes)))
-            if progress is not None and not n & 0xFFFF:
+        for heads, rels, tails in s.batches():
+            keys: list[str | None] = [None] * (2 * len(heads))
+            keys[0::2], keys[1::2] = heads, tails
+            ids = list(map(ing.nodes.setdefault, keys, ing.node_count))
+            ing.hs.extend(ids[0::2])
+            ing.ts.extend(ids[1::2])
+            ing.rs.extend(map(ing.rels.setdefault, rels, ing.rel_count))
+            if progress is not None:
                 progress(done + s.bytes_read, total)
         done += s.size
-        if progress is not None:
-            progress(done, total)
-    return nodes, rels, hs, rs, ts
+    return ing
+
+
+@dataclass
+class _Ingested:
+    nodes: dict[str, int] = field(default_factory=dict)
+    rels: dict[str, int] = field(default_factory=dict)
+    node_count: itertools.count = field(default_factory=itertools.count)
+    rel_count: itertools.count = field(default_factory=itertools.count)
+    hs: array = field(default_factory=lambda: array("q"))
+    rs: array = field(default_factory=lambda: array("q"))
+    ts: array = field(default_factory=lambda: array("q"))
+
+
+def _compact(table: dict[str, int], count: itertools.count, *arrays: array) -> list[np.ndarray]:
+    remap = np.zeros(next(count), dtype=np.int64)
+    remap[np.fromiter(table.values(), np.int64, len(table))] = np.arange(len(table))
+    return [
+        remap[np.frombuffer(a, dtype=np.int64)] if len(a) else np.zeros(0, np.int64) for a in arrays
+    ]
 
 
 def _dedupe(h: np.ndarray, r: np.ndarray, t: np.ndarray, n: int, m: int) -> np.ndarray:
@@ -121,18 +142,19 @@ def _dedupe(h: np.ndarray, r: np.ndarray, t: np.ndarray, n: int, m: int) -> np.n
 
 
 def build_into(directory: Path, sources: Sequence[Source], progress: Progress | None) -> Manifest:
-    nodes, rels, hs, rs, ts = _ingest(sources, progress)
+    ing = _ingest(sources, progress)
     has_names = any(s.has_names for s in sources)
     names: dict[str, str] = {}
     for s in sources:
         names.update(s.names)
     for k in names:  # nodes that only carry a name are still entities
-        nodes.setdefault(k, len(nodes))
-    keys = list(nodes)
+        ing.nodes.setdefault(k, next(ing.node_count))
+    h, t = _compact(ing.nodes, ing.node_count, ing.hs, ing.ts)
+    (r,) = _compact(ing.rels, ing.rel_count, ing.rs)
+    n_input = len(ing.hs)
+    keys, rels = list(ing.nodes), list(ing.rels)
+    del ing
     n, m = len(keys), len(rels)
-    h, r, t = (
-        np.frombuffer(a, dtype=np.int64) if len(a) else np.zeros(0, np.int64) for a in (hs, rs, ts)
-    )
     first = _dedupe(h, r, t, n, m)
     h, r, t = h[first], r[first], t[first]
     e = len(h)
@@ -168,7 +190,7 @@ def build_into(directory: Path, sources: Sequence[Source], progress: Progress | 
         ),
         counts={
             "triples": int(e),
-            "input_triples": len(hs),
+            "input_triples": n_input,
             "entities": n,
             "relations": m,
             "unnamed": int(unnamed.sum()),
