@@ -139,9 +139,11 @@ def start_virtuoso(
     graph: str = FREEBASE_GRAPH,
     result_set_max_rows: int = 10000,
     max_sorted_top_rows: int = 10000,
+    text_index: bool = False,
     timeout_s: float = 60.0,
 ) -> RunningServer:
-    """virtuoso-t in the foreground with a private database, then an isql bulk load."""
+    """virtuoso-t in the foreground with a private database, then an isql bulk load.
+    `text_index` turns on Virtuoso's free-text index of all literals (for bif:contains)."""
     binary, isql = shutil.which("virtuoso-t"), shutil.which("isql-vt")
     if not binary or not isql:
         raise ServerUnavailable("virtuoso-t/isql-vt not installed (apt virtuoso-opensource)")
@@ -168,8 +170,11 @@ def start_virtuoso(
     t1 = time.monotonic()
     names = " ".join(f.name for f in nt_files)
     sql = (
-        "".join(f"ld_dir('{workdir}/data', '{f.name}', '{graph}'); " for f in nt_files)
-        + "rdf_loader_run(); checkpoint; SELECT ll_file, ll_error FROM DB.DBA.load_list;"
+        ("DB.DBA.RDF_OBJ_FT_RULE_ADD(null, null, 'All'); " if text_index else "")
+        + "".join(f"ld_dir('{workdir}/data', '{f.name}', '{graph}'); " for f in nt_files)
+        + "rdf_loader_run(); "
+        + ("DB.DBA.VT_INC_INDEX_DB_DBA_RDF_OBJ(); " if text_index else "")
+        + "checkpoint; SELECT ll_file, ll_error FROM DB.DBA.load_list;"
     )
     res = subprocess.run(
         [isql, f"127.0.0.1:{sql_port}", "dba", "dba", f"exec={sql}"],

@@ -54,6 +54,7 @@ def virtuoso(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer
         [FREEBASE_NT],
         result_set_max_rows=VIRTUOSO_MAX_ROWS,
         max_sorted_top_rows=VIRTUOSO_MAX_SORTED,
+        text_index=True,
     )
     yield server
     server.stop()

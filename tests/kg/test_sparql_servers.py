@@ -247,3 +247,24 @@ async def test_lookup_search_is_case_insensitive_without_scanning(pair):
             assert got and got == await memory.search(text, limit=5, fuzzy=False), text
         assert await kg.search("Dusseldorf", fuzzy=False) == []  # documented: no diacritic folding
         assert await kg.search("Nijmegn", fuzzy=True) == []  # and no typo tolerance
+
+
+async def test_virtuoso_text_index_search(virtuoso, freebase_memory):
+    """search_mode="virtuoso-text" (bif:contains) agrees with MemoryKG where its word-prefix
+    candidates cover the matches, and has the documented blind spot (diacritics)."""
+    async with SparqlKG(virtuoso.url, search_mode="virtuoso-text") as kg:
+        for text in [
+            "Nijmegen",
+            "nijmegen",
+            "Weeze airprt",
+            "airport",
+            "France",
+            "düsseldorf",
+            "Western Europe",
+            "Brussel",
+            'Lyon" } ; DROP ALL ; #',
+        ]:
+            want = [m for m in await freebase_memory.search(text, limit=50) if m.name != m.id][:6]
+            assert await kg.search(text, limit=6) == want, text
+        assert await kg.search("Dusseldorf", fuzzy=False) == []
+        assert await kg.search("of", limit=3) == []  # no word of 3+ letters: exact lookup only

@@ -51,6 +51,18 @@ def candidate_filter(text: str, var: str = "?n") -> str:
     return f'FILTER(REGEX(STR({var}), {ids.escape_literal(pattern)}, "i"))'
 
 
+def virtuoso_text_filter(text: str, var: str = "?n") -> str | None:
+    """Virtuoso free-text candidates (needs its RDF literal text index): any name with a
+    word starting like a word of `text` (first 4 characters, so typos after them are kept).
+    Case-insensitive; diacritics are not folded ("Dusseldorf" does not find "Düsseldorf",
+    "düsseldorf" does). None when the text has no word of 3+ characters."""
+    words = [w for w in re.findall(r"[^\W_]+", text.casefold()) if len(w) >= 3]
+    terms = list(dict.fromkeys(f'"{w[:4]}*"' if len(w) >= 4 else f'"{w}"' for w in words))
+    if not terms:
+        return None
+    return f"{var} bif:contains {ids.escape_literal(' OR '.join(terms[:_MAX_FRAGMENTS]))} ."
+
+
 def case_variants(text: str) -> list[str]:
     """Spellings that differ from `text` only in case or spacing: each is an index lookup,
     so "lookup" search finds "nijmegen" -> "Nijmegen" without scanning names."""
