@@ -1,9 +1,10 @@
 """`SparqlKG`: the KnowledgeGraph interface over a SPARQL endpoint (Virtuoso, Oxigraph, ...).
 
 Answers are the same as `MemoryKG` over the same triples: entity-valued edges only
-(literal-valued facts are not neighbours), noise relations dropped, names in English or
+(literal-valued facts are not neighbours: ToG/PoG keep only `m.` entities after D.1, and a
+literal has no ID that could be validated), noise relations dropped, names in English or
 untagged, unknown IDs absent from `names`. Each operation sends one query per batch of
-`batch_size` IDs (VALUES), paged past the server's row cap (see `queries.select_all`).
+`batch_size` IDs (VALUES), paged past the server's row caps (see `queries.select_all`).
 """
 
 from __future__ import annotations
