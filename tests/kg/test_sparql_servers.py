@@ -268,3 +268,20 @@ async def test_virtuoso_text_index_search(virtuoso, freebase_memory):
             assert await kg.search(text, limit=6) == want, text
         assert await kg.search("Dusseldorf", fuzzy=False) == []
         assert await kg.search("of", limit=3) == []  # no word of 3+ letters: exact lookup only
+
+
+async def test_empty_and_degenerate_calls_match_memory(pair):
+    make, memory = pair
+    async with make() as kg:
+        seed = "m.0d2hgq" if kg.dialect.name == "freebase" else "Q47887"
+        assert await kg.names([]) == {} and await kg.neighbors([]) == {}
+        assert await kg.contains([]) == []
+        for depth, cap in ((0, 10), (1, 0), (2, 1)):
+            got, want = (
+                await kg.expand([seed], depth, max_triples=cap),
+                await memory.expand([seed], depth, max_triples=cap),
+            )
+            assert (got.truncated, len(got.triples)) == (want.truncated, len(want.triples))
+        dup = await kg.neighbors([seed, seed], limit_per_entity=1)
+        assert list(dup) == [seed] and len(dup[seed]) == 1
+        assert kg.fingerprint() == f"sparql:{kg.dialect.name}:{kg.url}"
