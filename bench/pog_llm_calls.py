@@ -1,0 +1,143 @@
+"""PoG's LLM cost per question for each pruning strategy (Algorithm 2), with scripted replies.
+
+For MetaQA dev questions (1/2/3-hop, gold topic entities from the [brackets]) the full PoG
+pipeline runs with a scripted LLM (kgreason.llm.testing.ScriptedLLM) that knows each
+question's relation chain (from qa_dev_qtype.txt) and otherwise reads only the paths it is
+shown: precise selection prefers paths following the chain, the sufficiency check says {Yes}
+when a shown path follows it exactly, the answer is that path's end set. Cost therefore
+reflects PoG's control flow and prompt sizes, not a real model's behaviour.
+
+Prints per hop and strategy: LLM calls per question (mean, max), precise_select calls, prompt
+tokens per question (cl100k_base, counted offline; mean, p95), the phase distribution and the
+share answered with a gold answer. Run from the repo root:
+    python bench/pog_llm_calls.py [--limit 10] [--hops 1,2,3] [--kg memory|store]
+As a section of bench/pog_bench.py: `llm_section(ctx)`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.pog_bench import METAQA, BenchContext, open_bench_kg
+from tests.pog.datasets import metaqa_chain
+from tests.pog.scripted_pog import (
+    analysis_reply,
+    answer_from,
+    evaluate_when,
+    follows,
+    node_sets,
+    prefix_match,
+    select_by,
+    summarise_first,
+)
+
+from kgreason.embed.base import Embedder
+from kgreason.kg.base import KnowledgeGraph
+from kgreason.llm.testing import ScriptedLLM
+from kgreason.llm.tokens import TokenCounter
+from kgreason.pog.pipeline import PoG
+from kgreason.pog.settings import PoGSettings
+
+STRATEGIES = ("fuzzy", "precise", "branch", "three-step")
+
+
+def load(hop: int, limit: int) -> list[tuple[str, str, list[str], list[str]]]:
+    """(question, topic name, gold answers, relation chain) for the first `limit` questions."""
+    out = []
+    qs = (METAQA / f"{hop}-hop" / "dev.txt").open(encoding="utf-8")
+    types = (METAQA / f"{hop}-hop" / "qa_dev_qtype.txt").open(encoding="utf-8")
+    for line, qtype in zip(qs, types, strict=False):
+        q, ans = line.rstrip("\n").split("\t")
+        topic = q[q.index("[") + 1 : q.index("]")]
+        out.append((q, topic, ans.split("|"), [r for r, _ in metaqa_chain(qtype.strip())]))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def scripted(question: str, topic: str, chain: list[str]) -> ScriptedLLM:
+    parts = [f'"{topic}"']
+    for i, r in enumerate(chain):
+        parts += [r.replace("_", " "), "answer(the answer)" if i == len(chain) - 1 else f"x{i}"]
+    supplement = json.dumps([{"predicted": topic, "indicator": f'answer("{topic}") - r - x'}])
+
+    def end_set(p: str) -> list[str] | None:
+        return node_sets(p)[-1] if follows(p, chain) else None
+
+    return ScriptedLLM(
+        {
+            "question_analysis": [analysis_reply([question], " - ".join(parts))],
+            "precise_select": select_by(prefix_match(chain)),
+            "summarise": summarise_first,
+            "evaluate": evaluate_when(lambda p: follows(p, chain)),
+            "answer": answer_from(end_set),
+            "supplement": lambda m: supplement,
+            "final_answer": answer_from(lambda p: node_sets(p)[-1]),
+        }
+    )
+
+
+def _p95(xs: list[float]) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(0.95 * len(xs)))] if xs else 0.0
+
+
+async def run(kg: KnowledgeGraph, embedder: Embedder, hops: list[int], limit: int) -> None:
+    counter = TokenCounter()
+    print("hop strategy    n  calls(mean/max) precise(mean) prompt_tok(mean/p95) phases  gold")
+    for hop in hops:
+        questions = load(hop, limit)
+        for strategy in STRATEGIES:
+            pog = PoG(kg, None, embedder, PoGSettings(strategy=strategy))
+            calls, precise, tokens, gold_hits = [], [], [], 0
+            phases: Counter[str] = Counter()
+            t0 = time.perf_counter()
+            for q, topic, gold, chain in questions:
+                pog.llm = llm = scripted(q, topic, chain)
+                r = await pog.ask_async(q)
+                phases[r.phase or r.error_kind or "?"] += 1
+                calls.append(len(llm.calls))
+                precise.append(llm.stages_called().count("precise_select"))
+                tokens.append(sum(counter.count_messages(c.messages) for c in llm.calls))
+                gold_hits += bool({a.name for a in r.answers} & set(gold))
+            n = len(questions)
+            print(
+                f"{hop:>3} {strategy:<10} {n:>3} {statistics.mean(calls):6.1f}/{max(calls):<4}"
+                f"      {statistics.mean(precise):5.1f}"
+                f"         {statistics.mean(tokens):8.0f}/{_p95(tokens):<8.0f}"
+                f" {dict(phases)} {gold_hits}/{n}  ({time.perf_counter() - t0:.1f}s)"
+            )
+
+
+async def llm_section(ctx: BenchContext) -> None:
+    """bench/pog_bench.py section: the first embedder, the context's hops and limit."""
+    embedder = next(iter(ctx.embedders.values()))
+    await run(ctx.kg, embedder, sorted(ctx.questions), ctx.args.limit)
+
+
+async def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--limit", type=int, default=10, help="questions per hop")
+    ap.add_argument("--hops", default="1,2,3")
+    ap.add_argument("--kg", choices=["store", "memory"], default="memory")
+    ap.add_argument("--embedder", default="static", help="minilm | static")
+    args = ap.parse_args(argv)
+    from kgreason.embed import build_embedder
+    from kgreason.embed.settings import EmbedSettings
+
+    kg = open_bench_kg(args.kg)
+    embedder = build_embedder(EmbedSettings(backend=args.embedder))
+    await run(kg, embedder, [int(h) for h in args.hops.split(",")], args.limit)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
