@@ -38,7 +38,8 @@ def hash_many(strings: Iterable[str]) -> np.ndarray:
 def load_array(directory: Path, name: str) -> np.ndarray:
     path = directory / f"{name}.npy"
     try:
-        return np.load(path, mmap_mode="r")
+        # a plain ndarray view of the memmap: same pages, without np.memmap's per-index cost
+        return np.load(path, mmap_mode="r").view(np.ndarray)
     except (OSError, ValueError) as e:
         raise StoreFormatError(f"{directory}: cannot open {path.name}: {e}") from e
 

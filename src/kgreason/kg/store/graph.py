@@ -21,7 +21,7 @@ from kgreason.kg.store.build_index import ranges
 from kgreason.kg.store.format import load_array
 
 #: Edges gathered per step of a frontier expansion, at least (bounds peak memory on hubs).
-CHUNK_EDGES = 1 << 16
+CHUNK_EDGES = 1 << 13
 
 
 @dataclass
@@ -41,6 +41,17 @@ class Expansion:
     eids: np.ndarray  # edge ids in discovery order
     truncated: bool
     reason: str = ""
+
+
+def _first_occurrences(values: np.ndarray, scratch: np.ndarray) -> np.ndarray:
+    """values without repeats, in order of first occurrence, in O(n) (np.unique sorts).
+    `scratch` is any int32 array indexable by the values; its content is irrelevant."""
+    if len(values) < 2:
+        return values
+    order = np.arange(len(values), dtype=np.int32)
+    scratch[values] = len(values)
+    np.minimum.at(scratch, values, order)
+    return values[scratch[values] == order]
 
 
 class CSRGraph:
@@ -126,15 +137,16 @@ class CSRGraph:
         visited = np.zeros(self.n_nodes, dtype=bool)
         visited[frontier] = True
         seen = np.zeros(self.n_edges, dtype=bool)
+        # scratch for order-preserving dedupe; np.empty only maps pages that get touched
+        edge_scratch = np.empty(self.n_edges, dtype=np.int32)
+        node_scratch = np.empty(self.n_nodes, dtype=np.int32)
         found: list[np.ndarray] = []
         count = 0
         for _ in range(depth):
             nxt: list[np.ndarray] = []
-            for chunk in self._chunks(frontier, max(CHUNK_EDGES, 4 * (max_triples - count))):
+            for chunk in self._chunks(frontier, max(CHUNK_EDGES, 2 * (max_triples - count))):
                 ed = self.edges(chunk)
-                cand = ed.eid[~seen[ed.eid]]
-                _, fi = np.unique(cand, return_index=True)
-                new = cand[np.sort(fi)]
+                new = _first_occurrences(ed.eid[~seen[ed.eid]], edge_scratch)
                 if count + len(new) > max_triples:
                     found.append(new[: max_triples - count])
                     return Expansion(
@@ -143,9 +155,7 @@ class CSRGraph:
                 seen[new] = True
                 count += len(new)
                 found.append(new)
-                nv = ed.nbr[~visited[ed.nbr]]
-                _, fi = np.unique(nv, return_index=True)
-                nv = nv[np.sort(fi)]
+                nv = _first_occurrences(ed.nbr[~visited[ed.nbr]], node_scratch)
                 visited[nv] = True
                 nxt.append(nv)
             frontier = np.concatenate(nxt) if nxt else np.zeros(0, dtype=np.int64)
