@@ -12,7 +12,7 @@ from kgreason.lkg.logiclm.arlsat import parse_arlsat, run_arlsat
 from kgreason.lkg.logiclm.dataset import load_file
 from kgreason.lkg.solvers import ProgramFormatError, Sandbox, Z3Runner, available
 
-pytestmark = pytest.mark.skipif("z3" not in available(), reason="z3 not available")
+pytestmark = pytest.mark.skipif(available()["z3"].startswith("missing"), reason="z3 not available")
 PROGRAMS = "logic/logiclm-programs/AR-LSAT_dev_{}.json"
 
 
