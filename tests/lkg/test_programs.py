@@ -102,11 +102,12 @@ def test_logiclm_formats_answer_letters(shared_data: Path, sandbox: Sandbox):
                 break
             out = run_program(rec.program, options=rec.options, dataset=dataset, sandbox=sandbox)
             if out.ok and out.answer is not None:
+                assert out.answer in rec.letters
                 solved.append(out.answer == rec.answer)
                 if dataset in ("FOLIO", "ProntoQA", "ProofWriter"):
                     assert out.answer == tfu_letter(out.verdict, rec.options, dataset)
-        # these are LLM programs: most run and most answers are right, none crash
-        assert solved and sum(solved) >= len(solved) // 2, dataset
+        # LLM programs: several run; outside AR-LSAT (hard, ~1/3) most answers are right
+        assert len(solved) >= 3 and sum(solved) >= (1 if dataset == "AR-LSAT" else 3), dataset
 
 
 def test_asp_and_parse_failures(sandbox: Sandbox):
