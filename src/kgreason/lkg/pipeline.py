@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from collections.abc import Sequence
 from typing import Literal
 
@@ -102,6 +103,8 @@ class SymbolLKG:
         self.prune, self.include_context = prune, include_context
         limits = solver_limits(self.settings)
         self.executor = ProgramExecutor(limits, sandbox or Sandbox(limits))
+        #: one retrieval index per persistent store, rebuilt only when the store changes
+        self._indices: weakref.WeakKeyDictionary[LKGStore, LKGIndex] = weakref.WeakKeyDictionary()
 
     def _metered(self, ledger: UsageLedger) -> MeteredLLM:
         if self.llm is None:
@@ -110,8 +113,11 @@ class SymbolLKG:
 
     def retriever(self, store: LKGStore, llm: ChatLLM | None) -> HybridRetriever:
         s = self.settings
+        index = self._indices.get(store)
+        if index is None:
+            index = self._indices[store] = LKGIndex(store, self.embedder)
         return HybridRetriever(
-            LKGIndex(store, self.embedder), tau=s.tau, hops=s.hull_hops, top_k=s.top_k,
+            index, tau=s.tau, hops=s.hull_hops, top_k=s.top_k,
             llm=llm, prune=self.prune,
         )  # fmt: skip
 
@@ -141,6 +147,7 @@ class SymbolLKG:
         res = SolveResult(id=id, question=question, options=list(options or []))
         t: dict[str, float] = {}
         t0 = time.perf_counter()
+        own_store = store is None
         try:
             if store is None:
                 graph = await LKGBuilder(
@@ -180,6 +187,9 @@ class SymbolLKG:
                 )
         except LLMError as e:
             res.status, res.error = "error", f"{type(e).__name__}: {e}"
+        finally:
+            if own_store and store is not None:
+                store.close()
         res.usage = ledger.to_dict()
         res.timings_s = {k: round(v, 4) for k, v in t.items()}
         return res

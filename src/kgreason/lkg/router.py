@@ -91,8 +91,10 @@ def structural_route(f: RouteFeatures) -> tuple[Route, str]:
         return "prover9", "three-valued (true/false/unknown) question"
     if f.first_order_hints:
         return "prover9", "disjunction, negation or quantifiers in the rules"
+    if f.options_kind == "tf":
+        return "horn", "closed true/false question (Horn rules, closed world)"
     if f.rule_count:
-        return "horn", "if-then rules and a closed true/false question"
+        return "horn", "if-then rules and no sign of first-order structure"
     return "prover9", "default: first-order entailment"
 
 
