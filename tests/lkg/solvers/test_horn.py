@@ -71,6 +71,7 @@ def test_unsafe_rule_is_a_parse_error():
     bad = Rule((Atom("Quiet", ("$x",)),), (Atom("Likes", ("$x", "$y")),))
     res = run_horn(dataclasses.replace(prog, rules=[bad]))
     assert res.status == "parse_error" and "$y" in (res.error or "")
+    assert res.details["kind"] == "unsafe_rule"
 
 
 def test_quotes_in_names_cannot_inject_directives(sandbox):

@@ -115,7 +115,9 @@ class HornRunner:
         try:
             asp = to_asp(program)
         except ProgramFormatError as exc:
-            return SolverResult(NAME, "parse_error", error_kind="parse_error", error=str(exc))
+            res = SolverResult(NAME, "parse_error", error_kind="parse_error", error=str(exc))
+            res.details["kind"] = exc.kind
+            return res
         _, res, payload = self._solve(asp, 1)
         if payload is None:
             return res
