@@ -72,6 +72,13 @@ def test_negation_variants_flip_the_value():
     assert len(notes) == 3
 
 
+def test_strict_mode_rejects_non_pyke_negation():
+    text = PROGRAM.replace("Rules:\n", "Rules:\n!Cold($x, True) >>> Happy($x, True)\n")
+    assert run_logiclm_rules(text.format(query="Red(Bob, False)"), "ProofWriter").letter == "A"
+    out = run_logiclm_rules(text.format(query="Red(Bob, False)"), "ProofWriter", strict=True)
+    assert out.letter is None and out.result.details["kind"] == "nonstandard_negation"
+
+
 def test_inconsistency_resolves_to_false_like_logiclm():
     text = PROGRAM.replace("Rules:\n", "Rules:\nCold($x, True) >>> Red($x, True)\n")
     assert run_logiclm_rules(text.format(query="Red(Bob, True)"), "ProofWriter").letter == "B"

@@ -105,8 +105,13 @@ def parse_rule(text: str, notes: list[str], *, where: str) -> Rule:
     return Rule(body, head, name=where, text=text.strip())
 
 
-def parse_pyke_program(text: str, *, closed_world: bool = False) -> HornProgram:
-    """Logic-LM rule program text -> HornProgram (raises ProgramFormatError)."""
+def parse_pyke_program(
+    text: str, *, closed_world: bool = False, strict: bool = False
+) -> HornProgram:
+    """Logic-LM rule program text -> HornProgram (raises ProgramFormatError).
+
+    `strict` rejects the negation spellings Pyke itself would not accept (`!P`, `¬P`,
+    `not P`, `Not(P)`), for comparisons with Logic-LM's own executor."""
     sec = _split_sections(text)
     if not any(sec[s] for s in ("Facts:", "Rules:")):
         raise ProgramFormatError("no Facts: or Rules: statements", kind="missing_section")
@@ -128,17 +133,26 @@ def parse_pyke_program(text: str, *, closed_world: bool = False) -> HornProgram:
             continue
         facts.append(atom)
     query = parse_atom(sec["Query:"][0], notes, where="query")
+    nonstandard = [n for n in notes if "read as a False value" in n]
+    if strict and nonstandard:
+        raise ProgramFormatError(
+            f"{nonstandard[0].split(':')[0]}: negation outside the value argument is not Pyke "
+            "syntax; write P(x, False)",
+            kind="nonstandard_negation",
+        )
     if query.variables():
         raise ProgramFormatError(f"query {sec['Query:'][0]!r} has variables", kind="bad_query")
     return HornProgram(facts, rules, query, closed_world=closed_world, notes=notes)
 
 
-def run_logiclm_rules(text: str, dataset: str, *, runner: HornRunner | None = None) -> PykeOutcome:
+def run_logiclm_rules(
+    text: str, dataset: str, *, runner: HornRunner | None = None, strict: bool = False
+) -> PykeOutcome:
     """Parse and run a Logic-LM ProntoQA/ProofWriter program; map the verdict to a letter."""
     if dataset not in ANSWERS:
         raise ValueError(f"dataset must be one of {sorted(ANSWERS)}, got {dataset!r}")
     try:
-        program = parse_pyke_program(text, closed_world=dataset == "ProntoQA")
+        program = parse_pyke_program(text, closed_world=dataset == "ProntoQA", strict=strict)
     except ProgramFormatError as exc:
         res = SolverResult("clingo", "parse_error", error_kind="parse_error", error=str(exc))
         res.details["kind"] = exc.kind
