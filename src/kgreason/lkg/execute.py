@@ -138,6 +138,11 @@ class ProgramExecutor:
                     f"per option {res.details.get('per_option')}. Exactly one option should "
                     "qualify: check the encoding of the context and of the options."
                 )
+            elif res.ok and mode in ("could_be_true", "could_be_false"):
+                term = opts[res.answer]  # type: ignore[index]
+                self._witness(
+                    runner, res, base_smt, term if mode == "could_be_true" else f"(not {term})"
+                )
             return res
         if goal is None:
             want = "(define-fun goal () Bool ...)"
@@ -160,7 +165,21 @@ class ProgramExecutor:
             res.verdict, res.answer = "unknown", "Unknown"
             if "unknown" in per.values():
                 res.details["note"] = "z3 answered 'unknown' for a check: Unknown is not proved"
+            # two witnesses show why it is open: a model where the goal holds, one where not
+            self._witness(runner, res, base_smt, f"(not {goal})", key="countermodel")
+            self._witness(runner, res, base_smt, goal)
         return res
+
+    def _witness(
+        self, runner: Z3Runner, res: SolverResult, base: str, term: str, key: str = "model"
+    ) -> None:
+        """Attach a model of base ∧ term (the assignment that makes the answer possible)."""
+        w = runner.run(f"{base}(assert {term})\n(check-sat)\n")
+        if w.ok and w.verdict == "sat" and w.model is not None:
+            if key == "model":
+                res.model = w.model
+            else:
+                res.details[key] = w.model
 
     # ---- prover9 ------------------------------------------------------------------------
     def run_prover9(self, program: str) -> SolverResult:
