@@ -10,7 +10,10 @@ Prints, per hop:
   paths, per embedder; b@D / c@D restrict the candidates to paths of the question's hop count
   (what PoG explores when D_predict is right); c@Wmax is the top-W_max of (c) (Algorithm 2's
   "fuzzy selection only" strategy). Candidate paths are all paths of length 1..D_max from the
-  topic entity (LLM-free mode: no D_predict).
+  topic entity (LLM-free mode: no D_predict). gold_resolved: some gold answer name is an
+  entity of the KG (not the topic itself). "end entities@Wmax" is how many entities the
+  top-W_max paths end in: clustered paths hold whole sets, so a high ceiling can come with
+  large candidate sets.
 
 KG: the bundled MetaQA store (`kgreason.kg.open_kg(KGSettings())`), or with `--kg memory` a
 MemoryKG built from ../shared/data/kgqa/metaqa/kb_ids_incomplete. Run from the repo root:
@@ -147,7 +150,7 @@ async def measure_question(
     }
     on_path = {e for p in search.paths for e in p.entities()}
     at_d = [p for p in search.paths if p.length == q.hop]
-    m.hits["gold_in_kb"] = bool(gold)
+    m.hits["gold_resolved"] = bool(gold)
     m.hits["a"] = bool(gold & prep.graph.entities())
     m.hits["b"] = bool(gold & on_path)
     m.hits["b@D"] = bool(gold & {e for p in at_d for e in p.entities()})
@@ -159,6 +162,8 @@ async def measure_question(
         m.hits[f"c[{name}]"] = bool(gold & {e for s in top for e in s.path.entities()})
         top_w = {e for s in top[: settings.w_max] for e in s.path.entities()}
         m.hits[f"c@Wmax[{name}]"] = bool(gold & top_w)
+        ends = {e for s in top[: settings.w_max] for e in s.path.end_entities()}
+        m.sizes[f"end entities@Wmax[{name}]"] = len(ends)
         top_d = fz.rank(indicator, at_d, book.names, top=settings.w1)
         m.hits[f"c@D[{name}]"] = bool(gold & {e for s in top_d for e in s.path.entities()})
     return m

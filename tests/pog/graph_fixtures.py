@@ -1,12 +1,11 @@
 """Shared helpers for the PoG graph-side tests: a deterministic hashing embedder, the paper's
-Figure 1 example as a small Freebase-style KG, and the MetaQA KB from the shared data."""
+Figure 1 example as a small Freebase-style KG, and MetaQA dev questions from the shared data."""
 
 from __future__ import annotations
 
 import hashlib
 import re
 from collections.abc import Sequence
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -79,25 +78,6 @@ NIJMEGEN_TRIPLES = [
 
 def nijmegen_kg() -> MemoryKG:
     return MemoryKG([Triple(*t) for t in NIJMEGEN_TRIPLES], NIJMEGEN_NAMES, name="nijmegen")
-
-
-@lru_cache(maxsize=1)
-def metaqa_kg() -> tuple[MemoryKG, dict[str, str]]:
-    """The approximate MetaQA KB (kb_ids_incomplete): ids are line positions; relation names
-    with underscores as in kb.txt. Returns (kg, name -> id)."""
-    d = METAQA / "kb_ids_incomplete"
-    ents = [ln.rstrip("\n").split("\t", 1)[1] for ln in d.joinpath("entity2text.txt").open()]
-    rels = [
-        ln.rstrip("\n").split("\t", 1)[1].replace(" ", "_")
-        for ln in d.joinpath("relation2text.txt").open()
-    ]
-    triples = set()
-    for f in ("train.tsv", "dev.tsv", "test_old.tsv"):
-        for ln in d.joinpath(f).open():
-            h, r, t = ln.split()
-            triples.add(Triple(h, rels[int(r)], t))
-    names = {str(i): n for i, n in enumerate(ents)}
-    return MemoryKG(triples, names, name="metaqa-approx"), {n: i for i, n in names.items()}
 
 
 def metaqa_questions(hop: int, limit: int) -> list[tuple[str, str, list[str]]]:

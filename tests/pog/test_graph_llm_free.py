@@ -7,7 +7,6 @@ from tests.pog.graph_fixtures import (
     METAQA,
     NIJMEGEN_NT,
     HashingEmbedder,
-    metaqa_kg,
     metaqa_questions,
     nijmegen_kg,
 )
@@ -59,26 +58,31 @@ async def test_llm_free_names_unknown_entity_and_no_topic() -> None:
 
 
 async def _within(kg: KnowledgeGraph, start: str, hops: int) -> set[str]:
-    seen, frontier = {start}, [start]
-    for _ in range(hops):
-        nb = await kg.neighbors(frontier)
-        frontier = [n.entity for ns in nb.values() for n in ns if n.entity not in seen]
-        seen.update(frontier)
-    return seen
+    return (await kg.expand([start], hops, max_triples=10**7)).entities()
+
+
+@pytest.fixture(scope="module")
+def metaqa_store(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeGraph:
+    """The bundled MetaQA KB as the package ships it (ids are names), built in a temp cache."""
+    from kgreason.kg.bundled import bundled_store_path
+    from kgreason.kg.store import StoreKG
+
+    cache = tmp_path_factory.mktemp("kgreason-cache")
+    return StoreKG(bundled_store_path({"KGREASON_CACHE_DIR": str(cache)}))
 
 
 @pytest.mark.skipif(not METAQA.exists(), reason="shared MetaQA data not present")
 @pytest.mark.parametrize("hop", [1, 2, 3])
-async def test_metaqa_gold_answer_among_candidates(hop: int) -> None:
-    kg, name2id = metaqa_kg()
+async def test_metaqa_gold_answer_among_candidates(hop: int, metaqa_store: KnowledgeGraph) -> None:
+    kg = metaqa_store
     fz = FuzzySelector(HashingEmbedder())
     # rank every path (W1 large) so the test checks retrieval, not the toy embedder
     settings = PoGSettings(w1=100_000)
     checked = 0
     for question, topic, gold in metaqa_questions(hop, 4):
-        tid = name2id[topic]
-        gold_ids = {name2id[g] for g in gold if g in name2id} - {tid}
-        reachable = gold_ids & await _within(kg, tid, hop)
+        (match,) = await kg.search(topic, limit=1, fuzzy=False)
+        tid = match.id
+        reachable = (set(gold) - {tid}) & await _within(kg, tid, hop)
         if not reachable:
             continue  # the approximate KB lacks the fact
         res = await run_llm_free(
