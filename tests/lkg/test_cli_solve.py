@@ -131,6 +131,18 @@ def test_problems_batch_with_accuracy(tmp_path, monkeypatch):
     assert len(out.read_text().splitlines()) == 5
     text = runner.invoke(app, ["solve", "--problems", str(f), "--no-embed", "--limit", "2"])
     assert "accuracy 50.0% (1/2)" in text.stdout
+    many = runner.invoke(
+        app, ["solve", "--problems", str(f), "--no-embed", "--concurrency", "3", "--json"]
+    )
+    again = json.loads(many.stdout)
+    assert [x["id"] for x in again["results"]] == [
+        "ok",
+        "wrong-gold",
+        "no-question",
+        "no-program",
+        "4",
+    ]
+    assert again["summary"] == data["summary"]
 
 
 def test_problems_file_errors(tmp_path, monkeypatch):

@@ -52,32 +52,43 @@ def _pipeline(s: Settings, embed: bool, no_cache: bool, what: str) -> SymbolLKG:
     return SymbolLKG(llm, make_embedder(s, embed), s.lkg, budget=budget)
 
 
-async def solve_batch(
-    pipe: SymbolLKG, problems: list[dict[str, Any]], out: Path | None
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Solve every problem in order; a bad record or a crash is that problem's result."""
-    rows: list[dict[str, Any]] = []
-    sink = out.open("a", encoding="utf-8") if out else None
+async def _one(pipe: SymbolLKG, i: int, p: Any) -> dict[str, Any]:
+    pid = str(p.get("id", i)) if isinstance(p, dict) else str(i)
+    gold = p.get("answer") if isinstance(p, dict) else None
     try:
-        for i, p in enumerate(problems):
-            pid = str(p.get("id", i)) if isinstance(p, dict) else str(i)
-            gold = p.get("answer") if isinstance(p, dict) else None
-            try:
-                if not isinstance(p, dict) or not isinstance(p.get("question"), str):
-                    raise ValueError(f"problem {pid}: needs a 'question' string")
-                r = await pipe.asolve(
-                    str(p.get("context", "")), p["question"], p.get("options") or None, id=pid
-                )
-                row = r.model_dump(mode="json")
-            except Exception as e:  # one failure never stops the batch
-                row = SolveResult(id=pid, question=str(p.get("question", "")) if isinstance(p, dict) else "",
-                                  status="error", error=f"{type(e).__name__}: {e}").model_dump(mode="json")  # fmt: skip
-            row["gold"] = gold
-            row["correct"] = None if gold is None else row["verdict"] == gold
-            rows.append(row)
-            if sink:
-                sink.write(json.dumps(row, ensure_ascii=False) + "\n")
-                sink.flush()
+        if not isinstance(p, dict) or not isinstance(p.get("question"), str):
+            raise ValueError(f"problem {pid}: needs a 'question' string")
+        r = await pipe.asolve(
+            str(p.get("context", "")), p["question"], p.get("options") or None, id=pid
+        )
+        row = r.model_dump(mode="json")
+    except Exception as e:  # one failure never stops the batch
+        q = str(p.get("question", "")) if isinstance(p, dict) else ""
+        err = f"{type(e).__name__}: {e}"
+        row = SolveResult(id=pid, question=q, status="error", error=err).model_dump(mode="json")
+    row["gold"] = gold
+    row["correct"] = None if gold is None else row["verdict"] == gold
+    return row
+
+
+async def solve_batch(
+    pipe: SymbolLKG, problems: list[Any], out: Path | None, concurrency: int = 1
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Solve every problem (up to `concurrency` at once); a bad record or a crash is that
+    problem's result. Rows come back in input order; `out` gets them as they finish."""
+    sem = asyncio.Semaphore(max(1, concurrency))
+    sink = out.open("a", encoding="utf-8") if out else None
+
+    async def guarded(i: int, p: Any) -> dict[str, Any]:
+        async with sem:
+            row = await _one(pipe, i, p)
+        if sink:
+            sink.write(json.dumps(row, ensure_ascii=False) + "\n")
+            sink.flush()
+        return row
+
+    try:
+        rows = list(await asyncio.gather(*(guarded(i, p) for i, p in enumerate(problems))))
     finally:
         if sink:
             sink.close()
@@ -142,6 +153,7 @@ def register(app: typer.Typer) -> None:
             None, "--dataset", help="--program: Logic-LM dataset name, for its answer letters."
         ),
         limit: int | None = typer.Option(None, help="--problems: only the first N."),
+        concurrency: int = typer.Option(1, help="--problems: problems solved at once."),
         out: Path | None = typer.Option(None, "--out", help="--problems: append results (JSONL)."),
         embed: bool = typer.Option(True, "--embed/--no-embed", help="Vector anchors on/off."),
         no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the LLM response cache."),
@@ -184,7 +196,7 @@ def register(app: typer.Typer) -> None:
         assert problems is not None
         items = load_problems(problems)[:limit] if limit else load_problems(problems)
         pipe = _pipeline(s, embed, no_cache, "`kgreason solve --problems`")
-        rows, summary = asyncio.run(solve_batch(pipe, items, out))
+        rows, summary = asyncio.run(solve_batch(pipe, items, out, concurrency))
         if as_json:
             emit_json({"summary": summary, "results": rows})
             return
