@@ -19,9 +19,12 @@ from typing import Any
 
 import httpx
 
+from kgreason import __version__
 from kgreason.kg.base import KGError
 
 _ACCEPT_SELECT = "application/sparql-results+json, application/json;q=0.9"
+#: Public endpoints (Wikidata's) refuse anonymous generic user agents.
+_USER_AGENT = f"kgreason/{__version__} (SPARQL client; python-httpx)"
 _SNIPPET = 300
 #: Virtuoso reports query errors as HTTP 500 with an SQLSTATE; classes 22 (data, e.g. SR353
 #: sort limit), 37 and 42 (syntax, access) fail the same way on every attempt.
@@ -171,7 +174,9 @@ class SparqlClient:
                 await self._sleep(self.retry.delay(attempt - 1))
             try:
                 resp = await self._client().post(
-                    self.url, data=data, headers={"Accept": _ACCEPT_SELECT}
+                    self.url,
+                    data=data,
+                    headers={"Accept": _ACCEPT_SELECT, "User-Agent": _USER_AGENT},
                 )
             except httpx.TimeoutException as exc:
                 last = SparqlTimeoutError(
