@@ -18,7 +18,10 @@ _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=[0-9])|(?<=[0-9])(?=[A
 _NON_WORD = re.compile(r"[^\w\s]|_")
 _SPACE = re.compile(r"\s+")
 #: words ending in "s" that are not plurals (a stem would merge the wrong things)
-_KEEP_S = {"is", "was", "has", "this", "its", "his", "hers", "yes", "gas", "bus", "lens", "news"}
+_KEEP_S = {
+    "is", "was", "has", "this", "its", "his", "hers", "yes", "gas", "bus", "lens", "news",
+    "series", "species", "physics", "mathematics", "economics", "always", "perhaps",
+}  # fmt: skip
 
 
 def _singular(w: str) -> str:
