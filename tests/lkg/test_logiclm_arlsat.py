@@ -162,3 +162,15 @@ def test_bad_declarations_and_sections(runner: Z3Runner):
     out = run_arlsat(TOY.replace("# Options", "# Choices"), runner=runner)
     assert out.error_kind == "missing_section" and "# Options" in out.error
     assert out.result.status == "parse_error"
+
+
+def test_free_quantifier_variable_is_logic_lm_global_constant(runner: Z3Runner):
+    """Logic-LM declares `p` (ForAll([p:people], ...)) as a module-level z3 constant: a later
+    free `p` is that constant (existential under is_sat, universal under is_valid)."""
+    opts = "is_valid(slot(p) == 3) ::: (A)\nis_sat(slot(p) == 3) ::: (B)"
+    out = _toy(runner, opts, extra="ForAll([p:people], slot(p) >= 1)")
+    assert out.per_option == {"A": False, "B": True} and out.letter == "B"
+    assert any("free 'p'" in n for n in out.notes)
+    with pytest.raises(ProgramFormatError) as ei:  # no earlier quantifier declared `q`
+        parse_arlsat(TOY.format(options="is_sat(slot(q) == 3)", extra=""))
+    assert ei.value.kind == "undeclared_name" and "'q'" in str(ei.value)

@@ -225,7 +225,9 @@ def parse_arlsat(text: str) -> ArlsatProgram:
     tr = Translator(b.env)
     for n, line in sec["# Constraints"]:
         try:
-            b.premises.append(tr.formula(parse_expr(line.split(":::")[0])))
+            node = parse_expr(line.split(":::")[0])
+            tr.declare_binders(node)
+            b.premises.append(tr.formula(node))
         except ProgramFormatError as e:
             raise _fail(f"constraint: {e}", e.kind, n) from e
     queries: dict[str, int] = {}
@@ -234,12 +236,15 @@ def parse_arlsat(text: str) -> ArlsatProgram:
     for letter, (n, line) in zip(LETTERS, lines, strict=False):
         src = line.split(":::")[0].strip()
         try:
-            options.append((letter, src, _option(parse_expr(src), tr, queries)))
+            node = parse_expr(src)
+            tr.declare_binders(node)
+            options.append((letter, src, _option(node, tr, queries)))
         except ProgramFormatError as e:
             raise _fail(f"option {letter}: {e}", e.kind, n) from e
     if not options:
         raise ProgramFormatError("no options", kind="missing_section")
-    return ArlsatProgram(b.decls, b.premises, list(queries), options, b.env.notes)
+    decls = b.decls + tr.global_decls
+    return ArlsatProgram(decls, b.premises, list(queries), options, b.env.notes)
 
 
 def evaluate(p: PyBool, verdicts: list[str]) -> bool:

@@ -34,6 +34,34 @@ class Translator(CallsMixin):
         self.env = env
         self.fresh = 0
         self.size = 0
+        #: names Logic-LM's translator leaves behind as module-level z3 constants
+        self.globals: dict[str, Val] = {}
+        self.global_decls: list[str] = []
+
+    def declare_binders(self, node: Node) -> None:
+        """Logic-LM declares each ForAll/Exists variable over a sort (or int/bool) as a
+        module-level z3 constant before the statement runs, so a later *free* use of that
+        name is that constant. Mirror it: call on each statement, in program order."""
+        stack = [node]
+        while stack:
+            n = stack.pop(0)
+            if n.kind == "call" and n.value in ("ForAll", "Exists") and scoped(n.args):
+                for b in n.args[0].args:
+                    if b.kind != "binder" or b.args[0].kind != "name":
+                        continue
+                    s = b.args[0].value
+                    typ = s.capitalize() if s in ("int", "bool") else s
+                    if typ in ("Int", "Bool") or s in self.env.sorts:
+                        self._bind_global(b.value, typ)
+            stack.extend(n.args)
+
+    def _bind_global(self, name: str, typ: str) -> None:
+        if name in self.globals and self.globals[name].typ == typ:
+            return
+        sym = f"k{len(self.global_decls)}_{name}"
+        sort = typ if typ in ("Int", "Bool") else f"S_{typ}"
+        self.global_decls.append(f"(declare-const {sym} {sort})")
+        self.globals[name] = Val(typ, sym)
 
     # ---- entry points -------------------------------------------------------------------
     def formula(self, node: Node, scope: dict[str, Val] | None = None) -> str:
@@ -101,6 +129,11 @@ class Translator(CallsMixin):
             return self.env.constants[name]
         if name in self.env.lists:
             return self.env.lists[name]
+        if name in self.globals:
+            self.env.note(
+                f"free {name!r} is the constant an earlier ForAll/Exists declared (as Logic-LM)"
+            )
+            return self.globals[name]
         if name in self.env.functions:
             raise err(f"function {name!r} used without arguments", "type_error")
         raise err(f"undeclared name {name!r}", "undeclared_name")
