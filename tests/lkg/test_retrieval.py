@@ -117,3 +117,12 @@ def test_recall_at_k():
     assert recall_at_k(got, gold, 1) == 0.5
     assert recall_at_k(got, gold[:1], 2) == 1.0
     assert recall_at_k([], gold, 5) == 0.0
+
+
+async def test_pruning_prompt_is_bounded(store: LKGStore):
+    llm = ScriptedLLM({"query_entities": ['["Alice"]'], "prune": ['["n1", "n2", "n3"]']})
+    r = HybridRetriever(LKGIndex(store), llm=llm, max_prune_candidates=2)
+    sub = await r.retrieve(SCHOLARSHIP_QUESTION)
+    assert len(sub.hull) > 2 and sub.pruned == sub.hull[:2]
+    assert any("cut to the 2 best" in n for n in sub.notes)
+    assert any("n3" in n for n in sub.notes)  # an ID outside the candidates is ignored

@@ -131,9 +131,13 @@ class HybridRetriever:
         llm: ChatLLM | None = None,
         prune: bool = True,
         max_tokens: int | None = 512,
+        max_prune_candidates: int = 100,
     ):
         self.index, self.tau, self.hops, self.top_k = index, tau, hops, top_k
         self.llm, self.prune, self.max_tokens = llm, prune, max_tokens
+        #: the pruning prompt lists at most this many hull nodes (best ranked); the rest are
+        #: dropped with a note, so a huge hull cannot overflow the model's context
+        self.max_prune_candidates = max_prune_candidates
 
     async def query_entities(self, query: str, notes: list[str]) -> list[str]:
         if self.llm is None:
@@ -188,6 +192,12 @@ class HybridRetriever:
     async def prune_nodes(self, query: str, ids: list[str], notes: list[str]) -> list[str] | None:
         if self.llm is None or not self.prune or not ids:
             return None
+        if len(ids) > self.max_prune_candidates:
+            notes.append(
+                f"prune: hull of {len(ids)} nodes cut to the {self.max_prune_candidates} best "
+                "ranked before pruning"
+            )
+            ids = ids[: self.max_prune_candidates]
         alias = {f"n{i + 1}": nid for i, nid in enumerate(ids)}
         cands = [
             {
