@@ -29,6 +29,8 @@ from kgreason.llm.settings import LLMSettings
 from kgreason.pog.settings import PoGSettings
 
 ENV_PREFIX = "KGREASON_"
+#: KGREASON_* variables that are not settings: the config file, the cache and data folders.
+RESERVED_ENV = {"KGREASON_CONFIG", "KGREASON_CACHE_DIR", "KGREASON_DATA_DIR"}
 DEFAULT_CONFIG_FILE = "kgreason.toml"
 
 
@@ -88,7 +90,7 @@ def _env_layer(environ: Mapping[str, str]) -> dict[str, tuple[Any, str]]:
         if environ.get(std):
             layer[key] = (environ[std], f"env:{std}")
     for name, value in environ.items():
-        if not name.startswith(ENV_PREFIX) or name == ENV_PREFIX + "CONFIG":
+        if not name.startswith(ENV_PREFIX) or name in RESERVED_ENV:
             continue
         dotted = name[len(ENV_PREFIX) :].lower().replace("__", ".")
         if value.startswith(("[", "{")):

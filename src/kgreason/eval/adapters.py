@@ -1,0 +1,146 @@
+"""PoG, PoG-E, the LLM-free mode and SymbolLKG behind the runner's `Method` interface.
+
+Each question gets its own pipeline object around the per-question metered LLM the runner
+passes in, while the expensive parts (KG handle, embedder, path-embedding cache, solver
+sandbox) are built once per run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+from kgreason.config import Settings
+from kgreason.eval.methods import BASELINES, Method, Outcome
+from kgreason.eval.records import Record
+from kgreason.llm.base import ChatLLM
+
+
+@dataclass
+class BuiltMethod:
+    method: Method
+    kg_identity: dict[str, str] | None = None
+    prompt_hashes: dict[str, str] = field(default_factory=dict)
+
+
+def _hash_prompts(package: str) -> dict[str, str]:
+    folder = resources.files(package).joinpath("prompts")
+    if not folder.is_dir():
+        return {}
+    return {
+        f"{package}/{p.name}": hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.iterdir(), key=lambda x: x.name)
+        if p.name.endswith(".txt")
+    }
+
+
+def _triples_of(result: Any) -> list[list[list[str]]]:
+    return [[[t.head, t.relation, t.tail] for t in p.triples()] for p in result.paths]
+
+
+@dataclass
+class PoGMethod:
+    """PoG / PoG-E (with an LLM) or the LLM-free mode (without one)."""
+
+    name: str
+    kg: Any
+    embedder: Any
+    settings: Any
+    llm_free: bool = False
+    _fuzzy: Any = None
+
+    async def answer(self, record: Record, llm: ChatLLM | None) -> Outcome:
+        from kgreason.pog.pipeline import PoG
+
+        pog = PoG(self.kg, None if self.llm_free else llm, self.embedder, self.settings)
+        if self._fuzzy is None:
+            self._fuzzy = pog.fuzzy
+        pog.fuzzy = self._fuzzy  # share path-text embeddings across questions
+        result = await pog.ask_async(record.question, record.topic_entities or None)
+        names = await self.kg.names(sorted({x for p in result.paths for x in p.entities()}))
+        if self.llm_free:
+            answers = [c.name for c in result.candidates]
+            ids = [c.id for c in result.candidates]
+            kind = "candidates"
+        else:
+            answers = [a.name for a in result.answers]
+            ids = [a.id for a in result.answers]
+            kind = "answer"
+        return Outcome(
+            answers=answers,
+            answer_ids=ids,
+            answer_kind=kind,
+            output_text=result.raw_answer or " ".join(answers),
+            phase=result.phase,
+            error_kind=result.error_kind,
+            error=result.error,
+            paths=_triples_of(result),
+            names=names,
+            topics=[t.id for t in result.topic_entities],
+            extra={
+                "subgraph": {
+                    "entities": result.subgraph.entities,
+                    "reduced_entities": result.subgraph.reduced_entities,
+                    "truncated": result.subgraph.truncated,
+                },
+                "bounds_hit": result.bounds_hit,
+                "unverified_triples": [
+                    [t.head, t.relation, t.tail] for t in result.unverified_triples
+                ],
+            },
+        )
+
+
+@dataclass
+class SymbolLKGMethod:
+    name: str
+    embedder: Any
+    settings: Any
+    _sandbox: Any = None
+
+    async def answer(self, record: Record, llm: ChatLLM | None) -> Outcome:
+        from kgreason.lkg.pipeline import SymbolLKG
+
+        solver = SymbolLKG(llm, self.embedder, self.settings, sandbox=self._sandbox)
+        self._sandbox = self._sandbox or solver.executor.sandbox
+        r = await solver.asolve(record.context or "", record.question, record.options, id=record.id)
+        return Outcome(
+            answers=[r.verdict] if r.verdict else [],
+            output_text=r.verdict or "",
+            phase=r.route.route if r.route is not None else None,
+            error_kind=None
+            if r.status == "solved"
+            else (r.status if r.status == "error" else "unsolved"),
+            error=r.error,
+            extra={"attempts": len(r.attempts), "program": r.program},
+        )
+
+
+def build_method(name: str, settings: Settings, *, dataset: str) -> BuiltMethod:
+    if name in BASELINES:
+        return BuiltMethod(BASELINES[name](), prompt_hashes={})
+    from kgreason.embed import build_embedder
+
+    if name in ("pog", "pog-e", "llm-free"):
+        from kgreason.kg.open import open_kg
+
+        kg = open_kg(settings.kg)
+        pog_settings = settings.pog.model_copy(
+            update={"variant": "pog-e" if name == "pog-e" else "pog"}
+        )
+        method = PoGMethod(
+            name, kg, build_embedder(settings.embed), pog_settings, llm_free=name == "llm-free"
+        )
+        return BuiltMethod(
+            method,
+            kg_identity={"name": kg.name, "fingerprint": kg.fingerprint()},
+            prompt_hashes=_hash_prompts("kgreason.pog"),
+        )
+    if name == "symbollkg":
+        return BuiltMethod(
+            SymbolLKGMethod(name, build_embedder(settings.embed), settings.lkg),
+            prompt_hashes=_hash_prompts("kgreason.lkg"),
+        )
+    raise ValueError(f"unknown method '{name}'")
