@@ -26,6 +26,13 @@ def test_cpu_memory_wall_reasons(sandbox):
     assert res.limit_hit == "wall" and res.reason == "wall clock 0.3s exceeded" and res.time_s < 3
 
 
+def test_output_flood_is_stopped():
+    box = Sandbox(SolverLimits(5, 512, 10), max_output=1 << 20)
+    res = box.run([*PY, "import sys\nwhile True: sys.stdout.write('x' * 65536)"])
+    assert res.limit_hit == "output" and res.reason == "output limit 1 MB exceeded"
+    assert len(res.stdout) <= 1 << 20
+
+
 def test_limits_without_prlimit_use_the_preexec_fallback():
     box = Sandbox(SolverLimits(1, 200, 10))
     box._isolation = dataclasses.replace(box.isolation(), prlimit=None)

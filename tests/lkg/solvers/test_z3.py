@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kgreason.lkg.solvers import SolverLimits, Z3Runner, run_z3
+from kgreason.lkg.solvers import Sandbox, SolverLimits, Z3Runner, run_z3
 
 SAT = """
 (declare-const x Int)
@@ -126,3 +126,10 @@ def test_huge_allocation_hits_memory_limit(sandbox):
     prog = "(declare-const b (_ BitVec 200000000))(assert (= b (bvmul b b)))(check-sat)"
     res = run_z3(prog, limits=SolverLimits(cpu_s=10, memory_mb=256, wall_s=20), sandbox=sandbox)
     assert res.status == "memory" and res.error == "memory limit 256 MB exceeded"
+
+
+def test_output_flood_is_a_named_error():
+    flood = "(declare-const x Int)\n" + ('(echo "' + "y" * 1000 + '")\n') * 3000
+    res = run_z3(flood, sandbox=Sandbox(SolverLimits(5, 512, 10), max_output=1 << 20))
+    assert res.status == "solver_error" and res.error_kind == "output_limit"
+    assert res.error == "output limit 1 MB exceeded"

@@ -20,6 +20,7 @@ ErrorKind = Literal[
     "cpu_limit",
     "wall_clock",
     "memory_limit",
+    "output_limit",  # the program printed more than the sandbox keeps
     "crash",  # killed by a signal or exited with an unexpected code and no known message
     "unavailable",
 ]

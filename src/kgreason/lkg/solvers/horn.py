@@ -27,7 +27,7 @@ from kgreason.lkg.solvers.base import (
     tail,
 )
 from kgreason.lkg.solvers.horn_asp import Atom, HornProgram, Rule, decode, derivation, to_asp
-from kgreason.lkg.solvers.sandbox import Sandbox, SandboxRun
+from kgreason.lkg.solvers.sandbox import Sandbox, SandboxRun, apply_limit
 
 NAME = "clingo"
 #: Run by path, not `-m`: importing the kgreason package would double the start-up time.
@@ -36,17 +36,6 @@ _WORKER = [sys.executable, "-I", str(Path(__file__).with_name("_clingo_worker.py
 _FORBIDDEN = ("#script", "#include", "#exec", "#lua", "#python")
 
 __all__ = ["Atom", "HornProgram", "HornRunner", "Rule", "run_asp", "run_horn"]
-
-
-def _limit_result(run: SandboxRun, res: SolverResult) -> bool:
-    if not run.limit_hit:
-        return False
-    res.status = "memory" if run.limit_hit == "memory" else "timeout"
-    res.error_kind = {"cpu": "cpu_limit", "wall": "wall_clock", "memory": "memory_limit"}[  # type: ignore[assignment]
-        run.limit_hit
-    ]
-    res.error = run.reason
-    return True
 
 
 class HornRunner:
@@ -65,7 +54,7 @@ class HornRunner:
             program=asp,
         )  # fmt: skip
         res.details["network_isolated"] = run.network_isolated
-        if _limit_result(run, res):
+        if apply_limit(run, res):
             return run, res, None
         try:
             payload = json.loads(run.stdout.strip().splitlines()[-1])

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kgreason.lkg.solvers.base import SolverLimits, SolverResult, SolverUnavailable, tail
-from kgreason.lkg.solvers.sandbox import Sandbox, SandboxRun
+from kgreason.lkg.solvers.sandbox import Sandbox, SandboxRun, apply_limit
 
 NAME = "prover9"
 _BINARY = "prover9-linux-elf-64"
@@ -129,13 +129,9 @@ def _result(run: SandboxRun, program: str, lim: SolverLimits) -> SolverResult:
     res.details["exit_code"] = run.returncode
     res.details["network_isolated"] = run.network_isolated
     rc = run.returncode
-    if run.limit_hit:
-        res.status = "memory" if run.limit_hit == "memory" else "timeout"
-        res.error_kind = {"cpu": "cpu_limit", "wall": "wall_clock", "memory": "memory_limit"}[
-            run.limit_hit
-        ]  # type: ignore[assignment]
-        res.error = run.reason
-    elif rc == 0:
+    if apply_limit(run, res):
+        return res
+    if rc == 0:
         res.verdict = "proved"
         m = _PROOF.search(run.stdout)
         res.proof = m.group(1).strip() if m else None

@@ -23,8 +23,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
-from kgreason.lkg.solvers.base import SolverLimits
+from kgreason.lkg.solvers.base import SolverLimits, SolverResult
 
 NOBODY = 65534
 _MEMORY_MARKERS = (
@@ -45,7 +46,7 @@ class SandboxRun:
     stderr: str
     time_s: float
     cpu_s: float
-    #: "cpu", "memory" or "wall" when a limit stopped the program.
+    #: "cpu", "memory", "wall" or "output" when a limit stopped the program.
     limit_hit: str | None
     #: e.g. "cpu time limit 5s exceeded".
     reason: str | None
@@ -72,8 +73,16 @@ def _fmt(x: float) -> str:
 class Sandbox:
     """Subprocess runner. Holds the detected isolation so detection happens once per object."""
 
-    def __init__(self, limits: SolverLimits | None = None, *, isolate_network: bool = True):
+    def __init__(
+        self,
+        limits: SolverLimits | None = None,
+        *,
+        isolate_network: bool = True,
+        max_output: int = 16 << 20,
+    ):
         self.limits = limits or SolverLimits()
+        #: bytes kept per stream; a program that prints more is killed ("output" limit)
+        self.max_output = max_output
         self._want_netns = isolate_network
         self._isolation: Isolation | None = None
         self._lock = threading.Lock()
@@ -198,22 +207,36 @@ class Sandbox:
             start_new_session=True,
             preexec_fn=preexec,
         )
-        out: list[bytes] = []
-        err: list[bytes] = []
+        out, err = bytearray(), bytearray()
+        fired = threading.Event()
+        flooded = threading.Event()
+
+        def kill_group() -> None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+
+        def drain(stream: IO[bytes], sink: bytearray) -> None:
+            """Read everything, keep at most max_output bytes; a flood kills the group."""
+            for chunk in iter(lambda: stream.read1(1 << 16), b""):  # type: ignore[attr-defined]
+                room = self.max_output - len(sink)
+                if room > 0:
+                    sink += chunk[:room]
+                if len(chunk) > room and not flooded.is_set():
+                    flooded.set()
+                    kill_group()
+
         readers = [
-            threading.Thread(target=lambda: out.append(proc.stdout.read()), daemon=True),  # type: ignore[union-attr]
-            threading.Thread(target=lambda: err.append(proc.stderr.read()), daemon=True),  # type: ignore[union-attr]
+            threading.Thread(target=drain, args=(proc.stdout, out), daemon=True),
+            threading.Thread(target=drain, args=(proc.stderr, err), daemon=True),
         ]
         for r in readers:
             r.start()
-        fired = threading.Event()
 
-        def kill_group() -> None:
+        def on_timeout() -> None:
             fired.set()
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
+            kill_group()
 
-        timer = threading.Timer(lim.wall_s, kill_group)
+        timer = threading.Timer(lim.wall_s, on_timeout)
         timer.start()
         try:
             _, status, usage = os.wait4(proc.pid, 0)
@@ -227,14 +250,16 @@ class Sandbox:
             r.join(timeout=2)
         elapsed = time.perf_counter() - t0
         cpu_used = usage.ru_utime + usage.ru_stime
-        stdout = b"".join(out).decode("utf-8", "replace")
-        stderr = b"".join(err).decode("utf-8", "replace")
+        stdout = out.decode("utf-8", "replace")
+        stderr = err.decode("utf-8", "replace")
         rc = proc.returncode
         limit_hit: str | None = None
         reason: str | None = None
         # stderr only: some engines echo their input (which may contain any word) on stdout
         text = stderr[-3000:].lower()
-        if fired.is_set():
+        if flooded.is_set():
+            limit_hit, reason = "output", f"output limit {self.max_output >> 20} MB exceeded"
+        elif fired.is_set():
             limit_hit, reason = "wall", f"wall clock {_fmt(lim.wall_s)}s exceeded"
         elif (
             rc == -signal.SIGXCPU  # only RLIMIT_CPU sends it
@@ -249,3 +274,20 @@ class Sandbox:
         return SandboxRun(
             rc, stdout, stderr, elapsed, cpu_used, limit_hit, reason, iso.network_isolated
         )
+
+
+_LIMIT_STATUS = {
+    "cpu": ("timeout", "cpu_limit"),
+    "wall": ("timeout", "wall_clock"),
+    "memory": ("memory", "memory_limit"),
+    "output": ("solver_error", "output_limit"),
+}
+
+
+def apply_limit(run: SandboxRun, res: SolverResult) -> bool:
+    """Mark `res` failed with the named reason when a limit stopped the run."""
+    if not run.limit_hit:
+        return False
+    res.status, res.error_kind = _LIMIT_STATUS[run.limit_hit]  # type: ignore[assignment]
+    res.error = run.reason
+    return True

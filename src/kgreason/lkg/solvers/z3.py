@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from kgreason.lkg.solvers.base import SolverLimits, SolverResult, SolverUnavailable, tail
-from kgreason.lkg.solvers.sandbox import Sandbox, SandboxRun
+from kgreason.lkg.solvers.sandbox import Sandbox, SandboxRun, apply_limit
 from kgreason.lkg.solvers.sexpr import parse, split_top, unparse
 
 NAME = "z3"
@@ -166,12 +166,7 @@ def _result(run: SandboxRun, program: str, added_model: bool) -> SolverResult:
         program=program,
     )
     res.details["network_isolated"] = run.network_isolated
-    if run.limit_hit:
-        res.status = "memory" if run.limit_hit == "memory" else "timeout"
-        res.error_kind = {"cpu": "cpu_limit", "wall": "wall_clock", "memory": "memory_limit"}[
-            run.limit_hit
-        ]  # type: ignore[assignment]
-        res.error = run.reason
+    if apply_limit(run, res):
         return res
     verdicts: list[str] = []
     errors: list[str] = []
