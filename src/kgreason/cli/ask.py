@@ -24,6 +24,10 @@ from kgreason.pog.types import PoGResult
 LLM_FREE_LABEL = "LLM-free mode: candidates, not PoG's answer"
 
 
+def _label(name: str, id_: str | None) -> str:
+    return f"{name} ({id_})" if id_ and id_ != name else name
+
+
 def result_dict(result: PoGResult) -> dict[str, Any]:
     data = dataclasses.asdict(result)
     data["ok"] = result.ok
@@ -69,13 +73,13 @@ def print_result(result: PoGResult, names: dict[str, str]) -> None:
     out = console()
     if result.mode == "llm-free":
         out.print(Panel(f"[bold yellow]{LLM_FREE_LABEL}[/]", expand=False))
-        cands = ", ".join(f"{c.name} ({c.id})" for c in result.candidates[:20])
+        cands = ", ".join(_label(c.name, c.id) for c in result.candidates[:20])
         out.print(f"[bold]Candidates[/] (ranked): {cands or '(none)'}")
     else:
-        answers = ", ".join(f"{a.name} ({a.id})" if a.id else a.name for a in result.answers)
+        answers = ", ".join(_label(a.name, a.id) for a in result.answers)
         out.print(f"[bold green]Answer[/]: {answers or '(none)'}")
         out.print(f"Phase: {result.phase or '-'}   Mode: {result.mode}")
-    topics = ", ".join(f"{t.name} ({t.id})" for t in result.topic_entities)
+    topics = ", ".join(_label(t.name, t.id) for t in result.topic_entities)
     out.print(f"Topic entities: {topics or '-'}")
     if result.analysis:
         out.print(f"Indicator: {result.analysis.indicator}")
