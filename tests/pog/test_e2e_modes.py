@@ -16,7 +16,9 @@ from tests.pog.test_e2e_nijmegen import (
     script,
 )
 
-from kgreason.embed.static import StaticEmbedder
+from kgreason.embed import build_embedder
+from kgreason.embed.base import Embedder
+from kgreason.embed.settings import EmbedSettings
 from kgreason.kg.memory import MemoryKG
 from kgreason.llm.testing import ScriptedLLM
 from kgreason.llm.usage import Budget
@@ -36,8 +38,9 @@ def kg() -> MemoryKG:
 
 
 @pytest.fixture(scope="module")
-def embedder() -> StaticEmbedder:
-    return StaticEmbedder()
+def embedder() -> Embedder:
+    # the product path: build_embedder wraps the vendored static model in its cache
+    return build_embedder(EmbedSettings(backend="static"))
 
 
 def steps_of(r) -> list[list[str]]:

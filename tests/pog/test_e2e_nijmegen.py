@@ -16,7 +16,9 @@ from tests.pog.scripted_pog import (
     summarise_first,
 )
 
-from kgreason.embed.static import StaticEmbedder
+from kgreason.embed import build_embedder
+from kgreason.embed.base import Embedder
+from kgreason.embed.settings import EmbedSettings
 from kgreason.kg.base import Triple
 from kgreason.kg.loaders.rdf import iter_rdf
 from kgreason.kg.memory import MemoryKG
@@ -48,8 +50,9 @@ def kg() -> MemoryKG:
 
 
 @pytest.fixture(scope="module")
-def embedder() -> StaticEmbedder:
-    return StaticEmbedder()
+def embedder() -> Embedder:
+    # the product path: build_embedder wraps the vendored static model in its cache
+    return build_embedder(EmbedSettings(backend="static"))
 
 
 def relevance(path: str) -> float:

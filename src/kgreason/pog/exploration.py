@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgreason.embed.base import Embedder
 from kgreason.kg.base import KnowledgeGraph
 from kgreason.llm.base import ChatLLM
 from kgreason.llm.parse import ParseError
@@ -62,6 +63,8 @@ class Explorer:
     pruner: Pruner
     prepared: PreparedGraph
     settings: PoGSettings
+    #: for aligning supplement predictions to subgraph entity names
+    embedder: Embedder
     trace: list[dict[str, Any]] = field(default_factory=list)
     bounds_hit: list[str] = field(default_factory=list)
     #: the latest pruned paths, kept as the partial result if the question ends in an error
@@ -169,9 +172,7 @@ class Explorer:
         book = self.pruner.book
         await book.ensure(g.entities())
         names = {e: book.get(e) for e in g.entities()}
-        aligned, unmatched = align_predictions(
-            preds, names, self.pruner.fuzzy.cache.embedder, set(list_t)
-        )
+        aligned, unmatched = align_predictions(preds, names, self.embedder, set(list_t))
         self.trace.append(
             {
                 "phase": "llm-supplement",

@@ -124,7 +124,8 @@ class PoG:
             result.analysis = analysis
             ctx = QuestionContext(question, tuple(topics), analysis)
             book = NameBook(self.kg, {t.id: t.name for t in topics})
-            explorer = Explorer(self.kg, llm, Pruner(llm, self.fuzzy, book, s), prepared, s)
+            pruner = Pruner(llm, self.fuzzy, book, s)
+            explorer = Explorer(self.kg, llm, pruner, prepared, s, self.embedder)
             with timed("exploration"):
                 outcome = await explorer.run(ctx)
             with timed("faithfulness"):
