@@ -4,6 +4,7 @@ paths; and an endpoint that goes away mid-question ends it with a named reason."
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 import threading
 
@@ -125,3 +126,18 @@ async def test_endpoint_failing_mid_question_is_named(virtuoso, embedder) -> Non
     assert [t["phase"] for t in r.trace if "candidates" in t][:2] == ["topic-entity-path"] * 2
     assert r.paths and r.usage["supplement"]["calls"] == 1
     assert r.analysis is not None and r.subgraph.entities > 0
+
+
+def test_cli_ask_on_virtuoso_llm_free(virtuoso, monkeypatch, tmp_path) -> None:  # noqa: F811
+    for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "KGREASON_CONFIG"):
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setenv("KGREASON_EMBED__BACKEND", "static")
+    monkeypatch.chdir(tmp_path)
+    args = ["ask", QUESTION, "--sparql", virtuoso.url, "--dialect", "freebase", "--json"]
+    r = CliRunner().invoke(app, [*args, "--topic", "m.0d2hgq", "--topic", "France"])
+    assert r.exit_code == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["mode"] == "llm-free" and data["answers"] == [] and data["candidates"]
+    assert [t["id"] for t in data["topic_entities"]] == ["m.0d2hgq", "m.0f4kq"]
+    r = CliRunner().invoke(app, [*args[:-1], "--topic", "m.zzzz"])
+    assert r.exit_code != 0 and "m.zzzz" in r.stderr and len(r.stderr.splitlines()) == 1

@@ -60,12 +60,17 @@ def _build(s: Settings) -> tuple[KnowledgeGraph, PoG]:
 async def _run(
     kg: KnowledgeGraph, pog: PoG, question: str, topics: list[str] | None
 ) -> tuple[PoGResult, dict[str, str]]:
-    result = await pog.ask_async(question, topics)
-    ids = {e for p in result.paths for e in p.entities()}
     try:
-        names = await kg.names(sorted(ids)) if ids else {}
-    except KGError:
-        names = {}
+        result = await pog.ask_async(question, topics)
+        ids = {e for p in result.paths for e in p.entities()}
+        try:
+            names = await kg.names(sorted(ids)) if ids else {}
+        except KGError:
+            names = {}
+    finally:
+        aclose = getattr(kg, "aclose", None)  # SPARQL endpoints hold an HTTP client
+        if aclose is not None:
+            await aclose()
     return result, names
 
 

@@ -11,11 +11,12 @@ A keyword that matches no entity ends the question with UnknownEntityError namin
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Mapping, Sequence
 
 from kgreason.embed.base import Embedder, cosine_topk
-from kgreason.kg.base import KnowledgeGraph, UnknownEntityError
+from kgreason.kg.base import InvalidIdentifierError, KnowledgeGraph, UnknownEntityError
 from kgreason.llm.base import ChatLLM
 from kgreason.llm.parse import ParseError
 from kgreason.pog.llm_common import call_stage
@@ -86,6 +87,19 @@ async def _link_all(
     return out
 
 
+async def _names_of_ids(kg: KnowledgeGraph, candidates: Sequence[str]) -> dict[str, str]:
+    """D(.) of the candidates that are ids of this KG; a name is not an id, and endpoints
+    refuse what fails their id syntax (InvalidIdentifierError), so try those one by one."""
+    try:
+        return await kg.names(list(candidates))
+    except InvalidIdentifierError:
+        out: dict[str, str] = {}
+        for c in candidates:
+            with contextlib.suppress(InvalidIdentifierError):
+                out.update(await kg.names([c]))
+        return out
+
+
 async def given_topics(
     kg: KnowledgeGraph, embedder: Embedder, given: TopicInput
 ) -> list[TopicEntity]:
@@ -97,7 +111,7 @@ async def given_topics(
         if missing:
             raise UnknownEntityError(f"topic entity id(s) not in {kg.name}: {', '.join(missing)}")
         return [TopicEntity(i, given[i] or known[i]) for i in given]
-    known = await kg.names(list(given))
+    known = await _names_of_ids(kg, list(given))
     out = [TopicEntity(g, known[g]) for g in given if g in known]
     out += await _link_all(kg, embedder, [g for g in given if g not in known])
     return out
