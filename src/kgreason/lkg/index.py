@@ -10,7 +10,6 @@ matrix and answers in well under a millisecond. FTS5 stays the store's persisten
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -160,20 +159,24 @@ class LKGIndex:
 
     def hull(self, anchors: list[str], hops: int) -> dict[str, tuple[int, str]]:
         """Rule/Constraint nodes within `hops` of any anchor along the hull relations:
-        node_id -> (distance, nearest anchor). Multi-source BFS, so each node is visited once."""
+        node_id -> (distance, nearest anchor). Multi-source BFS, so each node is visited once;
+        on the last hop only logic nodes are kept (nothing is expanded from there), which
+        gives the same hull while skipping most of the entity fan-out."""
         dist: dict[str, tuple[int, str]] = {}
-        frontier: deque[str] = deque()
+        frontier: list[str] = []
         for a in anchors:
             if a in self.nodes and a not in dist:
                 dist[a] = (0, a)
                 frontier.append(a)
-        while frontier:
-            u = frontier.popleft()
-            d, src = dist[u]
-            if d >= hops:
-                continue
-            for v in self.adjacency.get(u, ()):
-                if v not in dist:
-                    dist[v] = (d + 1, src)
-                    frontier.append(v)
-        return {n: ds for n, ds in dist.items() if n in self.logic}
+        adjacency, logic = self.adjacency, self.logic
+        for d in range(1, hops + 1):
+            last = d == hops
+            nxt: list[str] = []
+            for u in frontier:
+                src = dist[u][1]
+                for v in adjacency.get(u, ()):
+                    if v not in dist and (not last or v in logic):
+                        dist[v] = (d, src)
+                        nxt.append(v)
+            frontier = nxt
+        return {n: ds for n, ds in dist.items() if n in logic}

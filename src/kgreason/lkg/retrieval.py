@@ -241,14 +241,15 @@ class HybridRetriever:
         keep = pruned if pruned is not None else hull
         keep_set = set(keep)
         # edges among kept nodes, plus the outgoing facts of kept entities (LEFT_OF, HAS...)
-        edges: dict[tuple[str, str, str], Edge] = {}
-        logic = idx.logic
+        edges: dict[int, Edge] = {}  # keyed by object id: each stored edge is one object
+        logic, incident = idx.logic, idx.incident
         for nid in keep:
-            for e in idx.incident.get(nid, ()):
+            entity = nid not in logic
+            for e in incident.get(nid, ()):
                 if (e.src in keep_set and e.dst in keep_set) or (
-                    e.src == nid and nid not in logic and e.dst not in logic
+                    entity and e.src == nid and e.dst not in logic
                 ):
-                    edges[(e.src, e.rel, e.dst)] = e
+                    edges[id(e)] = e
         return RetrievedSubgraph(
             query=query,
             query_entities=entities,
