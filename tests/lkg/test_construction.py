@@ -139,3 +139,20 @@ async def test_builder_reasks_once_then_raises():
     with pytest.raises(LLMOutputError) as e:
         await LKGBuilder(bad).extract("x.")
     assert e.value.stage == "lkg_construct"
+
+
+def test_is_a_targets_prefer_concepts():
+    ex = Extraction.model_validate(
+        {
+            "entities": [
+                {"name": "Computer", "type": "Machine"},
+                {"name": "Computer 1", "type": "Machine"},
+            ],
+            "concepts": [{"name": "Computer"}],
+            "relationships": [{"source": "Computer1", "relation": "IS_A", "target": "computers"}],
+        }
+    )
+    g = extraction_to_graph(ex, "text")
+    (e,) = g.edges.values()
+    assert (g.nodes[e.src].kind, g.nodes[e.dst].kind) == ("entity", "concept")
+    assert e.flags == ["raw_text_missing"]

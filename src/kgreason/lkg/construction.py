@@ -142,8 +142,9 @@ def extraction_to_graph(ex: Extraction, source_text: str, into: LKGraph | None =
 
     def endpoint(name: str, concept: bool) -> str:
         ids, _ = linker.resolve(name)
-        if ids:
-            return ids[0]
+        if ids:  # an IS_A target prefers the concept of that name, a source the entity
+            want = "concept" if concept else "entity"
+            return next((i for i in ids if g.nodes[i].kind == want), ids[0])
         kind = "concept" if concept else "entity"
         n = g.add_node(
             Node(
