@@ -63,7 +63,10 @@ async def extract_keywords(llm: ChatLLM, question: str, settings: PoGSettings) -
 
 
 async def link_keyword(kg: KnowledgeGraph, embedder: Embedder, keyword: str) -> TopicEntity:
-    matches = await kg.search(keyword, limit=SEARCH_LIMIT, fuzzy=True)
+    # exact / normalised matches first: an approximate scan is only needed without them
+    matches = await kg.search(keyword, limit=SEARCH_LIMIT, fuzzy=False)
+    if not matches:
+        matches = await kg.search(keyword, limit=SEARCH_LIMIT, fuzzy=True)
     if not matches:
         raise UnknownEntityError(f"no entity in {kg.name} matches the topic '{keyword}'")
     exact = [m for m in matches if m.kind in ("exact", "normalized")]
