@@ -8,7 +8,8 @@ cache; loading never reaches the Hub (`local_files_only` plus `hub_offline`).
 from __future__ import annotations
 
 import importlib.resources
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +95,7 @@ class SentenceTransformerEmbedder:
 
 
 def _load(model: str) -> Any:
-    with hub_offline():
+    with hub_offline(), _quiet_weight_loading():
         from sentence_transformers import SentenceTransformer
 
         try:
@@ -107,3 +108,17 @@ def _load(model: str) -> Any:
                 "not a local directory and not in the local Hugging Face cache "
                 "(models are never downloaded at run time)",
             ) from e
+
+
+@contextmanager
+def _quiet_weight_loading() -> Iterator[None]:
+    """No "Loading weights" progress bar on stderr (it would garble `kgreason doctor`)."""
+    from transformers.utils import logging as hf_logging
+
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()
