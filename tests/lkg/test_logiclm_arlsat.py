@@ -174,3 +174,15 @@ def test_free_quantifier_variable_is_logic_lm_global_constant(runner: Z3Runner):
     with pytest.raises(ProgramFormatError) as ei:  # no earlier quantifier declared `q`
         parse_arlsat(TOY.format(options="is_sat(slot(q) == 3)", extra=""))
     assert ei.value.kind == "undeclared_name" and "'q'" in str(ei.value)
+
+
+def test_hostile_programs_are_bounded():
+    deep = "(" * 3000 + "slot(Ann) == 1" + ")" * 3000
+    with pytest.raises(ProgramFormatError) as ei:
+        parse_arlsat(TOY.format(options="is_sat(True)", extra=deep))
+    assert ei.value.kind == "too_deep" and ei.value.line == 14
+    wide = "ForAll([a:people, b:people, c:people, d:people, e:people, f:people, g:people, " \
+        "h:people, i:people, j:people], likes(a, j))"  # fmt: skip
+    with pytest.raises(ProgramFormatError) as ei:
+        parse_arlsat(TOY.format(options="is_sat(True)", extra=wide))
+    assert ei.value.kind == "too_large" and "59049 combinations" in str(ei.value)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kgreason.lkg.logiclm.arlsat_calls import CallsMixin
-from kgreason.lkg.logiclm.arlsat_types import MAX_INSTANCES, Env, Val, err, scoped, to_int
+from kgreason.lkg.logiclm.arlsat_types import MAX_TERMS, Env, Val, err, scoped, to_int
 from kgreason.lkg.logiclm.pyexpr import Node
 
 __all__ = ["Env", "Translator", "Val"]
@@ -74,8 +74,8 @@ class Translator(CallsMixin):
 
     def value(self, node: Node, scope: dict[str, Val]) -> Val | list[Val]:
         self.size += 1
-        if self.size > MAX_INSTANCES:
-            raise err(f"expansion exceeds {MAX_INSTANCES} terms", "too_large")
+        if self.size > MAX_TERMS:
+            raise err(f"expansion exceeds {MAX_TERMS} terms", "too_large")
         k = node.kind
         if k == "num":
             return Val("Int", node.value)

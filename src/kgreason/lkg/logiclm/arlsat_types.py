@@ -7,7 +7,10 @@ from dataclasses import dataclass, field
 from kgreason.lkg.logiclm.pyexpr import Node
 from kgreason.lkg.solvers.base import ProgramFormatError
 
+#: combinations one scoped form may expand to
 MAX_INSTANCES = 20000
+#: terms one program may expand to in total
+MAX_TERMS = 500_000
 
 
 @dataclass(frozen=True)

@@ -222,7 +222,10 @@ class _Parser:
 
 def parse_expr(text: str) -> Node:
     """Parse one expression; raises ProgramFormatError (kind: syntax, unsupported_operator,
-    unsupported_construct, string)."""
+    unsupported_construct, string, too_deep)."""
     if not text.strip():
         raise ProgramFormatError("empty expression", kind="syntax")
-    return _Parser(text).parse()
+    try:
+        return _Parser(text).parse()
+    except RecursionError:
+        raise ProgramFormatError("expression nested too deeply", kind="too_deep") from None
