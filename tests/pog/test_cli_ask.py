@@ -50,7 +50,6 @@ def env(monkeypatch, tmp_path) -> Iterator[None]:
         monkeypatch.delenv(k, raising=False)
     monkeypatch.setenv("KGREASON_EMBED__BACKEND", "static")
     monkeypatch.setenv("KGREASON_LLM__CACHE", "false")
-    monkeypatch.setenv("KGREASON_POG__W1", "400")  # see test_e2e_nijmegen
     monkeypatch.chdir(tmp_path)
     yield
 

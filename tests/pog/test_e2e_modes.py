@@ -61,7 +61,7 @@ def calls(r) -> dict[str, int]:
     ],
 )
 def test_each_pruning_strategy(kg, embedder, strategy: str, steps: list[str]) -> None:
-    s = PoGSettings(strategy=strategy, w1=400)
+    s = PoGSettings(strategy=strategy)
     llm = ScriptedLLM(
         script(
             supplement=[SUPPLEMENT],
@@ -102,11 +102,11 @@ def test_pog_e_runs_and_is_reproducible(kg, embedder) -> None:
                 final_answer=answer_from(lambda p: ["Germany"] if "Weeze" in p else None),
             )
         )
-        s = PoGSettings(variant="pog-e", seed=seed, w1=400)
+        s = PoGSettings(variant="pog-e", seed=seed)
         return PoG(kg, llm, embedder, s).ask(QUESTION)
 
     a, b = run(7), run(7)
-    plain = PoG(kg, ScriptedLLM(script()), embedder, PoGSettings(w1=400)).ask(QUESTION)
+    plain = PoG(kg, ScriptedLLM(script()), embedder, PoGSettings()).ask(QUESTION)
     assert a.ok and a.mode == "pog-e" and plain.mode == "pog"
     assert [x.id for x in a.answers] == [GERMANY]
     assert [p.hops for p in a.paths] == [p.hops for p in b.paths]  # seeded, reproducible
@@ -144,7 +144,7 @@ def test_empty_subgraph_is_named(embedder) -> None:
 
 def test_unreadable_reply_mid_question_keeps_what_was_found(kg, embedder) -> None:
     llm = ScriptedLLM(script(evaluate=["It might be Germany.", "Probably yes"]))
-    r = PoG(kg, llm, embedder, PoGSettings(w1=400)).ask(QUESTION)
+    r = PoG(kg, llm, embedder, PoGSettings()).ask(QUESTION)
     assert r.error_kind == "llm-unreadable-reply" and "'evaluate'" in r.error
     assert r.answers == [] and r.phase is None
     assert len(r.paths) == 3 and all(p.triples() for p in r.paths)  # pruned paths kept
@@ -155,6 +155,6 @@ def test_unreadable_reply_mid_question_keeps_what_was_found(kg, embedder) -> Non
 
 def test_budget_ends_the_question(kg, embedder) -> None:
     llm = ScriptedLLM(script())
-    r = PoG(kg, llm, embedder, PoGSettings(w1=400), budget=Budget(max_calls=3)).ask(QUESTION)
+    r = PoG(kg, llm, embedder, PoGSettings(), budget=Budget(max_calls=3)).ask(QUESTION)
     assert r.error_kind == "llm-budget-exceeded" and "3 LLM calls" in r.error
     assert r.usage["total"]["calls"] == 3 and len(llm.calls) == 3

@@ -87,10 +87,7 @@ def stage_calls(result) -> dict[str, int]:
 
 
 def test_figure1_answered_germany_via_weeze_in_phase_one(kg, embedder) -> None:
-    # W1 above the number of depth-2 candidates: the vendored static embedder ranks the
-    # path through the unnamed adjoining-relationship node below the top 80, and this test is
-    # about the LLM stages, so fuzzy selection keeps every candidate here.
-    settings = PoGSettings(w1=400)
+    settings = PoGSettings()  # the paper's W1=80, W2=20, W_max=3, D_max=3
     llm = ScriptedLLM(script())
     r = PoG(kg, llm, embedder, settings).ask(QUESTION)
 
@@ -113,11 +110,12 @@ def test_figure1_answered_germany_via_weeze_in_phase_one(kg, embedder) -> None:
     assert all(p.hops[0].src == (NIJMEGEN,) and p.hops[-1].dst == (FRANCE,) for p in r.paths)
     assert all(2 < p.length <= 4 for p in r.paths)  # |Topic|*(D-1) < length <= |Topic|*D
     assert r.unverified_triples == []
-    # pruning widths of the one exploration step: fuzzy keeps all, branch <= W2, precise W_max
+    # pruning widths of the one exploration step: fuzzy top W1, branch <= W2, precise W_max
     (step,) = [t for t in r.trace if t.get("phase") == "topic-entity-path"]
     assert step["depth"] == 2 and step["sufficient"] is True
     fuzzy, branch, precise = step["pruning"]
-    assert fuzzy["in"] == step["candidates"] == fuzzy["out"] > 20
+    assert fuzzy["in"] == step["candidates"] > settings.w2
+    assert fuzzy["out"] == min(fuzzy["in"], settings.w1)
     assert branch["in"] == fuzzy["out"] and branch["out"] <= settings.w2
     assert (precise["in"], precise["out"]) == (branch["out"], 3)
     # usage per stage: one call each, plus the precise calls of branch reduction and step 3

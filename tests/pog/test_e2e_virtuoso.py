@@ -22,7 +22,7 @@ from kgreason.pog.pipeline import PoG
 from kgreason.pog.settings import PoGSettings
 
 pytestmark = pytest.mark.integration
-SETTINGS = PoGSettings(w1=400)  # see test_e2e_nijmegen
+SETTINGS = PoGSettings()
 
 
 @pytest.fixture(scope="module")
