@@ -163,16 +163,24 @@ class CSRGraph:
                 break
         return Expansion(np.concatenate(found) if found else np.zeros(0, dtype=np.int64), False)
 
-    def distances(self, source: int, depth: int) -> np.ndarray:
-        """Undirected hop distance from `source` up to `depth` (int8; 127 = farther)."""
+    def distances(
+        self, source: int, depth: int, max_edges: int | None = None
+    ) -> tuple[np.ndarray, int]:
+        """Undirected hop distance from `source` (int8; 127 = not reached) and the depth up
+        to which it is exact. Stops early, before a level that would scan more than
+        `max_edges` edges (hubs), so callers treat unreached nodes as farther than that."""
         dist = np.full(self.n_nodes, 127, dtype=np.int8)
         dist[source] = 0
         frontier = np.array([source], dtype=np.int64)
         for d in range(1, depth + 1):
             if len(frontier) == 0:
-                break
+                return dist, depth
+            if max_edges is not None:
+                dout, din = self.degree(frontier)
+                if int(dout.sum() + din.sum()) > max_edges:
+                    return dist, d - 1
             nb = self.edges(frontier).nbr
             nb = np.unique(nb[dist[nb] == 127])
             dist[nb] = d
             frontier = nb
-        return dist
+        return dist, depth

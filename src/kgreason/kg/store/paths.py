@@ -3,8 +3,9 @@
 PoG's path exploration looks for all paths of length <= L between topic entities. On a
 skewed graph that set explodes, so the walk stops at `max_paths` results or `max_expansions`
 node expansions and says which bound it hit. It is a depth-first search pruned by the hop
-distance to the target (known exactly up to `prune_depth` hops, at least prune_depth + 1
-beyond), so only prefixes that can still reach the target in time are extended.
+distance to the target (known exactly up to `prune_depth` hops, or fewer when the
+breadth-first scan around the target would exceed `prune_edges` edges; farther nodes count as
+one hop beyond), so only prefixes that can still reach the target in time are extended.
 """
 
 from __future__ import annotations
@@ -39,12 +40,13 @@ def find_paths(
     max_paths: int = 1000,
     max_expansions: int = 20_000,
     prune_depth: int = 2,
+    prune_edges: int = 100_000,
 ) -> PathResult:
     res = PathResult()
     if source == target or max_len < 1:
         return res
-    bound = max(0, min(prune_depth, max_len - 1))
-    dist = graph.distances(target, bound).astype(np.int64)
+    dist8, bound = graph.distances(target, max(0, min(prune_depth, max_len - 1)), prune_edges)
+    dist = dist8.astype(np.int64)
     dist[dist > bound] = bound + 1
     cache: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     on_path = {source}
