@@ -158,3 +158,23 @@ def test_budget_ends_the_question(kg, embedder) -> None:
     r = PoG(kg, llm, embedder, PoGSettings(), budget=Budget(max_calls=3)).ask(QUESTION)
     assert r.error_kind == "llm-budget-exceeded" and "3 LLM calls" in r.error
     assert r.usage["total"]["calls"] == 3 and len(llm.calls) == 3
+
+
+def test_supplement_alignment_on_a_large_subgraph_uses_name_search(
+    kg, embedder, monkeypatch
+) -> None:
+    from kgreason.pog import exploration
+
+    monkeypatch.setattr(exploration, "ALIGN_ALL_MAX", 5)  # the fixture's subgraph is larger
+    llm = ScriptedLLM(
+        script(
+            evaluate=["{No}"] * 2 + ["{Yes}"],  # phase 1 at D=2, D=3, then supplement
+            supplement=[SUPPLEMENT],
+            answer=answer_from(lambda p: ["Germany"] if "Weeze" in p else None),
+        )
+    )
+    r = PoG(kg, llm, embedder, PoGSettings(strategy="fuzzy")).ask(QUESTION)
+    assert r.ok and r.phase == "llm-supplement", r.error
+    sup = next(t for t in r.trace if t.get("aligned") is not None)
+    assert sup["aligned"] == {"Germany": GERMANY}
+    assert any(b.startswith("supplement alignment:") for b in r.bounds_hit)

@@ -35,6 +35,9 @@ from kgreason.pog.settings import PoGSettings
 from kgreason.pog.supplement import align_predictions, predict_supplements
 from kgreason.pog.types import Phase, ReasoningPath
 
+#: above this many subgraph entities, supplement predictions are aligned through name search
+ALIGN_ALL_MAX = 20_000
+
 
 @dataclass
 class Outcome:
@@ -170,8 +173,18 @@ class Explorer:
             self.llm, ctx, await self.pruner.render(paths_t), self.settings
         )
         book = self.pruner.book
-        await book.ensure(g.entities())
-        names = {e: book.get(e) for e in g.entities()}
+        entities = g.entities()
+        if len(entities) > ALIGN_ALL_MAX:
+            # a hub's neighbourhood: candidates come from the KG's name search instead of
+            # fetching and embedding every name of the subgraph (reported in the trace)
+            found = [m for p in preds for m in await self.kg.search(p.name, limit=20)]
+            entities = {m.id for m in found} & entities
+            self.bounds_hit.append(
+                f"supplement alignment: {len(g.entities())} subgraph entities > "
+                f"{ALIGN_ALL_MAX}, aligned against name-search candidates only"
+            )
+        await book.ensure(entities)
+        names = {e: book.get(e) for e in entities}
         aligned, unmatched = align_predictions(preds, names, self.embedder, set(list_t))
         self.trace.append(
             {
