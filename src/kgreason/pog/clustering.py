@@ -2,7 +2,7 @@
 
 Node clustering: every edge that shares (entity, relation, direction) is one clustered edge
 to the SET of entities on the other side, `{e} -> r -> {e1, e2, ...}`. The graph is stored as
-that grouping, `adj[e][(relation, forward)] -> sorted tuple of neighbours`, so a path step is
+that grouping, `adj[e][(relation, forward)] -> tuple of neighbours` (in no particular order), so a path step is
 "one relation in one direction" and the number of paths grows with relation sequences, not
 with entities.
 
@@ -90,13 +90,32 @@ class ClusteredGraph:
         isolated: Iterable[str] = (),
     ) -> ClusteredGraph:
         ts: Iterable[Triple] = pog_e_sample(triples, seed) if variant == "pog-e" else set(triples)
-        groups: dict[str, dict[Key, set[str]]] = defaultdict(lambda: defaultdict(set))
+        # plain dicts and lists: this runs on every question over up to ~10^5 triples.
+        # Neighbour order is irrelevant (every consumer builds sets or sorts), so no sort here.
+        groups: dict[str, dict[Key, list[str]]] = {}
         for t in ts:
-            if t.head == t.tail:
+            h, r, tl = t.head, t.relation, t.tail
+            if h == tl:
                 continue  # self-loops carry no path information
-            groups[t.head][(t.relation, True)].add(t.tail)
-            groups[t.tail][(t.relation, False)].add(t.head)
-        adj = {e: {k: tuple(sorted(v)) for k, v in ks.items()} for e, ks in groups.items()}
+            gh = groups.get(h)
+            if gh is None:
+                gh = groups[h] = {}
+            fk = (r, True)
+            lst = gh.get(fk)
+            if lst is None:
+                gh[fk] = [tl]
+            else:
+                lst.append(tl)
+            gt = groups.get(tl)
+            if gt is None:
+                gt = groups[tl] = {}
+            bk = (r, False)
+            lst = gt.get(bk)
+            if lst is None:
+                gt[bk] = [h]
+            else:
+                lst.append(h)
+        adj = {e: {k: tuple(v) for k, v in ks.items()} for e, ks in groups.items()}
         return cls(adj=adj, variant=variant, isolated=frozenset(isolated) - adj.keys())
 
     def entities(self) -> set[str]:
