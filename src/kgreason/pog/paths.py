@@ -15,9 +15,15 @@ expansion from s keeps only nodes that can still reach t within the remaining le
 segment is then restricted backwards to the members that really lie on a chain ending at t,
 so every hop of a connecting path holds only entities on s..t chains.
 
+Relation clustering: relations that lead from the current set to exactly the same set (e.g.
+Freebase's `containedby` and the inverse `contains`) form ONE hop, the first relation in
+sorted order as `Hop.relation` and the others in `Hop.alt_relations`; without it every
+inverse pair doubles the number of paths per hop (Figure 1 fixture, D=3: 6768 -> 176).
+
 Rules not in the paper:
 - no immediate backtracking: a hop that reverses the previous hop (same relation, opposite
-  direction) does not return to the previous hop's source entities ("films that share a
+  direction, for any relation of the previous hop) does not return to the previous hop's
+  source entities ("films that share a
   director with X" exclude X); a hop left empty is not taken;
 - a segment never passes through its own start again, nor through its target before its end,
   nor through the other entities of the list (the order of the list is the order on the path);
