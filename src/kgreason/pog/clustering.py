@@ -2,19 +2,21 @@
 
 Node clustering: every edge that shares (entity, relation, direction) is one clustered edge
 to the SET of entities on the other side, `{e} -> r -> {e1, e2, ...}`. The graph is stored as
-that grouping, `adj[e][(relation, forward)] -> tuple of neighbours` (in no particular order), so a path step is
-"one relation in one direction" and the number of paths grows with relation sequences, not
-with entities.
+that grouping, `adj[e][(relation, forward)] -> tuple of neighbours` (unordered), so a path
+step is "one relation in one direction" and the number of paths grows with relation
+sequences, not with entities.
 
 How a path continues from a supernode set (used by paths.py and expand.py): the next hop from
 a set S via key (r, forward) reaches the union over members of S of their r-neighbours in that
 direction; the hop keeps the concrete triples between the members and what they reach.
 
 Relation clustering and PoG-E: the relations joining the same two entities (in either
-direction) form one clustered edge between them. PoG-E (section 5: "randomly selects one
-relation from each edge in the clustered question subgraph") keeps ONE of them, chosen by a
-random generator seeded with (seed, entity pair), so the choice is reproducible, independent
-of triple order, and changes with the seed. Plain PoG keeps every relation.
+direction) form one clustered edge between them; in path search, relations joining the same
+two SETS are one hop (paths.py, `Hop.alt_relations`). PoG-E (section 5: "randomly selects one
+relation from each edge in the clustered question subgraph") keeps ONE relation per entity
+pair, chosen by a random generator seeded with (seed, entity pair), so the choice is
+reproducible, independent of triple order, and changes with the seed. Plain PoG keeps every
+relation.
 
 API:
     ClusteredGraph.from_triples(triples, *, variant="pog", seed=0) -> ClusteredGraph
