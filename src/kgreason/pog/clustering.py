@@ -33,7 +33,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -196,11 +196,3 @@ class ClusteredGraph:
         return ClusteredGraph(
             adj=adj, variant=self.variant, isolated=frozenset(keep_set - adj.keys())
         )
-
-
-def hop_sets(graph: ClusteredGraph, start: Sequence[str], keys: Sequence[Key]) -> list[set[str]]:
-    """The sets reached from `start` along a relation sequence (no exclusions)."""
-    sets = [set(start)]
-    for k in keys:
-        sets.append(graph.step(sets[-1], k))
-    return sets
