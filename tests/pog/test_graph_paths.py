@@ -140,3 +140,10 @@ def test_relation_clustering_merges_parallel_relations_into_one_hop() -> None:
     }
     free = topic_entity_paths(g, ["a"], 1, max_paths=10)
     assert len(free.paths) == 1 and free.paths[0].hops[0].alt_relations == (("contains", True),)
+
+
+def test_repeated_entity_in_list_counts_once() -> None:
+    g = _ladder()
+    once = find_entity_paths(g, ["a", "x"], min_len=1, max_len=3, max_paths=100)
+    twice = find_entity_paths(g, ["a", "x", "a"], min_len=1, max_len=3, max_paths=100)
+    assert twice.paths == once.paths and twice.entity_list == ("a", "x")

@@ -234,7 +234,7 @@ def find_entity_paths(
     max_len: int,
     max_paths: int,
 ) -> PathSearch:
-    ents = tuple(entity_list)
+    ents = tuple(dict.fromkeys(entity_list))  # a repeated entity (predicted = topic) once
     budget = _Budget(max_paths)
     missing = [e for e in ents if e not in graph]
     result = PathSearch([], ents, min_len, max_len, graph, missing=missing)
