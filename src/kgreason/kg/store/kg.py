@@ -16,6 +16,7 @@ import numpy as np
 
 from kgreason.kg.base import (
     DEFAULT_NOISE_PREFIXES,
+    EntityMatch,
     Neighbor,
     Subgraph,
     Triple,
@@ -96,7 +97,9 @@ class StoreKG:
         sub.truncated, sub.truncation_reason = res.truncated, res.reason
         return sub
 
-    async def search(self, text: str, *, limit: int = 10, fuzzy: bool = True):
+    async def search(
+        self, text: str, *, limit: int = 10, fuzzy: bool = True
+    ) -> list[EntityMatch]:
         return self.index.search(text, limit, fuzzy)
 
     async def contains(self, triples: Sequence[Triple]) -> list[bool]:
