@@ -90,4 +90,4 @@ def test_static_ranks_like_minilm(minilm, static):
     iu = np.triu_indices(len(texts), k=1)
     sim_m = (minilm.embed(texts) @ minilm.embed(texts).T)[iu]
     sim_s = (static.embed(texts) @ static.embed(texts).T)[iu]
-    assert spearmanr(sim_m, sim_s).statistic > 0.6
+    assert spearmanr(sim_m, sim_s).statistic > 0.5  # measured 0.68; unrelated models ~0

@@ -29,11 +29,12 @@ def _teacher_tokenizer_json() -> dict:
 def test_pruned_tokenizer_drops_unused_and_keeps_specials_consistent():
     tj = _teacher_tokenizer_json()
     kept = kept_vocabulary(tj, UNUSED_TOKEN)
-    assert len(tj["model"]["vocab"]) - len(kept) == 994
+    assert len(tj["model"]["vocab"]) - len(kept) == 994 + 3  # [unusedN], [CLS] [SEP] [MASK]
     pruned = pruned_tokenizer_json(tj, kept)
     vocab = pruned["model"]["vocab"]
     assert sorted(vocab.values()) == list(range(len(kept)))
     assert not any(re.match(UNUSED_TOKEN, t) for t in vocab)
+    assert "[CLS]" not in vocab and {"[PAD]", "[UNK]"} <= set(vocab)
     for added in pruned["added_tokens"]:
         assert vocab[added["content"]] == added["id"]
     tok = Tokenizer.from_str(json.dumps(pruned))

@@ -4,7 +4,8 @@ model2vec's own `distill` needs the `skeletoken` package (its `distill` extra), 
 kgreason dependency, so this reimplements the same recipe (model2vec 0.10, `distill_from_model`
 without a custom vocabulary) with transformers + numpy only:
 
-1. take the teacher's WordPiece vocabulary, dropping `[unusedN]` tokens;
+1. take the teacher's WordPiece vocabulary, dropping `[unusedN]` and the added special tokens
+   other than `[PAD]` and `[UNK]` (model2vec's pruning, as in its output);
 2. embed every token alone as `[CLS] token [SEP]` with the teacher, mean-pooled over the three
    positions (the teacher's own pooling);
 3. PCA to `pca_dims` (eigendecomposition of the covariance, sign fixed per component);
@@ -43,10 +44,18 @@ class DistillParams:
 
 
 def kept_vocabulary(tokenizer_json: dict, remove_pattern: str) -> list[tuple[str, int]]:
-    """(token, original id) sorted by id, without tokens matching `remove_pattern`."""
+    """(token, original id) sorted by id, without tokens matching `remove_pattern` and without
+    added tokens other than the pad and unk tokens (as model2vec's pruning leaves it)."""
     pattern = re.compile(remove_pattern)
+    keep_added = {tokenizer_json["model"].get("unk_token")}
+    if tokenizer_json.get("padding"):
+        keep_added.add(tokenizer_json["padding"]["pad_token"])
+    dropped = {t["content"] for t in tokenizer_json["added_tokens"]} - keep_added
     vocab = tokenizer_json["model"]["vocab"]
-    return sorted(((t, i) for t, i in vocab.items() if not pattern.match(t)), key=lambda x: x[1])
+    return sorted(
+        ((t, i) for t, i in vocab.items() if not pattern.match(t) and t not in dropped),
+        key=lambda x: x[1],
+    )
 
 
 def pruned_tokenizer_json(tokenizer_json: dict, kept: list[tuple[str, int]]) -> dict:
