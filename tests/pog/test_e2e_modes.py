@@ -12,6 +12,7 @@ from tests.pog.test_e2e_nijmegen import (
     GERMANY,
     NIJMEGEN,
     QUESTION,
+    WEEZE,
     load_fixture,
     script,
 )
@@ -19,6 +20,7 @@ from tests.pog.test_e2e_nijmegen import (
 from kgreason.embed import build_embedder
 from kgreason.embed.base import Embedder
 from kgreason.embed.settings import EmbedSettings
+from kgreason.kg.base import Triple
 from kgreason.kg.memory import MemoryKG
 from kgreason.llm.testing import ScriptedLLM
 from kgreason.llm.usage import Budget
@@ -178,3 +180,21 @@ def test_supplement_alignment_on_a_large_subgraph_uses_name_search(
     sup = next(t for t in r.trace if t.get("aligned") is not None)
     assert sup["aligned"] == {"Germany": GERMANY}
     assert any(b.startswith("supplement alignment:") for b in r.bounds_hit)
+
+
+def test_cited_triples_missing_from_the_kg_are_flagged(embedder) -> None:
+    """The KG changed between retrieval and the check (an endpoint was updated): the triple
+    no longer there is flagged, the others are verified."""
+    gone = Triple(WEEZE, "location.location.containedby", GERMANY)
+
+    class ChangedKG(MemoryKG):
+        async def contains(self, triples):
+            found = await super().contains(triples)
+            return [t != gone and ok for t, ok in zip(triples, found, strict=True)]
+
+    base = load_fixture()
+    kg = ChangedKG(sorted(base._triples), base._names, name="changed")
+    r = PoG(kg, ScriptedLLM(script()), embedder, PoGSettings()).ask(QUESTION)
+    assert r.ok and [a.id for a in r.answers] == [GERMANY]
+    assert gone in {t for p in r.paths for t in p.triples()}
+    assert r.unverified_triples and set(r.unverified_triples) == {gone}
