@@ -173,3 +173,16 @@ def test_fingerprint_is_content_hash(tmp_path):
     f.write_text(f.read_text() + "x\tknows\ty\n")
     build_store([Source(f)], tmp_path / "a", force=True)
     assert StoreKG(tmp_path / "a").fingerprint() != StoreKG(tmp_path / "b").fingerprint()
+
+
+@pytest.mark.parametrize("max_triples", [5, 60, 100_000])
+async def test_expand_in_small_slices(pair, monkeypatch, max_triples):
+    """Frontier chunks and slices of a hub's edges (sized for big graphs) keep the answer."""
+    from kgreason.kg.store import graph as graph_mod
+
+    monkeypatch.setattr(graph_mod, "CHUNK_EDGES", 2)
+    mem, store, keys = pair
+    for seeds in ([keys[0]], ["hub", keys[3]], keys[5:8]):
+        a = await store.expand(seeds, 3, max_triples=max_triples)
+        b = await mem.expand(seeds, 3, max_triples=max_triples)
+        assert (a.triples, a.truncated) == (b.triples, b.truncated)

@@ -77,28 +77,30 @@ class CSRGraph:
             self.rev_ptr[nodes + 1] - self.rev_ptr[nodes],
         )
 
-    def edges(self, nodes: np.ndarray, limit: int | None = None) -> Edges:
-        """All (noise-filtered) edges of each node; at most `limit` per node if given."""
+    def positions(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(pos, owner): where each node's edges sit, out-edges then in-edges, in one index
+        space (pos < n_edges: forward arrays; else reverse arrays at pos - n_edges)."""
         nodes = np.asarray(nodes, dtype=np.int64)
-        e = self.n_edges
         dout, din = self.degree(nodes)
-        starts = np.stack([self.fwd_ptr[nodes], self.rev_ptr[nodes] + e], axis=1).ravel()
-        counts = np.stack([dout, din], axis=1).ravel()
-        pos = ranges(starts, counts)
-        out = pos < e
-        po, pi = pos[out], pos[~out] - e
+        starts = np.stack([self.fwd_ptr[nodes], self.rev_ptr[nodes] + self.n_edges], axis=1)
+        pos = ranges(starts.ravel(), np.stack([dout, din], axis=1).ravel())
+        return pos, np.repeat(np.arange(len(nodes), dtype=np.int64), dout + din)
+
+    def gather(self, pos: np.ndarray, owner: np.ndarray, limit: int | None = None) -> Edges:
+        """The edges at `positions`, noise removed, at most `limit` per owner."""
+        out = pos < self.n_edges
+        po, pi = pos[out], pos[~out] - self.n_edges
         nbr = np.empty(len(pos), dtype=np.int64)
         rel = np.empty(len(pos), dtype=np.int64)
         eid = np.empty(len(pos), dtype=np.int64)
         nbr[out], rel[out], eid[out] = self.fwd_dst[po], self.fwd_rel[po], po
         nbr[~out], rel[~out], eid[~out] = self.rev_src[pi], self.rev_rel[pi], self.rev_eid[pi]
-        owner = np.repeat(np.arange(len(nodes), dtype=np.int64), dout + din)
         keep = None
         if self._any_noise:
             keep = ~self.noise[rel]
         if limit is not None:
             own = owner if keep is None else owner[keep]
-            cnt = np.bincount(own, minlength=len(nodes))
+            cnt = np.bincount(own, minlength=int(owner.max()) + 1 if len(owner) else 0)
             rank = np.arange(len(own)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
             lim = rank < limit
             if keep is None:
@@ -108,6 +110,10 @@ class CSRGraph:
         if keep is not None:
             owner, nbr, rel, out, eid = owner[keep], nbr[keep], rel[keep], out[keep], eid[keep]
         return Edges(owner, nbr, rel, out, eid)
+
+    def edges(self, nodes: np.ndarray, limit: int | None = None) -> Edges:
+        """All (noise-filtered) edges of each node; at most `limit` per node if given."""
+        return self.gather(*self.positions(nodes), limit=limit)
 
     def triples(self, eids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(head, rel, tail) node/relation ids of edge ids."""
@@ -145,19 +151,24 @@ class CSRGraph:
         for _ in range(depth):
             nxt: list[np.ndarray] = []
             for chunk in self._chunks(frontier, max(CHUNK_EDGES, 2 * (max_triples - count))):
-                ed = self.edges(chunk)
-                new = _first_occurrences(ed.eid[~seen[ed.eid]], edge_scratch)
-                if count + len(new) > max_triples:
-                    found.append(new[: max_triples - count])
-                    return Expansion(
-                        np.concatenate(found), True, f"max_triples={max_triples} reached"
-                    )
-                seen[new] = True
-                count += len(new)
-                found.append(new)
-                nv = _first_occurrences(ed.nbr[~visited[ed.nbr]], node_scratch)
-                visited[nv] = True
-                nxt.append(nv)
+                pos, owner = self.positions(chunk)
+                a = 0
+                while a < len(pos):  # slices, so a hub's edges are read only as far as needed
+                    b = a + max(CHUNK_EDGES, 2 * (max_triples - count))
+                    ed = self.gather(pos[a:b], owner[a:b])
+                    a = b
+                    new = _first_occurrences(ed.eid[~seen[ed.eid]], edge_scratch)
+                    if count + len(new) > max_triples:
+                        found.append(new[: max_triples - count])
+                        return Expansion(
+                            np.concatenate(found), True, f"max_triples={max_triples} reached"
+                        )
+                    seen[new] = True
+                    count += len(new)
+                    found.append(new)
+                    nv = _first_occurrences(ed.nbr[~visited[ed.nbr]], node_scratch)
+                    visited[nv] = True
+                    nxt.append(nv)
             frontier = np.concatenate(nxt) if nxt else np.zeros(0, dtype=np.int64)
             if len(frontier) == 0:
                 break
