@@ -23,8 +23,8 @@ import numpy as np
 from scipy.stats import kendalltau, spearmanr
 
 from kgreason.embed.base import Embedder, cosine_topk
-from kgreason.embed.sbert import SentenceTransformerEmbedder
-from kgreason.embed.static import StaticEmbedder
+from kgreason.embed.sbert import SentenceTransformerEmbedder, minilm_path
+from kgreason.embed.static import StaticEmbedder, vendored_static_path
 
 METAQA = Path(__file__).resolve().parents[1].parent / "shared/data/kgqa/metaqa"
 FREEBASE_STYLE = {
@@ -180,15 +180,15 @@ def main() -> None:
     minilm, minilm_load = timed_load(SentenceTransformerEmbedder.minilm)
     ref_p, ref_speed = speed(minilm, paths)
     ref_q = minilm.embed(queries)
-    rows = [("all-MiniLM-L6-v2", minilm.dim, minilm_load, ref_speed, None, None)]
+    rows = [("all-MiniLM-L6-v2", minilm.dim, minilm_load, ref_speed, None, dir_size(minilm_path()))]
     for d in [None, *args.static]:
         emb, load = timed_load(lambda d=d: StaticEmbedder(d))
         p, sp = speed(emb, paths)
         stats = agreement(ref_q, ref_p, emb.embed(queries), p, args.k)
-        size = dir_size(Path(d) if d else Path(str(_vendored())))
+        size = dir_size(Path(d) if d else vendored_static_path())
         rows.append((emb.name if d else "minilm-static (vendored)", emb.dim, load, sp, stats, size))
 
-    print(f"{'embedder':28} {'dim':>4} {'load s':>7} {'sent/s':>9} {'x MiniLM':>8} {'MB':>6}")
+    print(f"{'embedder':28} {'dim':>4} {'load s':>7} {'sent/s':>9} {'x MiniLM':>8} {'MiB':>6}")
     for name, dim, load, sp, _, size in rows:
         mb = f"{size:6.1f}" if size is not None else "     -"
         print(f"{name:28} {dim:4d} {load:7.2f} {sp:9.0f} {sp / ref_speed:8.1f} {mb}")
@@ -197,12 +197,6 @@ def main() -> None:
         print(f"agreement with MiniLM: {name}")
         for key, val in stats.items():
             print(f"  {key:28} {val:.3f}")
-
-
-def _vendored() -> Path:
-    from kgreason.embed.static import vendored_static_path
-
-    return vendored_static_path()
 
 
 def _lines(path: Path) -> list[str]:
