@@ -9,7 +9,9 @@ from html import escape
 def bar_chart(data: dict[str, float], *, title: str, width: int = 420, bar_h: int = 20) -> str:
     if not data:
         return f'<p class="empty">{escape(title)}: nothing to show</p>'
-    label_w = 170
+    longest = max(len(str(k)) for k in data)
+    label_w = min(300, 20 + 7 * longest)
+    width = max(width, label_w + 160)
     top = 28
     peak = max(data.values()) or 1
     h = top + bar_h * len(data) + 10
@@ -20,7 +22,7 @@ def bar_chart(data: dict[str, float], *, title: str, width: int = 420, bar_h: in
     for i, (label, value) in enumerate(data.items()):
         y = top + i * bar_h
         w = (width - label_w - 60) * value / peak
-        parts.append(f'<text x="0" y="{y + 14}">{escape(str(label))[:26]}</text>')
+        parts.append(f'<text x="0" y="{y + 14}">{escape(str(label))[:40]}</text>')
         parts.append(
             f'<rect x="{label_w}" y="{y + 3}" width="{w:.1f}" height="{bar_h - 6}" fill="#4a78b5"/>'
         )
@@ -29,9 +31,24 @@ def bar_chart(data: dict[str, float], *, title: str, width: int = 420, bar_h: in
     return "".join(parts)
 
 
-def path_graph(paths: list[list[list[str]]], names: dict[str, str], *, topics: list[str]) -> str:
-    """Reasoning paths as a left-to-right graph: columns by hop distance from the topics."""
-    edges: set[tuple[str, str, str]] = {tuple(t) for p in paths for t in p if len(t) == 3}  # type: ignore[misc]
+def path_graph(
+    paths: list[list[list[str]]],
+    names: dict[str, str],
+    *,
+    topics: list[str],
+    max_paths: int = 3,
+    max_per_column: int = 8,
+) -> str:
+    """Reasoning paths as a left-to-right graph: columns by hop distance from the topics.
+
+    Clustered hops can stand for hundreds of triples, so only the first `max_paths` paths are
+    drawn and each column keeps its first `max_per_column` entities; what is left out is said."""
+    edges: set[tuple[str, str, str]] = {
+        tuple(t)  # type: ignore[misc]
+        for p in paths[:max_paths]
+        for t in p
+        if len(t) == 3
+    }
     if not edges:
         return '<p class="empty">no reasoning paths for this question</p>'
     adj: dict[str, set[str]] = defaultdict(set)
@@ -52,8 +69,19 @@ def path_graph(paths: list[list[list[str]]], names: dict[str, str], *, topics: l
     for n in adj:
         depth.setdefault(n, 0)
     cols: dict[int, list[str]] = defaultdict(list)
-    for n in sorted(depth, key=lambda x: (depth[x], x)):
-        cols[depth[n]].append(n)
+    hidden = 0
+    first_seen: dict[str, int] = {}
+    for p in paths[:max_paths]:
+        for t in p:
+            for x in (t[0], t[2]):
+                first_seen.setdefault(x, len(first_seen))
+    for n in sorted(depth, key=lambda x: (depth[x], first_seen.get(x, 0))):
+        if len(cols[depth[n]]) < max_per_column:
+            cols[depth[n]].append(n)
+        else:
+            hidden += 1
+    shown = {n for ns in cols.values() for n in ns}
+    edges = {e for e in edges if e[0] in shown and e[2] in shown}
     col_w, row_h, box_w = 290, 64, 170
     pos = {n: (20 + d * col_w, 40 + i * row_h) for d, ns in cols.items() for i, n in enumerate(ns)}
     width = 40 + col_w * len(cols)
@@ -84,4 +112,10 @@ def path_graph(paths: list[list[list[str]]], names: dict[str, str], *, topics: l
             f'<text x="{x + 6}" y="{y + 16}"><title>{escape(n)}</title>{escape(label)[:24]}</text>'
         )
     out.append("</svg>")
-    return "".join(out)
+    note = (
+        f"<p class='note'>first {min(len(paths), max_paths)} of {len(paths)} paths; "
+        f"{hidden} further entities not drawn</p>"
+        if hidden or len(paths) > max_paths
+        else ""
+    )
+    return "".join(out) + note
