@@ -111,11 +111,18 @@ def sparql_find_paths(store: ox.Store, s: str, t: str, max_len: int, max_paths: 
     found = 0
     on_path = {src}
 
+    into_target: dict[str, int] = {}
+    for _, n, _, _ in fetch([dst]):
+        into_target[n] = into_target.get(n, 0) + 1
+
     def walk(v: str, depth: int) -> bool:
         nonlocal found
+        remaining = max_len - depth - 1
+        if remaining == 0:  # last hop from the target's side, as find_paths does
+            found = min(max_paths, found + into_target.get(v, 0))
+            return found >= max_paths
         if v not in cache:
             cache[v] = [(n, dist.get(n, bound + 1)) for _, n, _, _ in fetch([v])]
-        remaining = max_len - depth - 1
         for n, lb in cache[v]:
             if lb > remaining:
                 continue

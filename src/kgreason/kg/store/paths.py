@@ -63,9 +63,21 @@ def find_paths(
             got = cache[v] = (e.nbr, e.eid, dist[e.nbr])
         return got
 
+    into_target: dict[int, list[int]] = {}
+    te = graph.edges(np.array([target]))
+    for n, e in zip(te.nbr.tolist(), te.eid.tolist(), strict=True):
+        into_target.setdefault(n, []).append(e)
+
     def walk(v: int, depth: int) -> None:
-        nbr, eid, lb = expand(v)
         remaining = max_len - depth - 1
+        if remaining == 0:  # last hop: read the target's edges, not v's (v may be a hub)
+            for e in into_target.get(v, ()):
+                res.paths.append([*edges, e])
+                if len(res.paths) >= max_paths:
+                    res.truncated, res.reason = True, f"max_paths={max_paths} reached"
+                    raise _Stop
+            return
+        nbr, eid, lb = expand(v)
         ok = lb <= remaining
         for n, e in zip(nbr[ok].tolist(), eid[ok].tolist(), strict=True):
             if n == target:
