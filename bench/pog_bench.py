@@ -19,9 +19,10 @@ KG: the bundled MetaQA store (`kgreason.kg.open_kg(KGSettings())`), or with `--k
 MemoryKG built from ../shared/data/kgqa/metaqa/kb_ids_incomplete. Run from the repo root:
     python bench/pog_bench.py [--limit 100] [--embedders minilm,static] [--variant pog]
 
-Sections are functions over a `BenchContext` (see SECTIONS): the LLM stages add theirs
-("with scripted LLM replies, LLM calls and prompt tokens per question for each pruning
-strategy") by writing `async def llm_section(ctx)` and registering it in SECTIONS.
+Sections are functions over a `BenchContext` (see SECTIONS): "graph" (above), "nijmegen"
+(reduction and path counts on the Figure 1 fixture) and "llm" (scripted LLM replies: LLM
+calls and prompt tokens per question for each pruning strategy, bench/pog_llm_calls.py):
+    python bench/pog_bench.py --sections llm --limit 5 --embedders static
 """
 
 from __future__ import annotations
@@ -239,9 +240,18 @@ async def nijmegen_section(ctx: BenchContext) -> None:
         )
 
 
+async def llm_section(ctx: BenchContext) -> None:
+    """LLM calls and prompt tokens per question for each pruning strategy, with scripted
+    replies: bench/pog_llm_calls.py (imported here, since it imports this module)."""
+    from bench.pog_llm_calls import llm_section as run_llm_section
+
+    await run_llm_section(ctx)
+
+
 SECTIONS: dict[str, Callable[[BenchContext], Awaitable[None]]] = {
     "graph": graph_section,
     "nijmegen": nijmegen_section,
+    "llm": llm_section,
 }
 
 
