@@ -97,9 +97,7 @@ class StoreKG:
         sub.truncated, sub.truncation_reason = res.truncated, res.reason
         return sub
 
-    async def search(
-        self, text: str, *, limit: int = 10, fuzzy: bool = True
-    ) -> list[EntityMatch]:
+    async def search(self, text: str, *, limit: int = 10, fuzzy: bool = True) -> list[EntityMatch]:
         return self.index.search(text, limit, fuzzy)
 
     async def contains(self, triples: Sequence[Triple]) -> list[bool]:
