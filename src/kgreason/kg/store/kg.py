@@ -51,9 +51,15 @@ class StoreKG:
         """Node id per key (-1 = unknown): the entry point to the numpy fast path."""
         return self.index.lookup(keys)
 
+    def _keys(self, nodes: np.ndarray) -> list[str]:
+        """Keys of node ids, decoding each distinct id once (hubs repeat a lot)."""
+        uniq, inv = np.unique(nodes, return_inverse=True)
+        decoded = self.index.keys.many(uniq)
+        return [decoded[i] for i in inv.tolist()]
+
     def triples_of(self, eids: np.ndarray, *, sort: bool = False) -> list[Triple]:
         h, r, t = self.graph.triples(eids)
-        hk, tk = self.index.keys.many(h), self.index.keys.many(t)
+        hk, tk = self._keys(h), self._keys(t)
         rels = self.relations
         rows = [(a, rels[b], c) for a, b, c in zip(hk, r.tolist(), tk, strict=True)]
         if sort:  # tuples sort in C; Triple's ordering is the same field order
@@ -80,7 +86,7 @@ class StoreKG:
         if len(known) == 0:
             return out
         ed = self.graph.edges(nodes[known], limit=limit_per_entity)
-        keys = self.index.keys.many(ed.nbr)
+        keys = self._keys(ed.nbr)
         rels = self.relations
         owners = [out[ids[k]] for k in known.tolist()]
         for o, k, r, d in zip(
