@@ -7,10 +7,8 @@ endpoints, with the same semantics (noise filtering, direction labels, bounded e
 from __future__ import annotations
 
 import hashlib
-import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from difflib import SequenceMatcher
 
 from kgreason.kg.base import (
     DEFAULT_NOISE_PREFIXES,
@@ -21,13 +19,10 @@ from kgreason.kg.base import (
     Triple,
     is_noise_relation,
 )
+from kgreason.kg.expansion import bounded_bfs
+from kgreason.kg.ranking import group_by_norm, normalize_name, rank_grouped
 
-
-def normalize_name(text: str) -> str:
-    """Case- and diacritic-insensitive form used for name matching."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return " ".join(stripped.casefold().replace("_", " ").split())
+__all__ = ["MemoryKG", "normalize_name"]  # normalize_name: re-exported, long imported from here
 
 
 class MemoryKG:
@@ -42,8 +37,8 @@ class MemoryKG:
         self.name = name
         self._noise = tuple(noise_prefixes)
         self._triples: set[Triple] = set()
-        self._out: dict[str, list[Neighbor]] = defaultdict(list)
-        self._in: dict[str, list[Neighbor]] = defaultdict(list)
+        out: dict[str, list[Neighbor]] = defaultdict(list)
+        in_: dict[str, list[Neighbor]] = defaultdict(list)
         for t in triples:
             t = t if isinstance(t, Triple) else Triple(*t)
             if t in self._triples:
@@ -51,76 +46,37 @@ class MemoryKG:
             self._triples.add(t)
             if is_noise_relation(t.relation, self._noise):
                 continue
-            self._out[t.head].append(Neighbor(t.tail, t.relation, "tail"))
-            self._in[t.tail].append(Neighbor(t.head, t.relation, "head"))
+            out[t.head].append(Neighbor(t.tail, t.relation, "tail"))
+            in_[t.tail].append(Neighbor(t.head, t.relation, "head"))
+        # each entity's outgoing then incoming edges, concatenated once (read-only)
+        self._adj = {e: out.get(e, []) + in_.get(e, []) for e in out.keys() | in_.keys()}
         self._names = dict(names or {})
-        self._by_norm: dict[str, list[str]] = defaultdict(list)
-        for eid in self._entities():
-            self._by_norm[normalize_name(self._names.get(eid, eid))].append(eid)
+        # immutable after construction: entity set, labels and name groups are built once
+        self._entity_set = frozenset({x for t in self._triples for x in (t.head, t.tail)})
+        self._entity_set |= self._names.keys()
+        self._labels = {eid: self._names.get(eid, eid) for eid in self._entity_set}
+        self._by_norm = group_by_norm(self._labels)
 
-    def _entities(self) -> set[str]:
-        return {x for t in self._triples for x in (t.head, t.tail)} | set(self._names)
+    def _entities(self) -> frozenset[str]:
+        return self._entity_set
 
     async def names(self, ids: Sequence[str]) -> dict[str, str]:
-        known = self._entities()
+        known = self._entity_set
         return {i: self._names.get(i, UNNAMED) if self._names else i for i in ids if i in known}
 
     async def neighbors(
         self, ids: Sequence[str], *, limit_per_entity: int | None = None
     ) -> dict[str, list[Neighbor]]:
-        out: dict[str, list[Neighbor]] = {}
-        for i in ids:
-            ns = self._out.get(i, []) + self._in.get(i, [])
-            out[i] = ns[:limit_per_entity] if limit_per_entity is not None else ns
-        return out
+        return {i: self._adj.get(i, [])[:limit_per_entity] for i in ids}  # fresh lists
 
     async def expand(self, seeds: Sequence[str], depth: int, *, max_triples: int) -> Subgraph:
-        sub = Subgraph(seeds=list(seeds), depth=depth)
-        seen_t: set[Triple] = set()
-        visited = set(seeds)
-        frontier = list(dict.fromkeys(seeds))
-        for _ in range(depth):
-            nxt: list[str] = []
-            for e in frontier:
-                for n in self._out.get(e, []) + self._in.get(e, []):
-                    t = n.triple(e)
-                    if t not in seen_t:
-                        if len(seen_t) >= max_triples:
-                            sub.truncated = True
-                            sub.truncation_reason = f"max_triples={max_triples} reached"
-                            sub.triples = sorted(seen_t)
-                            return sub
-                        seen_t.add(t)
-                    if n.entity not in visited:
-                        visited.add(n.entity)
-                        nxt.append(n.entity)
-            frontier = nxt
-        sub.triples = sorted(seen_t)
-        return sub
+        async def fetch(frontier: list[str], n_seen: int) -> dict[str, list[Neighbor]]:
+            return self._adj
+
+        return await bounded_bfs(seeds, depth, max_triples, fetch)
 
     async def search(self, text: str, *, limit: int = 10, fuzzy: bool = True) -> list[EntityMatch]:
-        out: list[EntityMatch] = []
-        seen: set[str] = set()
-        for eid in sorted(self._entities()):
-            if self._names.get(eid, eid) == text:
-                out.append(EntityMatch(eid, self._names.get(eid, eid), "exact", 1.0))
-                seen.add(eid)
-        for eid in sorted(self._by_norm.get(normalize_name(text), [])):
-            if eid not in seen:
-                out.append(EntityMatch(eid, self._names.get(eid, eid), "normalized", 0.99))
-                seen.add(eid)
-        if fuzzy and len(out) < limit:
-            q = normalize_name(text)
-            scored = []
-            for norm, eids in self._by_norm.items():
-                r = SequenceMatcher(None, q, norm).ratio()
-                if r >= 0.6:
-                    scored.extend((r, e) for e in eids if e not in seen)
-            scored.sort(key=lambda x: (-x[0], x[1]))
-            out.extend(
-                EntityMatch(e, self._names.get(e, e), "fuzzy", round(r, 4)) for r, e in scored
-            )
-        return out[:limit]
+        return rank_grouped(text, self._labels, self._by_norm, limit=limit, fuzzy=fuzzy)
 
     async def contains(self, triples: Sequence[Triple]) -> list[bool]:
         return [t in self._triples for t in triples]

@@ -20,6 +20,7 @@ from kgreason.kg.base import (
     Triple,
     is_noise_relation,
 )
+from kgreason.kg.expansion import bounded_bfs
 from kgreason.kg.settings import KGSettings
 from kgreason.kg.sparql import queries as Q
 from kgreason.kg.sparql import search as S
@@ -203,32 +204,13 @@ class SparqlKG:
         triple comes back at most once and a new one at most twice, so hitting that bound
         proves the level holds more than `remaining` new triples (truncated, as MemoryKG).
         """
-        frontier = self._entities(seeds)
-        sub = Subgraph(seeds=list(seeds), depth=depth)
-        seen: set[Triple] = set()
-        visited = set(frontier)
-        for _ in range(depth):
-            if not frontier:
-                break
-            budget = len(seen) + 2 * (max_triples - len(seen) + 1)
-            found = await self._neighbors(frontier, max_rows=budget)
-            nxt: list[str] = []
-            for e in frontier:
-                for n in found.get(e, []):
-                    t = n.triple(e)
-                    if t not in seen:
-                        if len(seen) >= max_triples:
-                            sub.truncated = True
-                            sub.truncation_reason = f"max_triples={max_triples} reached"
-                            sub.triples = sorted(seen)
-                            return sub
-                        seen.add(t)
-                    if n.entity not in visited:
-                        visited.add(n.entity)
-                        nxt.append(n.entity)
-            frontier = nxt
-        sub.triples = sorted(seen)
-        return sub
+        self._entities(seeds)  # validate every seed before the first query
+
+        async def fetch(frontier: list[str], n_seen: int) -> dict[str, list[Neighbor]]:
+            budget = n_seen + 2 * (max_triples - n_seen + 1)
+            return await self._neighbors(frontier, max_rows=budget)
+
+        return await bounded_bfs(seeds, depth, max_triples, fetch)
 
     async def search(self, text: str, *, limit: int = 10, fuzzy: bool = True) -> list[EntityMatch]:
         """Name lookups, plus (search_mode="scan") a trigram-REGEX scan, ranked client-side.

@@ -2,9 +2,9 @@
 
 The server is asked for (a) names equal to the text (an index lookup) and (b) a bounded set
 of candidates whose name shares a character trigram with the text (REGEX, case-insensitive).
-The candidates are then ranked exactly as `MemoryKG.search` ranks names (exact, then
-case/diacritic-insensitive via `normalize_name`, then difflib ratio >= 0.6), so an endpoint
-and the in-memory KG agree whenever the candidate set covers the matches.
+The candidates are then ranked by `kgreason.kg.ranking.rank`, the ranking `MemoryKG.search`
+uses (exact, then case/diacritic-insensitive via `normalize_name`, then difflib ratio >= 0.6),
+so an endpoint and the in-memory KG agree whenever the candidate set covers the matches.
 
 Virtuoso 7's REGEX works on UTF-8 bytes and does not match non-ASCII pattern characters,
 so the pattern is pure ASCII: each letter also accepts a run of non-ASCII characters
@@ -14,14 +14,17 @@ so the pattern is pure ASCII: each letter also accepts a run of non-ASCII charac
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from difflib import SequenceMatcher
 
-from kgreason.kg.base import EntityMatch
-from kgreason.kg.memory import normalize_name
+from kgreason.kg.ranking import FUZZY_MIN_RATIO, normalize_name, rank
 from kgreason.kg.sparql import ids
 
-FUZZY_MIN_RATIO = 0.6
+__all__ = [
+    "FUZZY_MIN_RATIO",  # re-exported: the ranking now lives in kgreason.kg.ranking
+    "candidate_filter",
+    "case_variants",
+    "rank",
+    "virtuoso_text_filter",
+]
 _MAX_FRAGMENTS = 24
 
 
@@ -70,29 +73,3 @@ def case_variants(text: str) -> list[str]:
     forms = [text, base, base.lower(), base.upper(), base.title(), base.capitalize()]
     forms.append(" ".join(w[:1].upper() + w[1:] for w in base.split()))
     return list(dict.fromkeys(forms))
-
-
-def rank(text: str, names: Mapping[str, str], *, limit: int, fuzzy: bool) -> list[EntityMatch]:
-    """Rank candidate entities (id -> name) the way MemoryKG.search does."""
-    out: list[EntityMatch] = []
-    seen: set[str] = set()
-    for eid in sorted(names):
-        if names[eid] == text:
-            out.append(EntityMatch(eid, names[eid], "exact", 1.0))
-            seen.add(eid)
-    q = normalize_name(text)
-    for eid in sorted(names):
-        if eid not in seen and normalize_name(names[eid]) == q:
-            out.append(EntityMatch(eid, names[eid], "normalized", 0.99))
-            seen.add(eid)
-    if fuzzy and len(out) < limit:
-        scored = []
-        for eid, name in names.items():
-            if eid in seen:
-                continue
-            r = SequenceMatcher(None, q, normalize_name(name)).ratio()
-            if r >= FUZZY_MIN_RATIO:
-                scored.append((r, eid))
-        scored.sort(key=lambda x: (-x[0], x[1]))
-        out.extend(EntityMatch(e, names[e], "fuzzy", round(r, 4)) for r, e in scored)
-    return out[:limit]
