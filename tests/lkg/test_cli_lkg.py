@@ -19,11 +19,7 @@ from kgreason.llm.testing import ScriptedLLM
 runner = CliRunner()
 
 
-@pytest.fixture(autouse=True)
-def _no_llm_env(monkeypatch, tmp_path: Path):
-    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "KGREASON_CONFIG"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("cli_no_llm_env")  # tests/lkg/conftest.py
 
 
 def test_build_query_delete(tmp_path: Path, monkeypatch):
