@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import statistics
 import sys
 import time
@@ -29,16 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.pog_bench import METAQA, BenchContext, open_bench_kg
 from tests.pog.datasets import metaqa_chain
-from tests.pog.scripted_pog import (
-    analysis_reply,
-    answer_from,
-    evaluate_when,
-    follows,
-    node_sets,
-    prefix_match,
-    select_by,
-    summarise_first,
-)
+from tests.pog.scripted_chain import chain_llm
 
 from kgreason.embed.base import Embedder
 from kgreason.kg.base import KnowledgeGraph
@@ -65,25 +55,8 @@ def load(hop: int, limit: int) -> list[tuple[str, str, list[str], list[str]]]:
 
 
 def scripted(question: str, topic: str, chain: list[str]) -> ScriptedLLM:
-    parts = [f'"{topic}"']
-    for i, r in enumerate(chain):
-        parts += [r.replace("_", " "), "answer(the answer)" if i == len(chain) - 1 else f"x{i}"]
-    supplement = json.dumps([{"predicted": topic, "indicator": f'answer("{topic}") - r - x'}])
-
-    def end_set(p: str) -> list[str] | None:
-        return node_sets(p)[-1] if follows(p, chain) else None
-
-    return ScriptedLLM(
-        {
-            "question_analysis": [analysis_reply([question], " - ".join(parts))],
-            "precise_select": select_by(prefix_match(chain)),
-            "summarise": summarise_first,
-            "evaluate": evaluate_when(lambda p: follows(p, chain)),
-            "answer": answer_from(end_set),
-            "supplement": lambda m: supplement,
-            "final_answer": answer_from(lambda p: node_sets(p)[-1]),
-        }
-    )
+    """The chain-following scripted LLM, with replies for the fallback stages too."""
+    return chain_llm(question, topic, chain, fallbacks=True)
 
 
 def _p95(xs: list[float]) -> float:

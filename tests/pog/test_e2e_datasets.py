@@ -13,16 +13,7 @@ from tests.pog.datasets import (
     pathquestion_cases,
     pathquestion_kg,
 )
-from tests.pog.scripted_pog import (
-    analysis_reply,
-    answer_from,
-    evaluate_when,
-    follows,
-    node_sets,
-    prefix_match,
-    select_by,
-    summarise_first,
-)
+from tests.pog.scripted_chain import chain_llm
 
 from kgreason.embed.static import StaticEmbedder
 from kgreason.kg.memory import MemoryKG
@@ -51,24 +42,7 @@ def pathquestion() -> tuple[MemoryKG, Follow]:
 
 
 def scripted_for(case: Case, topic_name: str) -> ScriptedLLM:
-    rels = [r for r, _ in case.chain]
-    parts = [f'"{topic_name}"']
-    for i, r in enumerate(rels):
-        parts += [r.replace("_", " "), "answer(the answer)" if i == len(rels) - 1 else f"x{i}"]
-    indicator = " - ".join(parts)
-
-    def exact(path: str) -> bool:
-        return follows(path, rels)
-
-    return ScriptedLLM(
-        {
-            "question_analysis": [analysis_reply([case.question], indicator)],
-            "precise_select": select_by(prefix_match(rels)),
-            "summarise": summarise_first,
-            "evaluate": evaluate_when(exact),
-            "answer": answer_from(lambda p: node_sets(p)[-1] if exact(p) else None),
-        }
-    )
+    return chain_llm(case.question, topic_name, [r for r, _ in case.chain])
 
 
 def check(r, case: Case, llm: ScriptedLLM) -> None:
