@@ -19,14 +19,14 @@ from typing import Literal, Protocol, runtime_checkable
 UNNAMED = "Unnamed Entity"
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class Triple:
     head: str
     relation: str
     tail: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Neighbor:
     """One edge seen from a seed entity.
 

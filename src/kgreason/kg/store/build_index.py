@@ -8,18 +8,13 @@ from pathlib import Path
 import numpy as np
 
 from kgreason.kg.memory import normalize_name
-from kgreason.kg.store.format import hash_many, save_array, write_hash_index, write_strings
-
-
-def ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Concatenation of arange(s, s + c) for each (s, c), vectorised."""
-    counts = np.asarray(counts, dtype=np.int64)
-    total = int(counts.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    ends = np.cumsum(counts)
-    offs = np.repeat(np.asarray(starts, dtype=np.int64) - (ends - counts), counts)
-    return offs + np.arange(total, dtype=np.int64)
+from kgreason.kg.store.format import (
+    hash_many,
+    ranges,
+    save_array,
+    write_hash_index,
+    write_strings,
+)
 
 
 def csr(group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:

@@ -35,6 +35,17 @@ def hash_many(strings: Iterable[str]) -> np.ndarray:
     return np.fromiter((str_hash(s) for s in strings), dtype=np.uint64)
 
 
+def ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Concatenation of arange(s, s + c) for each (s, c), vectorised."""
+    counts = np.asarray(counts, dtype=np.int64)
+    total = int(counts.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    ends = np.cumsum(counts)
+    offs = np.repeat(np.asarray(starts, dtype=np.int64) - (ends - counts), counts)
+    return offs + np.arange(total, dtype=np.int64)
+
+
 def load_array(directory: Path, name: str) -> np.ndarray:
     path = directory / f"{name}.npy"
     try:
@@ -46,6 +57,33 @@ def load_array(directory: Path, name: str) -> np.ndarray:
 
 def save_array(directory: Path, name: str, arr: np.ndarray) -> None:
     np.save(directory / f"{name}.npy", np.ascontiguousarray(arr), allow_pickle=False)
+
+
+#: Below this many strings, slicing them one by one is cheaper than the vectorised pass.
+SMALL = 8
+#: Byte joining decoded strings; a batch that contains it is decoded string by string.
+SEP = 0
+
+
+def decode_slices(blob: np.ndarray, off: np.ndarray, ids: np.ndarray) -> list[str]:
+    """Strings blob[off[i]:off[i+1]] (UTF-8) for each id: one gather, one decode, one split."""
+    ids = np.asarray(ids, dtype=np.int64)
+    starts = np.asarray(off[ids], dtype=np.int64)
+    ends = np.asarray(off[ids + 1], dtype=np.int64)
+    if len(ids) > SMALL and len(blob):
+        lens = ends - starts
+        # each string plus the byte after it (clipped at the blob's end), which becomes
+        # the separator: one gather for the whole batch
+        idx = np.minimum(ranges(starts, lens + 1), len(blob) - 1)
+        buf = np.asarray(blob[idx])
+        seps = np.cumsum(lens + 1) - 1
+        # usable only if no string holds the separator byte itself
+        if np.count_nonzero(buf == SEP) == np.count_nonzero(buf[seps] == SEP):
+            buf[seps] = SEP
+            return buf[:-1].tobytes().decode().split(chr(SEP))
+    return [
+        blob[a:b].tobytes().decode() for a, b in zip(starts.tolist(), ends.tolist(), strict=True)
+    ]
 
 
 class StringTable:
@@ -66,11 +104,7 @@ class StringTable:
         return self._blob[self._off[i] : self._off[i + 1]].tobytes().decode()
 
     def many(self, ids: Sequence[int] | np.ndarray) -> list[str]:
-        ids = np.asarray(ids, dtype=np.int64)
-        starts = self._off[ids].tolist()
-        ends = self._off[ids + 1].tolist()
-        blob = self._blob
-        return [blob[a:b].tobytes().decode() for a, b in zip(starts, ends, strict=True)]
+        return decode_slices(self._blob, self._off, np.asarray(ids, dtype=np.int64))
 
     def all(self) -> list[str]:
         return self.many(np.arange(len(self), dtype=np.int64))

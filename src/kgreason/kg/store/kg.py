@@ -24,7 +24,11 @@ from kgreason.kg.base import (
 )
 from kgreason.kg.store.format import RELATIONS, Manifest, StoreFormatError
 from kgreason.kg.store.graph import CSRGraph
+from kgreason.kg.store.materialize import FrozenRows, decode_distinct, pick, string_ranks
 from kgreason.kg.store.names import NameIndex
+
+#: Neighbor.direction by `Edges.out` (False/True).
+DIRECTIONS = ("head", "tail")
 
 
 class StoreKG:
@@ -42,6 +46,13 @@ class StoreKG:
         )
         self.graph = CSRGraph(self.path, noise)
         self.index = NameIndex(self.path, self.manifest)
+        #: rank of each relation name in sorted order (orders triples without comparing strings)
+        self._rel_rank = np.empty(len(self.relations), dtype=np.int64)
+        self._rel_rank[sorted(range(len(self.relations)), key=self.relations.__getitem__)] = (
+            np.arange(len(self.relations))
+        )
+        self._triple_rows = FrozenRows(Triple)
+        self._neighbor_rows = FrozenRows(Neighbor)
 
     def __repr__(self) -> str:
         return f"StoreKG({self.name!r}, {self.manifest.counts.get('triples', 0)} triples)"
@@ -51,20 +62,24 @@ class StoreKG:
         """Node id per key (-1 = unknown): the entry point to the numpy fast path."""
         return self.index.lookup(keys)
 
-    def _keys(self, nodes: np.ndarray) -> list[str]:
-        """Keys of node ids, decoding each distinct id once (hubs repeat a lot)."""
-        uniq, inv = np.unique(nodes, return_inverse=True)
-        decoded = self.index.keys.many(uniq)
-        return [decoded[i] for i in inv.tolist()]
-
     def triples_of(self, eids: np.ndarray, *, sort: bool = False) -> list[Triple]:
+        """Triples of edge ids, in that order or sorted (as Triple's ordering sorts them)."""
+        eids = np.asarray(eids, dtype=np.int64)
+        if sort:  # the order is re-derived below; ascending ids read the arrays in order
+            eids = np.sort(eids)
         h, r, t = self.graph.triples(eids)
-        hk, tk = self._keys(h), self._keys(t)
-        rels = self.relations
-        rows = [(a, rels[b], c) for a, b, c in zip(hk, r.tolist(), tk, strict=True)]
-        if sort:  # tuples sort in C; Triple's ordering is the same field order
-            rows.sort()
-        return [Triple(*x) for x in rows]
+        strs, _, inv = decode_distinct(self.index.keys.many, np.concatenate([h, t]))
+        ih, it = inv[: len(h)], inv[len(h) :]
+        if sort and len(eids) > 1:
+            # UTF-8 keys are distinct, so (head, relation, tail) order = order of their ranks
+            rank = string_ranks(strs)
+            u, m = len(strs), max(len(self.relations), 1)
+            if u * u * m < 2**62:
+                order = np.argsort((rank[ih] * m + self._rel_rank[r]) * u + rank[it])
+            else:
+                order = np.lexsort((rank[it], self._rel_rank[r], rank[ih]))
+            ih, r, it = ih[order], r[order], it[order]
+        return self._triple_rows(pick(strs, ih), pick(self.relations, r), pick(strs, it))
 
     # --- KnowledgeGraph -----------------------------------------------------------------
     async def names(self, ids: Sequence[str]) -> dict[str, str]:
@@ -86,13 +101,17 @@ class StoreKG:
         if len(known) == 0:
             return out
         ed = self.graph.edges(nodes[known], limit=limit_per_entity)
-        keys = self._keys(ed.nbr)
-        rels = self.relations
-        owners = [out[ids[k]] for k in known.tolist()]
-        for o, k, r, d in zip(
-            ed.owner.tolist(), keys, ed.rel.tolist(), ed.out.tolist(), strict=True
-        ):
-            owners[o].append(Neighbor(k, rels[r], "tail" if d else "head"))
+        strs, _, inv = decode_distinct(self.index.keys.many, ed.nbr)
+        rows = self._neighbor_rows(
+            pick(strs, inv), pick(self.relations, ed.rel), pick(DIRECTIONS, ed.out)
+        )
+        # edges come grouped by owner, in the order of `known`
+        ends = np.cumsum(np.bincount(ed.owner, minlength=len(known))).tolist()
+        a = 0
+        for k, b in zip(known.tolist(), ends, strict=True):
+            if b > a:
+                out[ids[k]] = rows[a:b]
+            a = b
         return out
 
     async def expand(self, seeds: Sequence[str], depth: int, *, max_triples: int) -> Subgraph:
