@@ -119,3 +119,20 @@ async def test_store_answers_with_unusual_keys(tmp_path):
         == sorted(unsorted)
         == sorted({Triple(*t) for t in triples})
     )
+
+
+async def test_store_without_key_ranks_sorts_the_same(tmp_path):
+    """Stores built before `keys.rank` existed sort the expansion by comparing strings."""
+    rng = random.Random(4)
+    nodes = ["Zed", "zed", "Ärger", "b", "B2", "日", *(f"n{i}" for i in range(20))]
+    lines = [f"{rng.choice(nodes)}\tr{rng.randint(0, 3)}\t{rng.choice(nodes)}" for _ in range(200)]
+    f = tmp_path / "g.tsv"
+    f.write_text("\n".join(lines) + "\n")
+    build_store([Source(f)], tmp_path / "s")
+    with_ranks = await StoreKG(tmp_path / "s").expand(["Zed", "日"], 3, max_triples=1000)
+    (tmp_path / "s" / "keys.rank.npy").unlink()
+    old = StoreKG(tmp_path / "s")
+    assert old.index.key_rank is None
+    without = await old.expand(["Zed", "日"], 3, max_triples=1000)
+    assert with_ranks.triples == without.triples == sorted(with_ranks.triples)
+    assert len(with_ranks.triples) > SMALL

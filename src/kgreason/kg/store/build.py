@@ -21,7 +21,7 @@ import numpy as np
 
 from kgreason.kg.base import KGError
 from kgreason.kg.loaders import Source, resolve_names
-from kgreason.kg.store.build_index import csr, write_name_indexes
+from kgreason.kg.store.build_index import csr, key_ranks, write_name_indexes
 from kgreason.kg.store.format import (
     FORMAT_VERSION,
     MANIFEST,
@@ -177,6 +177,7 @@ def build_into(directory: Path, sources: Sequence[Source], progress: Progress | 
     labels = [k if x is None else x for k, x in zip(keys, resolved, strict=True)]
     unnamed = np.fromiter((x is None for x in resolved), np.uint8, n)
     write_strings(directory, "keys", keys)
+    save_array(directory, "keys.rank", key_ranks(keys))
     save_array(directory, "unnamed", unnamed)
     (directory / RELATIONS).write_text(json.dumps(list(rels), ensure_ascii=False))
     write_name_indexes(directory, keys, labels, has_names)

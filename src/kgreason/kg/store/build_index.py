@@ -17,6 +17,16 @@ from kgreason.kg.store.format import (
 )
 
 
+def key_ranks(keys: Sequence[str]) -> np.ndarray:
+    """rank[v] = position of key v in Python's (code-point) string order. Stored as
+    `keys.rank` so that queries sort triples by key with integers instead of strings."""
+    n = len(keys)
+    order = np.fromiter(sorted(range(n), key=keys.__getitem__), np.int64, n)
+    rank = np.empty(n, dtype=np.int32 if n < 2**31 else np.int64)
+    rank[order] = np.arange(n)
+    return rank
+
+
 def csr(group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
     """(indptr, order): order lists members by group, keeping their original order."""
     order = np.argsort(group, kind="stable")

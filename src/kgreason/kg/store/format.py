@@ -131,11 +131,17 @@ class HashIndex:
     def open(cls, directory: Path, stem: str) -> HashIndex:
         return cls(load_array(directory, f"{stem}.hash"), load_array(directory, f"{stem}.val"))
 
-    def candidates(self, strings: Sequence[str]) -> list[np.ndarray]:
+    def runs(self, strings: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """(lo, hi): the candidates of strings[i] are values lo[i]:hi[i] (see `value`)."""
         q = hash_many(strings)
-        lo = np.searchsorted(self._h, q, "left").tolist()
-        hi = np.searchsorted(self._h, q, "right").tolist()
-        return [np.asarray(self._v[a:b]) for a, b in zip(lo, hi, strict=True)]
+        return np.searchsorted(self._h, q, "left"), np.searchsorted(self._h, q, "right")
+
+    def value(self, pos: np.ndarray) -> np.ndarray:
+        return np.asarray(self._v[pos], dtype=np.int64)
+
+    def candidates(self, strings: Sequence[str]) -> list[np.ndarray]:
+        lo, hi = self.runs(strings)
+        return [np.asarray(self._v[a:b]) for a, b in zip(lo.tolist(), hi.tolist(), strict=True)]
 
 
 def write_hash_index(directory: Path, stem: str, hashes: np.ndarray, values: np.ndarray) -> None:

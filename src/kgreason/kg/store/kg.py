@@ -24,7 +24,7 @@ from kgreason.kg.base import (
 )
 from kgreason.kg.store.format import RELATIONS, Manifest, StoreFormatError
 from kgreason.kg.store.graph import CSRGraph
-from kgreason.kg.store.materialize import FrozenRows, decode_distinct, pick, string_ranks
+from kgreason.kg.store.materialize import FrozenRows, decode_distinct, pick
 from kgreason.kg.store.names import NameIndex
 
 #: Neighbor.direction by `Edges.out` (False/True).
@@ -68,11 +68,11 @@ class StoreKG:
         if sort:  # the order is re-derived below; ascending ids read the arrays in order
             eids = np.sort(eids)
         h, r, t = self.graph.triples(eids)
-        strs, _, inv = decode_distinct(self.index.keys.many, np.concatenate([h, t]))
+        strs, uniq, inv = decode_distinct(self.index.keys.many, np.concatenate([h, t]))
         ih, it = inv[: len(h)], inv[len(h) :]
         if sort and len(eids) > 1:
-            # UTF-8 keys are distinct, so (head, relation, tail) order = order of their ranks
-            rank = string_ranks(strs)
+            # keys are distinct, so (head, relation, tail) order = order of their ranks
+            rank = self.index.key_order(uniq, strs)
             u, m = len(strs), max(len(self.relations), 1)
             if u * u * m < 2**62:
                 order = np.argsort((rank[ih] * m + self._rel_rank[r]) * u + rank[it])

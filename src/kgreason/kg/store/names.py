@@ -17,6 +17,7 @@ from kgreason.kg.base import UNNAMED, EntityMatch
 from kgreason.kg.memory import normalize_name
 from kgreason.kg.store.build_index import byte_trigrams, ranges
 from kgreason.kg.store.format import HashIndex, Manifest, StringTable, load_array
+from kgreason.kg.store.materialize import string_ranks
 
 #: Up to this many distinct normalised names, fuzzy search scores every name (and gives
 #: exactly MemoryKG's answer); above it, only the best trigram candidates are scored.
@@ -29,6 +30,8 @@ class NameIndex:
     def __init__(self, directory: Path, manifest: Manifest):
         d = directory
         self.keys = StringTable.open(d, "keys")
+        #: optional (stores built before it existed lack it): rank of each key in string order
+        self.key_rank = load_array(d, "keys.rank") if (d / "keys.rank.npy").is_file() else None
         self.key_index = HashIndex.open(d, "keys")
         if manifest.has_names:
             self.labels = StringTable.open(d, "labels")
@@ -47,14 +50,33 @@ class NameIndex:
         self.tri_val = load_array(d, "tri.val")
 
     def lookup(self, keys: Sequence[str]) -> np.ndarray:
-        """Node id of each key, -1 where the store has no such node."""
+        """Node id of each key, -1 where the store has no such node. The usual single
+        candidate per key is verified for the whole batch at once."""
+        keys = list(keys)
         out = np.full(len(keys), -1, dtype=np.int64)
-        for i, (key, cands) in enumerate(zip(keys, self.key_index.candidates(keys), strict=True)):
-            for c in cands.tolist():
-                if self.keys[c] == key:
+        if not keys:
+            return out
+        lo, hi = self.key_index.runs(keys)
+        one = np.flatnonzero(hi - lo == 1)
+        cand = self.key_index.value(lo[one])
+        for i, c, s in zip(one.tolist(), cand.tolist(), self.keys.many(cand), strict=True):
+            if s == keys[i]:
+                out[i] = c
+        for i in np.flatnonzero(hi - lo > 1).tolist():  # hash collisions
+            for c in self.key_index.value(np.arange(lo[i], hi[i])).tolist():
+                if self.keys[c] == keys[i]:
                     out[i] = c
                     break
         return out
+
+    def key_order(self, nodes: np.ndarray, keys: list[str]) -> np.ndarray:
+        """Rank of each of these distinct nodes among them by key (string order): from the
+        stored `keys.rank` (integers), or by sorting `keys` for stores built without it."""
+        if self.key_rank is None:
+            return string_ranks(keys)
+        rank = np.empty(len(nodes), dtype=np.int64)
+        rank[np.argsort(self.key_rank[nodes])] = np.arange(len(nodes))
+        return rank
 
     def display(self, nodes: Sequence[int] | np.ndarray) -> list[str]:
         """D(.): the name, or UNNAMED for unnamed nodes."""
