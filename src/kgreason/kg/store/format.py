@@ -32,7 +32,10 @@ def str_hash(s: str) -> int:
 
 
 def hash_many(strings: Iterable[str]) -> np.ndarray:
-    return np.fromiter((str_hash(s) for s in strings), dtype=np.uint64)
+    """str_hash of each string (the digests are read as little-endian uint64 in one go)."""
+    b2 = hashlib.blake2b
+    digests = b"".join([b2(s.encode(), digest_size=8).digest() for s in strings])
+    return np.frombuffer(digests, dtype="<u8").astype(np.uint64)
 
 
 def ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:

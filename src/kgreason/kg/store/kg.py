@@ -24,7 +24,13 @@ from kgreason.kg.base import (
 )
 from kgreason.kg.store.format import RELATIONS, Manifest, StoreFormatError
 from kgreason.kg.store.graph import CSRGraph
-from kgreason.kg.store.materialize import FrozenRows, decode_distinct, pick
+from kgreason.kg.store.materialize import (
+    FrozenRows,
+    collector_paused,
+    decode_distinct,
+    objects,
+    pick,
+)
 from kgreason.kg.store.names import NameIndex
 
 #: Neighbor.direction by `Edges.out` (False/True).
@@ -51,6 +57,8 @@ class StoreKG:
         self._rel_rank[sorted(range(len(self.relations)), key=self.relations.__getitem__)] = (
             np.arange(len(self.relations))
         )
+        self._rel_objects = objects(self.relations)
+        self._dir_objects = objects(DIRECTIONS)
         self._triple_rows = FrozenRows(Triple)
         self._neighbor_rows = FrozenRows(Neighbor)
 
@@ -64,6 +72,10 @@ class StoreKG:
 
     def triples_of(self, eids: np.ndarray, *, sort: bool = False) -> list[Triple]:
         """Triples of edge ids, in that order or sorted (as Triple's ordering sorts them)."""
+        with collector_paused():
+            return self._triples_of(eids, sort)
+
+    def _triples_of(self, eids: np.ndarray, sort: bool) -> list[Triple]:
         eids = np.asarray(eids, dtype=np.int64)
         if sort:  # the order is re-derived below; ascending ids read the arrays in order
             eids = np.sort(eids)
@@ -79,7 +91,8 @@ class StoreKG:
             else:
                 order = np.lexsort((rank[it], self._rel_rank[r], rank[ih]))
             ih, r, it = ih[order], r[order], it[order]
-        return self._triple_rows(pick(strs, ih), pick(self.relations, r), pick(strs, it))
+        keys = objects(strs)
+        return self._triple_rows(pick(keys, ih), pick(self._rel_objects, r), pick(keys, it))
 
     # --- KnowledgeGraph -----------------------------------------------------------------
     async def names(self, ids: Sequence[str]) -> dict[str, str]:
@@ -101,10 +114,12 @@ class StoreKG:
         if len(known) == 0:
             return out
         ed = self.graph.edges(nodes[known], limit=limit_per_entity)
-        strs, _, inv = decode_distinct(self.index.keys.many, ed.nbr)
-        rows = self._neighbor_rows(
-            pick(strs, inv), pick(self.relations, ed.rel), pick(DIRECTIONS, ed.out)
-        )
+        with collector_paused():
+            rows = self._neighbor_rows(  # few repeats here: decoding all beats np.unique
+                self.index.keys.many(ed.nbr),
+                pick(self._rel_objects, ed.rel),
+                pick(self._dir_objects, ed.out),
+            )
         # edges come grouped by owner, in the order of `known`
         ends = np.cumsum(np.bincount(ed.owner, minlength=len(known))).tolist()
         a = 0

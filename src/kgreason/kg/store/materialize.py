@@ -11,13 +11,33 @@ descriptors (`map` loops run in C; no Python `__init__` frame per object).
 from __future__ import annotations
 
 import dataclasses
+import gc
 import types
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from itertools import repeat
 from typing import Any
 
 import numpy as np
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a batch of result objects is built.
+
+    It runs every 700 allocations and, now and then, over every object of the process:
+    building 10,000 triples triggered ~15 passes and occasionally a full one (the p95 of a
+    3-hop expansion doubled). The objects built here hold only strings, so they form no
+    cycles and nothing is lost by collecting after the batch. No await happens inside;
+    the previous state is restored."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def decode_distinct(decode, nodes: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -36,9 +56,17 @@ def string_ranks(strings: list[str]) -> np.ndarray:
     return rank
 
 
-def pick(values: Sequence[Any], idx: np.ndarray) -> list[Any]:
-    """[values[i] for i in idx], looped in C."""
-    return list(map(values.__getitem__, idx.tolist()))
+def objects(values: Sequence[Any]) -> np.ndarray:
+    """A 1-D object array of `values` (strings stay whole), for `pick`."""
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = values
+    return arr
+
+
+def pick(values: np.ndarray, idx: np.ndarray) -> list[Any]:
+    """[values[i] for i in idx] from an object array: one numpy gather, 3-5x faster than
+    mapping `list.__getitem__` over Python ints."""
+    return values[np.asarray(idx, dtype=np.intp)].tolist()
 
 
 class FrozenRows:
