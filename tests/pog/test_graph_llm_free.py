@@ -90,3 +90,20 @@ async def test_llm_free_falls_back_to_per_topic_paths_when_topics_do_not_connect
     assert res.ok and res.answers == []
     assert "fallback" in res.trace[1] and "no entity path" in res.trace[1]["fallback"]
     assert {c.id for c in res.candidates} == {"b", "d"}
+
+
+def test_rerank_by_length_prefers_shorter_paths_between_near_equal_scores() -> None:
+    from kgreason.pog.fuzzy import ScoredPath
+    from kgreason.pog.llm_free import rerank_by_length
+    from kgreason.pog.types import Hop, ReasoningPath
+
+    def path(n: int) -> ReasoningPath:
+        return ReasoningPath(tuple(Hop(("a",), f"r{i}", ("b",), True) for i in range(n)))
+
+    ranked = [
+        ScoredPath(path(2), 0.71, "two"),
+        ScoredPath(path(1), 0.70, "one"),
+        ScoredPath(path(3), 0.90, "three"),
+    ]
+    assert [s.text for s in rerank_by_length(ranked, 0.02)] == ["three", "one", "two"]
+    assert [s.text for s in rerank_by_length(ranked, 0.0)] == ["two", "one", "three"]

@@ -184,6 +184,13 @@ async def explore_llm_free(
     return LLMFreeRun(prepared, search, ranked, book, timings, fallback)
 
 
+def rerank_by_length(ranked: Sequence[ScoredPath], penalty: float) -> list[ScoredPath]:
+    """Order by fuzzy score minus `penalty` per hop beyond the first (stable on ties)."""
+    if penalty == 0:
+        return list(ranked)
+    return sorted(ranked, key=lambda sp: -(sp.score - penalty * (sp.path.length - 1)))
+
+
 def candidate_ids(paths: Sequence[ReasoningPath], topics: Sequence[str]) -> list[str]:
     """Entities of ranked paths, in rank order: end sets for a single topic entity, the
     non-topic entities along the path (in hop order) for entity paths."""
@@ -248,9 +255,13 @@ async def run_llm_free(
         result.error_kind = "no-paths"
         result.error = f"no path of length <= {run.search.max_len} from the topic entities"
         return result
-    top = [s.path for s in run.ranked[: top_k or settings.w_max]]
+    # one topic entity: the answer ends a path of unknown length, so prefer shorter paths;
+    # several: paths must join them, their length is the graph's, not a choice to penalise
+    penalty = settings.llm_free_length_penalty if len(topics) == 1 else 0.0
+    ranked = rerank_by_length(run.ranked, penalty)
+    top = [s.path for s in ranked[: top_k or settings.w_max]]
     result.paths = run.search.materialize(top)
-    cands = candidate_ids([s.path for s in run.ranked], [t.id for t in topics])
+    cands = candidate_ids([s.path for s in ranked], [t.id for t in topics])
     await run.book.ensure(cands[: max_candidates * 2])
     named = [c for c in cands if run.book.names.get(c) not in (None, UNNAMED)]
     result.candidates = [AnswerEntity(run.book.get(c), c) for c in named[:max_candidates]]
