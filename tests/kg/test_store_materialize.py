@@ -13,7 +13,7 @@ from kgreason.kg.loaders import Source, load_all
 from kgreason.kg.memory import MemoryKG
 from kgreason.kg.store import StoreKG, build_store
 from kgreason.kg.store.format import SMALL, decode_slices
-from kgreason.kg.store.materialize import FrozenRows, string_ranks
+from kgreason.kg.store.materialize import FrozenRows, distinct, string_ranks
 
 ALPHABET = ["a", "b", "Z", " ", "é", "ß", "日", "😀", "\x00", "\x01", "|"]
 
@@ -42,6 +42,14 @@ def test_decode_slices_matches_one_by_one(with_nul):
 def test_decode_slices_all_empty():
     blob, off = _table([""] * 20)
     assert decode_slices(blob, off, np.arange(20)) == [""] * 20
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 3000])
+def test_distinct_matches_np_unique(n):
+    values = np.random.default_rng(n).zipf(1.5, n) % 500
+    uniq, inv = distinct(values, 500)
+    want_uniq, want_inv = np.unique(values, return_inverse=True)
+    assert uniq.tolist() == want_uniq.tolist() and inv.tolist() == want_inv.tolist()
 
 
 def test_string_ranks_follow_python_order():

@@ -80,7 +80,9 @@ class StoreKG:
         if sort:  # the order is re-derived below; ascending ids read the arrays in order
             eids = np.sort(eids)
         h, r, t = self.graph.triples(eids)
-        strs, uniq, inv = decode_distinct(self.index.keys.many, np.concatenate([h, t]))
+        strs, uniq, inv = decode_distinct(
+            self.index.keys.many, np.concatenate([h, t]), self.graph.n_nodes
+        )
         ih, it = inv[: len(h)], inv[len(h) :]
         if sort and len(eids) > 1:
             # keys are distinct, so (head, relation, tail) order = order of their ranks
