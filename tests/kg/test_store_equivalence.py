@@ -57,13 +57,15 @@ def _nt_graph(path: Path) -> Path:
     return path
 
 
-@pytest.fixture(params=["tsv", "nt"], scope="module")
+@pytest.fixture(params=["tsv", "nt", "nt-keep"], scope="module")
 def pair(request, tmp_path_factory) -> tuple[MemoryKG, StoreKG, list[str]]:
+    """nt: literal objects dropped (the default policy); nt-keep: literal objects as nodes."""
     d = tmp_path_factory.mktemp(request.param)
     f = _tsv_graph(d / "g.tsv") if request.param == "tsv" else _nt_graph(d / "g.nt")
-    triples, names = load_all([Source(f)])
+    literals = "keep" if request.param == "nt-keep" else "drop"
+    triples, names = load_all([Source(f, literals=literals)])
     mem = MemoryKG(triples, names)
-    build_store([Source(f)], d / "store")
+    build_store([Source(f, literals=literals)], d / "store")
     store = StoreKG(d / "store")
     keys = sorted({x for t in triples for x in (t[0], t[2])} | set(names or {}))
     return mem, store, keys
@@ -146,23 +148,33 @@ async def test_contains(pair):
 async def test_noise_prefixes_configurable(pair):
     _mem, store, keys = pair
     raw_store = StoreKG(store.path, noise_prefixes=())
-    triples, names = load_all([Source(store.manifest.sources[0]["path"])])
+    src = store.manifest.sources[0]
+    triples, names = load_all([Source(src["path"], literals=src.get("literals", "drop"))])
     raw_mem = MemoryKG(triples, names, noise_prefixes=())
     a = await raw_store.neighbors(keys)
     assert a == await raw_mem.neighbors(keys)
     assert sum(map(len, a.values())) > sum(map(len, (await store.neighbors(keys)).values()))
 
 
-async def test_unnamed_cvt_nodes(tmp_path):
+@pytest.mark.parametrize("literals", ["drop", "keep"])
+async def test_unnamed_cvt_nodes(tmp_path, literals):
     f = _nt_graph(tmp_path / "g.nt")
-    build_store([Source(f)], tmp_path / "s")
+    build_store([Source(f, literals=literals)], tmp_path / "s")
     store = StoreKG(tmp_path / "s")
     names = await store.names(["m.0000", "m.0001", "m.0007", "123.5"])
     assert names["m.0000"] == "Unnamed Entity"  # CVT-like, no name
     assert names["m.0001"] == "Zoe Kravitz"
     assert names["m.0007"] == "Zoe Kravitz 7"  # English label preferred over "Autre 7"@fr
-    assert names["123.5"] == "123.5"  # literal node named by its value
     assert store.manifest.counts["unnamed"] == 12
+    area = [n for n in (await store.neighbors(["m.0001"]))["m.0001"] if n.entity == "123.5"]
+    if literals == "keep":
+        assert names["123.5"] == "123.5"  # literal node named by its value
+        assert [n.relation for n in area] == ["location.location.area"]
+        assert store.manifest.counts["literal_triples_dropped"] == 0
+    else:
+        assert "123.5" not in names and area == []
+        assert store.manifest.counts["literal_triples_dropped"] == 1
+    assert store.manifest.sources[0]["literals"] == literals
 
 
 def test_fingerprint_is_content_hash(tmp_path):

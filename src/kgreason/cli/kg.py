@@ -9,7 +9,15 @@ import typer
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from kgreason.cli.common import JsonOption, console, emit_json, err_console, fail, want_json
+from kgreason.cli.common import (
+    JsonOption,
+    console,
+    emit_json,
+    err_console,
+    fail,
+    settings,
+    want_json,
+)
 
 FORMAT_HELP = "auto|tsv|metaqa|pathquestion|nt|ttl|metaqa-ids (auto: by extension)"
 
@@ -20,6 +28,12 @@ def build(
     out: Path = typer.Option(..., "--out", help="Store directory to create."),
     fmt: str = typer.Option("auto", "--format", help=FORMAT_HELP),
     force: bool = typer.Option(False, "--force", help="Replace an existing store."),
+    literals: str | None = typer.Option(
+        None,
+        "--literals",
+        help="RDF literal objects: drop (not edges) or keep (nodes named by their value); "
+        "default: the kg.literals setting (drop).",
+    ),
     json_out: JsonOption = False,
 ) -> None:
     """Build a persistent store from triple files."""
@@ -27,9 +41,10 @@ def build(
     from kgreason.kg.loaders import Source
     from kgreason.kg.store import build_store
 
+    policy = settings(ctx, **{"kg.literals": literals}).settings.kg.literals
     started = time.perf_counter()
     try:
-        sources = [Source(f, fmt) for f in files]
+        sources = [Source(f, fmt, literals=policy) for f in files]
         with Progress(
             TextColumn("building {task.fields[out]}"),
             BarColumn(),
@@ -46,13 +61,25 @@ def build(
         fail(str(e))
     seconds = round(time.perf_counter() - started, 2)
     if want_json(ctx, json_out):
-        emit_json({"store": str(out), "seconds": seconds, **manifest.counts})
+        emit_json(
+            {
+                "store": str(out),
+                "seconds": seconds,
+                "literals": policy if any(s.has_names for s in sources) else None,
+                **manifest.counts,
+            }
+        )
         return
     c = manifest.counts
+    lits = ""
+    if any(s.has_names for s in sources):
+        lits = f", literals {policy}"
+        if policy == "drop":
+            lits += f" ({c['literal_triples_dropped']:,} literal triples dropped)"
     console().print(
         f"built {out}: {c['triples']:,} triples ({c['input_triples'] - c['triples']:,} "
-        f"duplicates dropped), {c['entities']:,} entities, {c['relations']:,} relations "
-        f"in {seconds} s",
+        f"duplicates dropped), {c['entities']:,} entities, {c['relations']:,} relations"
+        f"{lits} in {seconds} s",
         soft_wrap=True,
     )
 
@@ -78,6 +105,10 @@ def info(
     con = console()
     c = data["counts"]
     con.print(f"[bold]{data['path']}[/]  {data['fingerprint']}")
+    if data["literals"] is not None:
+        dropped = c.get("literal_triples_dropped")
+        note = f" ({dropped:,} literal triples dropped)" if dropped else ""
+        con.print(f"RDF literals: {data['literals']}{note}")
     con.print(
         f"triples {c['triples']:,}  entities {c['entities']:,} (named {c['named']:,}, "
         f"unnamed {c['unnamed']:,}, isolated {c['isolated']:,})  relations {c['relations']:,}  "

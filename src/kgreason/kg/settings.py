@@ -21,3 +21,12 @@ class KGSettings(BaseModel):
     max_retries: int = 3
     page_size: int = 10_000
     noise_prefixes: list[str] = list(DEFAULT_NOISE_PREFIXES)
+    #: RDF facts whose object is a literal (an IATA code, an area, a date): "drop" leaves
+    #: them out, "keep" makes each literal a node named (and identified) by its lexical
+    #: value. "drop" is PoG/ToG's Freebase practice (they keep only `m.` entities after the
+    #: 1-hop query): literal neighbours crowd out entities in the LLM's pruning prompts and
+    #: are dead ends for path search. Names (`type.object.name`, `rdfs:label`) are names
+    #: under both. Applied by `kgreason kg build` (recorded in the store's manifest; opening
+    #: a store built under the other policy is an error) and by SparqlKG, which supports
+    #: "drop" only. Line formats (TSV, MetaQA) have no literals.
+    literals: Literal["drop", "keep"] = "drop"

@@ -1,7 +1,8 @@
 """Reading triple files into (head, relation, tail) string triples plus names.
 
 A `Source` is one input file (or a MetaQA id directory). Iterating it yields triples and
-fills `source.names` (only RDF carries names). Which nodes count as unnamed is decided by
+fills `source.names` (only RDF carries names and literals; `literals` is the RDF literal
+policy, "drop" or "keep", see `rdf.iter_rdf`; line formats have no literals). Which nodes count as unnamed is decided by
 `resolve_names`, shared by the store builder and `load_all` so both see the same graph.
 """
 
@@ -23,12 +24,26 @@ from kgreason.kg.loaders.lines import (
     parse_tsv_line,
     read_id_table,
 )
-from kgreason.kg.loaders.rdf import UNNAMED_ID, iter_rdf
+from kgreason.kg.loaders.rdf import (
+    LITERAL_POLICIES,
+    UNNAMED_ID,
+    check_literal_policy,
+    iter_rdf,
+)
 
 FORMATS = ("tsv", "metaqa", "pathquestion", "nt", "ttl", "metaqa-ids")
 _BY_SUFFIX = {".tsv": "tsv", ".nt": "nt", ".ttl": "ttl", ".turtle": "ttl"}
 
-__all__ = ["FORMATS", "LoadError", "Source", "detect_format", "load_all", "resolve_names"]
+__all__ = [
+    "FORMATS",
+    "LITERAL_POLICIES",
+    "LoadError",
+    "Source",
+    "detect_format",
+    "literal_policy",
+    "load_all",
+    "resolve_names",
+]
 
 
 def _is_metaqa_ids_dir(path: Path) -> bool:
@@ -72,9 +87,14 @@ class Source:
     bytes_read: int = 0
     size: int = 0
     triples: int = 0
+    #: RDF literal objects: "drop" (not edges, the default) or "keep" (nodes).
+    literals: str = "drop"
+    #: Under "drop": subject -> literal-valued triples left out (filled while iterating).
+    dropped: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.path = Path(self.path)
+        check_literal_policy(self.literals)
         if not self.path.exists():
             raise LoadError(f"{self.path}: no such file")
         if self.format == "auto":
@@ -92,9 +112,14 @@ class Source:
             return sorted(self.path.glob("*.tsv"))
         return [self.path]
 
+    @property
+    def literals_dropped(self) -> int:
+        return sum(self.dropped.values())
+
     def describe(self) -> list[dict[str, object]]:
+        extra: dict[str, object] = {"literals": self.literals} if self.has_names else {}
         return [
-            {"path": str(f.resolve()), "format": self.format, "sha256": file_sha256(f)}
+            {"path": str(f.resolve()), "format": self.format, "sha256": file_sha256(f), **extra}
             for f in self.files()
         ]
 
@@ -119,7 +144,15 @@ class Source:
                 elif self.format == "metaqa-ids":
                     it = _batched(iter_metaqa_ids(f, stream, entities, relations), size)
                 else:
-                    it = _batched(iter_rdf(f, stream, self.format, self.names), size)
+                    rdf = iter_rdf(
+                        f,
+                        stream,
+                        self.format,
+                        self.names,
+                        literals=self.literals,
+                        dropped=self.dropped,
+                    )
+                    it = _batched(rdf, size)
                 for batch in it:
                     self.bytes_read = done + raw.tell()
                     self.triples += len(batch[0])
@@ -150,6 +183,19 @@ def load_all(sources: Sequence[Source]) -> tuple[list[tuple[str, str, str]], dic
     names: dict[str, str] = {}
     for s in sources:
         names.update(s.names)
-    keys = list(dict.fromkeys([x for t in triples for x in (t[0], t[2])] + list(names)))
+    # subjects whose literal facts were dropped are still entities (as in the store); an
+    # unnamed one (a MID) cannot be told apart here and is left out
+    dropped = [k for s in sources for k in s.dropped]
+    keys = list(dict.fromkeys([x for t in triples for x in (t[0], t[2])] + list(names) + dropped))
     resolved = resolve_names(keys, names)
     return triples, {k: n for k, n in zip(keys, resolved, strict=True) if n is not None}
+
+
+def literal_policy(described: Sequence[dict[str, object]]) -> str | None:
+    """The literal policy recorded in a store manifest's `sources` (`Source.describe`):
+    None when no source is RDF; "keep" for RDF sources built before the policy existed
+    (they kept literal nodes); "mixed" if the sources disagree."""
+    found = {str(d.get("literals", "keep")) for d in described if d.get("format") in ("nt", "ttl")}
+    if not found:
+        return None
+    return found.pop() if len(found) == 1 else "mixed"

@@ -1,8 +1,11 @@
 """`SparqlKG`: the KnowledgeGraph interface over a SPARQL endpoint (Virtuoso, Oxigraph, ...).
 
-Answers are the same as `MemoryKG` over the same triples: entity-valued edges only
-(literal-valued facts are not neighbours: ToG/PoG keep only `m.` entities after D.1, and a
-literal has no ID that could be validated), noise relations dropped, names in English or
+Answers are the same as `MemoryKG` over the same triples, and as a store built with the
+"drop" literal policy (`KGSettings.literals`): entity-valued edges only (literal-valued
+facts are not neighbours: ToG/PoG keep only `m.` entities after D.1; `Dialect.edge_filter`
+sends `FILTER(isIRI(?e))`). "keep" is refused: a literal node's ID is free text that would
+have to be matched by value (every datatype and language variant) in every query,
+which neither index lookups nor ID validation cover. Noise relations dropped, names in English or
 untagged, unknown IDs absent from `names`. Each operation sends one query per batch of
 `batch_size` IDs (VALUES), paged past the server's row caps (see `queries.select_all`).
 """
@@ -15,6 +18,7 @@ from kgreason.kg.base import (
     DEFAULT_NOISE_PREFIXES,
     UNNAMED,
     EntityMatch,
+    KGError,
     Neighbor,
     Subgraph,
     Triple,
@@ -49,7 +53,13 @@ class SparqlKG:
         search_candidates: int = 1000,
         search_mode: str = "scan",
         default_graph: str | None = None,
+        literals: str = "drop",
     ):
+        if literals != "drop":
+            raise KGError(
+                f"SPARQL endpoint {url}: literal policy {literals!r} is not supported, only "
+                "'drop' (literal objects are never neighbours); set kg.literals = \"drop\""
+            )
         if page_size < 1 or batch_size < 1:
             raise ValueError("page_size and batch_size must be >= 1")
         if search_mode not in SEARCH_MODES:
@@ -81,6 +91,7 @@ class SparqlKG:
             max_retries=settings.max_retries,
             page_size=settings.page_size,
             noise_prefixes=settings.noise_prefixes,
+            literals=settings.literals,
             **kwargs,
         )
 

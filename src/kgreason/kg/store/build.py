@@ -147,7 +147,9 @@ def build_into(directory: Path, sources: Sequence[Source], progress: Progress | 
     names: dict[str, str] = {}
     for s in sources:
         names.update(s.names)
-    for k in names:  # nodes that only carry a name are still entities
+    # nodes that only carry a name, or only literal facts the "drop" policy left out, are
+    # still entities (a SPARQL endpoint with the same data knows them too)
+    for k in itertools.chain(names, *(s.dropped for s in sources)):
         ing.nodes.setdefault(k, next(ing.node_count))
     h, t = _compact(ing.nodes, ing.node_count, ing.hs, ing.ts)
     (r,) = _compact(ing.rels, ing.rel_count, ing.rs)
@@ -196,6 +198,7 @@ def build_into(directory: Path, sources: Sequence[Source], progress: Progress | 
             "relations": m,
             "unnamed": int(unnamed.sum()),
             "isolated": int(((out_deg + in_deg) == 0).sum()),
+            "literal_triples_dropped": sum(s.literals_dropped for s in sources),
         },
         sources=[d for s in sources for d in s.describe()],
         has_names=has_names,

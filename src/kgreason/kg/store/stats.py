@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from kgreason.kg.loaders import literal_policy
 from kgreason.kg.store.kg import StoreKG
 
 
@@ -34,6 +35,8 @@ def store_info(kg: StoreKG, top: int = 10) -> dict[str, Any]:
     return {
         "path": kg.name,
         "fingerprint": kg.fingerprint(),
+        #: how RDF literal objects were loaded ("drop"/"keep"); None: no RDF source
+        "literals": literal_policy(kg.manifest.sources),
         "counts": counts,
         "noise_relations": int(g.noise.sum()),
         "noise_triples": int(hist[g.noise].sum()) if len(hist) else 0,
