@@ -155,3 +155,22 @@ def test_context_with_llm(tmp_path, monkeypatch):
     r = runner.invoke(app, [*args, "--options", "A) True", "--options", "B) False"])
     assert r.exit_code == 0 and "verdict: B (solved)" in r.stdout
     assert "route: horn (llm)" in r.stdout
+
+
+def test_program_text_output_shows_the_evidence(tmp_path):
+    smt = "(declare-const x Int)\n(assert (> x 2))\n(assert (< x 4))\n(check-sat)\n"
+    r = runner.invoke(app, ["solve", "--program", str(_file(tmp_path, "m.smt2", smt))])
+    assert r.exit_code == 0, r.output
+    assert "verdict: sat" in r.output and "model: x = 3" in r.output
+    r = runner.invoke(
+        app,
+        [
+            "solve",
+            "--program",
+            str(_file(tmp_path, "h.txt", HORN_PROGRAM)),
+            "--dataset",
+            "ProntoQA",
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    assert "proof:" in r.output and "[fact]" in r.output

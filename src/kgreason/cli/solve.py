@@ -127,6 +127,20 @@ def run_program_file(
     return asdict(out)
 
 
+def _print_evidence(result: dict[str, Any]) -> None:
+    """The solver's evidence for its verdict: a model (Z3) or a proof (Prover9, Horn)."""
+    if result.get("model"):
+        model = ", ".join(f"{k} = {v}" for k, v in sorted(result["model"].items()))
+        console().print(f"model: {model}", soft_wrap=True, markup=False)
+    if result.get("proof"):
+        lines = str(result["proof"]).strip().splitlines()
+        console().print("proof:", markup=False)
+        for line in lines[:40]:
+            console().print(f"  {line}", soft_wrap=True, markup=False)
+        if len(lines) > 40:
+            console().print(f"  ... ({len(lines) - 40} more lines; --json has all)", markup=False)
+
+
 def register(app: typer.Typer) -> None:
     @app.command("solve")
     def solve_command(
@@ -178,6 +192,7 @@ def register(app: typer.Typer) -> None:
                 for k in ("format", "route", "verdict", "answer", "status", "error_kind", "error"):
                     if result.get(k) is not None:
                         console().print(f"{k}: {result[k]}", soft_wrap=True, markup=False)
+                _print_evidence(result)
             if result.get("status") != "ok":
                 raise typer.Exit(1)
             return
