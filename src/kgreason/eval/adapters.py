@@ -54,10 +54,10 @@ class PoGMethod:
     async def answer(self, record: Record, llm: ChatLLM | None) -> Outcome:
         from kgreason.pog.pipeline import PoG
 
-        pog = PoG(self.kg, None if self.llm_free else llm, self.embedder, self.settings)
-        if self._fuzzy is None:
-            self._fuzzy = pog.fuzzy
-        pog.fuzzy = self._fuzzy  # share path-text embeddings across questions
+        pog = PoG(
+            self.kg, None if self.llm_free else llm, self.embedder, self.settings, fuzzy=self._fuzzy
+        )
+        self._fuzzy = pog.fuzzy  # share path-text embeddings across questions
         result = await pog.ask_async(record.question, record.topic_entities or None)
         names = await self.kg.names(sorted({x for p in result.paths for x in p.entities()}))
         if self.llm_free:

@@ -191,12 +191,6 @@ def parse_webquestions(rec: dict[str, Any], dataset: str) -> Record:
 
 # --- Logic sets (Logic-LM's JSON) -------------------------------------------------------
 
-LOGIC_LABELS = {
-    "ProntoQA": {"A": "True", "B": "False"},
-    "ProofWriter": {"A": "True", "B": "False", "C": "Unknown"},
-    "FOLIO": {"A": "True", "B": "False", "C": "Unknown"},
-}
-
 
 def parse_logic(rec: dict[str, Any], dataset: str) -> Record:
     options = rec.get("options") or []

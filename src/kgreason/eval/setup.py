@@ -8,7 +8,7 @@ from typing import Any
 
 from kgreason import __version__
 from kgreason.config import Settings, _flatten
-from kgreason.eval.methods import BASELINES, Method, prompt_hashes
+from kgreason.eval.methods import prompt_hashes
 from kgreason.eval.rundir import git_revision
 
 METHODS = ("pog", "pog-e", "llm-free", "io", "cot", "sc", "symbollkg")
@@ -46,7 +46,3 @@ def run_config(
         "python": platform.python_version(),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
     }
-
-
-def baseline(method: str) -> Method:
-    return BASELINES[method]()

@@ -70,14 +70,16 @@ class PoG:
         settings: PoGSettings | None = None,
         *,
         budget: Budget | None = None,
+        fuzzy: FuzzySelector | None = None,
     ):
         self.kg = kg
         self.llm = llm
         self.embedder = embedder
         self.settings = settings or PoGSettings()
         self.budget = budget
-        # shared across questions: path-text embeddings recur on shared hubs
-        self.fuzzy = FuzzySelector(embedder)
+        # shared across questions (and, when passed in, across PoG objects): path-text
+        # embeddings recur on shared hubs
+        self.fuzzy = fuzzy or FuzzySelector(embedder)
 
     def ask(self, question: str, topic_entities: TopicInput | None = None) -> PoGResult:
         return asyncio.run(self.ask_async(question, topic_entities))
