@@ -29,15 +29,7 @@ def open_kg(s: KGSettings) -> KnowledgeGraph:
     if s.sparql_url:
         from kgreason.kg.sparql import SparqlKG  # the SPARQL client is only imported when used
 
-        return SparqlKG(
-            s.sparql_url,
-            dialect=s.dialect,
-            timeout_s=s.timeout_s,
-            max_retries=s.max_retries,
-            page_size=s.page_size,
-            noise_prefixes=s.noise_prefixes,
-            literals=s.literals,
-        )
+        return SparqlKG.from_settings(s)
     from kgreason.kg.bundled import bundled_store_path
     from kgreason.kg.store import StoreKG
 
