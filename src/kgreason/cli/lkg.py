@@ -10,12 +10,11 @@ import typer
 
 from kgreason.cli.common import JsonOption, console, emit_json, fail, settings, want_json
 from kgreason.cli.lkg_common import (
-    exit_for,
     make_embedder,
     make_llm,
     maybe_llm,
     parse_options,
-    print_result,
+    show_result,
 )
 from kgreason.lkg.storage import LKGStore, StoreError
 from kgreason.llm.base import LLMError
@@ -120,11 +119,7 @@ def query_command(
     if solve:
         llm = make_llm(s, "`kgreason lkg query --solve`", no_cache=no_cache)
         r = asyncio.run(SymbolLKG(llm, embedder, s.lkg).asolve("", question, opts, store=store))
-        if as_json:
-            emit_json(r.model_dump(mode="json"))
-        else:
-            print_result(r)
-        exit_for(r)
+        show_result(r, as_json)
         return
     llm = maybe_llm(s, no_cache=no_cache)
     pipe = SymbolLKG(llm, embedder, s.lkg)

@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from kgreason.cli.common import console, err_console, fail
+from kgreason.cli.common import console, emit_json, err_console, fail
 from kgreason.config import Settings
 from kgreason.llm.base import ChatLLM, LLMError
 
@@ -88,3 +88,12 @@ def print_result(r: Any) -> None:
 def exit_for(r: Any) -> None:
     if r.status == "error":
         raise typer.Exit(1)
+
+
+def show_result(r: Any, as_json: bool) -> None:
+    """Print one solve result (JSON or text) and exit non-zero if it ended in an error."""
+    if as_json:
+        emit_json(r.model_dump(mode="json"))
+    else:
+        print_result(r)
+    exit_for(r)

@@ -12,11 +12,10 @@ import typer
 
 from kgreason.cli.common import JsonOption, console, emit_json, fail, settings, want_json
 from kgreason.cli.lkg_common import (
-    exit_for,
     make_embedder,
     make_llm,
     parse_options,
-    print_result,
+    show_result,
 )
 from kgreason.config import Settings
 from kgreason.lkg.pipeline import SolveResult, SymbolLKG
@@ -202,11 +201,7 @@ def register(app: typer.Typer) -> None:
             text = _read(context, "context file")
             pipe = _pipeline(s, embed, no_cache, "`kgreason solve --context`")
             r = asyncio.run(pipe.asolve(text, question, opts))
-            if as_json:
-                emit_json(r.model_dump(mode="json"))
-            else:
-                print_result(r)
-            exit_for(r)
+            show_result(r, as_json)
             return
         assert problems is not None
         items = load_problems(problems)[:limit] if limit else load_problems(problems)
