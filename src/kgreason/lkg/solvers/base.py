@@ -10,7 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-Status = Literal["ok", "parse_error", "solver_error", "timeout", "memory", "crash"]
+#: "unavailable": the engine or the sandbox could not run at all (an infrastructure
+#: failure, never the program's fault).
+Status = Literal[
+    "ok", "parse_error", "solver_error", "timeout", "memory", "crash", "unavailable"
+]
 
 #: Values of `SolverResult.error_kind`.
 ErrorKind = Literal[

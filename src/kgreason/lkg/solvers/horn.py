@@ -27,13 +27,20 @@ from kgreason.lkg.solvers.base import (
     tail,
 )
 from kgreason.lkg.solvers.horn_asp import Atom, HornProgram, Rule, decode, derivation, to_asp
+from kgreason.lkg.solvers.preflight import (
+    PREFLIGHT_LIMITS,
+    EngineCheck,
+    check_engine,
+    engine_read_paths,
+    unavailable_result,
+)
 from kgreason.lkg.solvers.sandbox import Sandbox, SandboxRun, apply_limit
+from kgreason.lkg.solvers.screens import screen_asp
 
 NAME = "clingo"
 #: Run by path, not `-m`: importing the kgreason package would double the start-up time.
 #: `-I` keeps the script's directory off sys.path (our `z3.py` must not shadow anything).
 _WORKER = [sys.executable, "-I", str(Path(__file__).with_name("_clingo_worker.py"))]
-_FORBIDDEN = ("#script", "#include", "#exec", "#lua", "#python")
 
 __all__ = ["Atom", "HornProgram", "HornRunner", "Rule", "run_asp", "run_horn"]
 
@@ -43,12 +50,16 @@ class HornRunner:
         self.sandbox = sandbox or Sandbox(limits)
         self.limits = limits
 
-    def _solve(self, asp: str, max_models: int) -> tuple[SandboxRun, SolverResult, dict | None]:
+    def _solve(
+        self, asp: str, max_models: int
+    ) -> tuple[SandboxRun | None, SolverResult, dict | None]:
+        check = preflight(self.sandbox)
+        if not check.ok:
+            return None, unavailable_result(NAME, check, asp), None
         run = self.sandbox.run(
-            [*_WORKER, "program.lp", str(max_models)],
-            files={"program.lp": asp},
-            limits=self.limits,
-        )
+            [*_WORKER, "program.lp", str(max_models)], files={"program.lp": asp},
+            limits=self.limits, read=engine_read_paths(*_clingo_paths()), engine=NAME,
+        )  # fmt: skip
         res = SolverResult(
             NAME, "ok", stdout=tail(run.stdout), stderr=tail(run.stderr), time_s=run.time_s,
             program=asp,
@@ -83,12 +94,11 @@ class HornRunner:
     def run_asp(self, program: str, *, max_models: int = 1) -> SolverResult:
         """Raw ASP (e.g. an LLM-written rule program in clingo syntax); directives that run
         code or read files are refused. verdict = "sat"/"unsat"; model = {"atoms": ...}."""
-        bad = [d for d in _FORBIDDEN if d in program]
-        if bad:
+        refused = screen_asp(program)
+        if refused:
             return SolverResult(
-                NAME, "parse_error", error_kind="refused", program=program,
-                error=f"refused: {bad[0]} directive (runs code or reads files)",
-            )  # fmt: skip
+                NAME, "parse_error", error_kind="refused", program=program, error=refused
+            )
         _, res, payload = self._solve(program, max_models)
         if payload is not None:
             res.verdict = payload["status"]
@@ -153,6 +163,28 @@ def run_asp(
     program: str, *, limits: SolverLimits | None = None, sandbox: Sandbox | None = None
 ) -> SolverResult:
     return HornRunner(sandbox, limits).run_asp(program)
+
+
+def _clingo_paths() -> list[str]:
+    import importlib.util
+
+    spec = importlib.util.find_spec("clingo")
+    pkg = [str(Path(spec.origin).parent)] if spec and spec.origin else []
+    return [sys.executable, _WORKER[-1], *pkg]
+
+
+def preflight(sandbox: Sandbox) -> EngineCheck:
+    """Can the clingo worker run in this sandbox (as its user)? Once per sandbox."""
+    paths = _clingo_paths()
+    return check_engine(
+        sandbox, NAME,
+        lambda drop: sandbox.run(
+            [*_WORKER, "p.lp", "1"], files={"p.lp": "a."}, limits=PREFLIGHT_LIMITS,
+            read=engine_read_paths(*paths), drop=drop,
+        ),
+        lambda run: run.infra is None and '"status": "sat"' in run.stdout,
+        paths,
+    )  # fmt: skip
 
 
 def clingo_version() -> str:

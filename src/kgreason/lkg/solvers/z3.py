@@ -1,9 +1,9 @@
 """Z3 on SMT-LIB 2 programs, in the sandbox.
 
 The program is declarative SMT-LIB text, parsed by Z3 itself; nothing the LLM writes
-is executed as Python. We screen out the two SMT-LIB/Z3 features that touch the file
-system (`include` and output-channel / log / dump options) before Z3 sees the text,
-and the sandbox runs Z3 as `nobody` in a private directory anyway.
+is executed as Python. `screens.screen_smtlib` reads the program as Z3's scanner does and
+refuses any command outside the allowed set and any option that names a file or an
+output channel, and anything it cannot read; the sandbox confines Z3 anyway.
 """
 
 from __future__ import annotations
@@ -17,12 +17,19 @@ from pathlib import Path
 from typing import Literal
 
 from kgreason.lkg.solvers.base import SolverLimits, SolverResult, SolverUnavailable, tail
+from kgreason.lkg.solvers.preflight import (
+    PREFLIGHT_LIMITS,
+    EngineCheck,
+    check_engine,
+    engine_read_paths,
+    unavailable_result,
+)
 from kgreason.lkg.solvers.sandbox import Sandbox, SandboxRun, apply_limit
-from kgreason.lkg.solvers.sexpr import parse, split_top, unparse
+from kgreason.lkg.solvers.screens import screen_smtlib
+from kgreason.lkg.solvers.sexpr import SExprError, parse, split_top, unparse
 
 NAME = "z3"
 _RESULTS = ("sat", "unsat", "unknown")
-_FORBIDDEN_OPTION = re.compile(r"(file|channel|log|trace|dump)", re.I)
 _ERROR = re.compile(r'^\(error "(.*)"\)$', re.S)
 _MARK = "kgr-option:"
 _BASE = "__base__"
@@ -50,28 +57,34 @@ def find_z3() -> list[str]:
 
 
 def screen(program: str) -> str | None:
-    """Reason to refuse the program, or None. Checks top-level commands only (that is
-    where SMT-LIB allows them)."""
-    for form in split_top(program):
-        if not form.startswith("("):
-            continue
-        try:
-            e = parse(form)
-        except ValueError:
-            return None  # let Z3 report the syntax error itself
-        if not isinstance(e, list) or not e or not isinstance(e[0], str):
-            continue
-        head = e[0]
-        if head == "include":
-            return "refused: (include ...) would read a file outside the program"
-        if (
-            head == "set-option"
-            and len(e) > 1
-            and isinstance(e[1], str)
-            and _FORBIDDEN_OPTION.search(e[1])
-        ):
-            return f"refused: (set-option {e[1]} ...) writes or reads files"
-    return None
+    """Reason to refuse the program ("refused: ..."), or None."""
+    return screen_smtlib(program)
+
+
+def _refusal(reason: str, program: str) -> SolverResult:
+    kind = "parse_error" if reason.startswith("parse_error:") else "refused"
+    return SolverResult(NAME, "parse_error", error_kind=kind, error=reason, program=program)  # type: ignore[arg-type]
+
+
+def preflight(sandbox: Sandbox) -> EngineCheck:
+    """Can Z3 run in this sandbox (as its user)? Once per sandbox."""
+    cmd = find_z3()
+    paths = [cmd[0]] if cmd[0] != sys.executable else [sys.executable, cmd[-1], *_z3_pkg()]
+    read = engine_read_paths(*paths)
+    return check_engine(
+        sandbox, NAME,
+        lambda drop: sandbox.run(
+            [*cmd, "p.smt2"], files={"p.smt2": "(check-sat)\n"}, limits=PREFLIGHT_LIMITS,
+            read=read, drop=drop,
+        ),
+        lambda run: run.infra is None and run.returncode == 0 and "sat" in run.stdout,
+        paths,
+    )  # fmt: skip
+
+
+def _z3_pkg() -> list[str]:
+    spec = importlib.util.find_spec("z3")
+    return [str(Path(spec.origin).parent)] if spec and spec.origin else []
 
 
 class Z3Runner:
@@ -86,18 +99,23 @@ class Z3Runner:
         `(get-model)` is appended when the program asks for none, so sat results carry a model."""
         refused = screen(program)
         if refused:
-            return SolverResult(
-                NAME, "parse_error", error_kind="refused", error=refused, program=program
-            )
+            return _refusal(refused, program)
+        check = preflight(self.sandbox)
+        if not check.ok:
+            return unavailable_result(NAME, check, program)
         text = program
         added_model = False
         if auto_model and "(check-sat" in program and "get-model" not in program:
             text = program.rstrip() + "\n(get-model)\n"
             added_model = True
-        run = self.sandbox.run(
-            [*find_z3(), "program.smt2"], files={"program.smt2": text}, limits=self.limits
-        )
-        return _result(run, text, added_model)
+        return _result(self._exec(text), text, added_model)
+
+    def _exec(self, text: str) -> SandboxRun:
+        cmd = find_z3()
+        return self.sandbox.run(
+            [*cmd, "program.smt2"], files={"program.smt2": text}, limits=self.limits,
+            read=engine_read_paths(cmd[0], *_z3_pkg()), engine=NAME,
+        )  # fmt: skip
 
     def check_options(
         self,
@@ -124,12 +142,11 @@ class Z3Runner:
         program = "\n".join(parts) + "\n"
         refused = screen(program)
         if refused:
-            return SolverResult(
-                NAME, "parse_error", error_kind="refused", error=refused, program=program
-            )
-        run = self.sandbox.run(
-            [*find_z3(), "program.smt2"], files={"program.smt2": program}, limits=self.limits
-        )
+            return _refusal(refused, program)
+        check = preflight(self.sandbox)
+        if not check.ok:
+            return unavailable_result(NAME, check, program)
+        run = self._exec(program)
         res = _result(run, program, False)
         per: dict[str, str] = {}
         errors: dict[str, str] = {}
@@ -201,7 +218,8 @@ def _absorb(item: str, res: SolverResult) -> None:
     """Interpret a parenthesised response: a model, (get-value) pairs or an unsat core."""
     try:
         e = parse(item)
-    except ValueError:
+    except SExprError as exc:  # e.g. a model nested deeper than sexpr.MAX_DEPTH
+        res.details["model_error"] = str(exc)
         return
     if not isinstance(e, list):
         return
@@ -245,5 +263,12 @@ def z3_version(sandbox: Sandbox | None = None) -> str:
         import z3
 
         return f"{z3.get_version_string()} (library worker)"
-    run = (sandbox or Sandbox()).run([cmd[0], "--version"], limits=SolverLimits(5, 512, 10))
+    box = sandbox or Sandbox()
+    check = preflight(box)
+    if not check.ok:
+        raise SolverUnavailable(check.detail)
+    run = box.run(
+        [cmd[0], "--version"], limits=SolverLimits(5, 512, 10),
+        read=engine_read_paths(cmd[0]), engine=NAME,
+    )  # fmt: skip
     return f"{run.stdout.strip()} ({cmd[0]})"
