@@ -21,10 +21,14 @@ from pydantic import BaseModel, Field
 from kgreason.lkg.execute import ProgramExecutor
 from kgreason.lkg.prompts import load_prompt
 from kgreason.lkg.retrieval import RetrievedSubgraph
-from kgreason.lkg.solvers.base import SolverResult, SolverUnavailable
+from kgreason.lkg.solvers.base import ProgramFormatError, SolverResult, SolverUnavailable
 from kgreason.llm.base import ChatLLM, Message
 
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[ \t]*\n(.*?)```", re.S)
+#: Failures of the machine, not of the program: a repair cannot fix them, so they are
+#: never sent to the LLM (a wall-clock timeout is the host's load or a stall; a CPU-bound
+#: program hits the CPU limit first).
+INFRASTRUCTURE = frozenset({"unavailable", "wall_clock"})
 _SOLVER_NAMES = {"z3": "Z3 (SMT-LIB 2)", "prover9": "Prover9", "horn": "Horn-rule (clingo)"}
 
 
@@ -114,6 +118,28 @@ class ProgramGenerator:
         )  # fmt: skip
         return c.text
 
+    async def _run(
+        self, route: str, program: str, question: str, options: Sequence[str] | None
+    ) -> SolverResult:
+        """Run one attempt; any exception becomes this attempt's named status, so one bad
+        program (or a bug it triggers) never ends the question."""
+        try:
+            return await asyncio.to_thread(self.executor.run, route, program, question, options)
+        except SolverUnavailable as e:  # no repair can fix a missing engine
+            return SolverResult(route, "unavailable", error_kind="unavailable", error=str(e))
+        except ProgramFormatError as e:
+            return SolverResult(route, "parse_error", error_kind="parse_error", error=str(e))
+        except RecursionError:
+            return SolverResult(
+                route, "parse_error", error_kind="parse_error",
+                error="parse_error: the program is nested too deeply to read",
+            )  # fmt: skip
+        except Exception as e:  # noqa: BLE001 - recorded per attempt, never raised
+            return SolverResult(
+                route, "crash", error_kind="internal_error",
+                error=f"internal_error: {type(e).__name__}: {e}"[:500],
+            )  # fmt: skip
+
     async def generate(
         self,
         route: str,
@@ -141,18 +167,13 @@ class ProgramGenerator:
                     error="the reply contains no program (expected one fenced code block)",
                 )  # fmt: skip
             else:
-                try:
-                    res = await asyncio.to_thread(
-                        self.executor.run, route, program, question, options
-                    )
-                except SolverUnavailable as e:  # no repair can fix a missing engine
-                    res = SolverResult(route, "crash", error_kind="unavailable", error=str(e))
+                res = await self._run(route, program, question, options)
             out.attempts.append(_attempt(i, stage, route, program, res))
             out.solver = asdict(res)
             if res.ok and res.answer is not None:
                 out.answer, out.program = res.answer, program
                 return out
-            if i == self.max_repairs or res.error_kind == "unavailable":
+            if i == self.max_repairs or res.error_kind in INFRASTRUCTURE:
                 break
             if res.ok:  # ran, but gave no answer the question can use
                 res.error = res.error or f"the solver answered {res.verdict!r}, not a usable answer"

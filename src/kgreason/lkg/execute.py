@@ -26,6 +26,7 @@ from kgreason.lkg.router import options_kind, split_option
 from kgreason.lkg.solvers.base import ProgramFormatError, SolverLimits, SolverResult
 from kgreason.lkg.solvers.prover9 import Prover9Runner
 from kgreason.lkg.solvers.sandbox import Sandbox
+from kgreason.lkg.solvers.screens import screen_ladr_outside, screen_smtlib
 from kgreason.lkg.solvers.sexpr import split_top
 from kgreason.lkg.solvers.z3 import OptionMode, Z3Runner
 
@@ -97,6 +98,12 @@ class ProgramExecutor:
 
     # ---- z3 -----------------------------------------------------------------------------
     def run_z3(self, program: str, question: str, options: Sequence[str] | None) -> SolverResult:
+        # screen the program as written (the composed checks are screened again): a form
+        # the screen cannot read is refused here, before any of it is split or kept
+        refused = screen_smtlib(program)
+        if refused:
+            kind = "parse_error" if refused.startswith("parse_error:") else "refused"
+            return _fail("z3", program, refused, kind)
         base: list[str] = []
         opts: dict[str, str] = {}
         goal: str | None = None
@@ -192,7 +199,7 @@ class ProgramExecutor:
             else:
                 premises, goal, notes = _ladr_blocks(program)
         except ProgramFormatError as e:
-            return _fail("prover9", program, str(e))
+            return _fail("prover9", program, str(e), "refused" if e.kind == "refused" else "parse_error")
         res = Prover9Runner(self.sandbox, self.limits).decide(premises, goal)
         if notes:
             res.details["notes"] = notes
@@ -218,6 +225,9 @@ class ProgramExecutor:
 
 
 def _ladr_blocks(program: str) -> tuple[list[str], str, list[str]]:
+    refused = screen_ladr_outside(_FORMULAS.sub("", program))
+    if refused:
+        raise ProgramFormatError(refused, kind="refused")
     blocks = {name: body for name, body in _FORMULAS.findall(program)}
     if "goals" not in blocks:
         raise ProgramFormatError(

@@ -40,6 +40,7 @@ from kgreason.lkg.logiclm.smtquery import ChoiceOutcome
 from kgreason.lkg.router import options_kind, split_option
 from kgreason.lkg.solvers import HornRunner, Prover9Runner, Sandbox, SolverLimits, Z3Runner
 from kgreason.lkg.solvers.base import ProgramFormatError, SolverResult
+from kgreason.lkg.solvers.screens import screen_ladr_outside
 
 FORMATS = ("smtlib", "prover9", "fol", "pyke", "asp", "deduction", "arlsat")
 ALIASES = {"smt2": "smtlib", "smt": "smtlib", "z3": "smtlib", "ladr": "prover9",
@@ -161,7 +162,8 @@ def _from_choice(fmt: str, co: ChoiceOutcome) -> ProgramOutcome:
 
 
 def _parse_failure(fmt: str, solver: str, e: ProgramFormatError) -> ProgramOutcome:
-    res = SolverResult(solver, "parse_error", error_kind="parse_error", error=str(e))
+    kind = "refused" if e.kind == "refused" else "parse_error"
+    res = SolverResult(solver, "parse_error", error_kind=kind, error=str(e))
     res.details["kind"] = e.kind
     return _from_result(fmt, res)
 
@@ -217,6 +219,9 @@ def run_program(
 
 
 def _ladr(text: str) -> tuple[list[str], str, list[str]]:
+    refused = screen_ladr_outside(_FORMULAS.sub("", text))
+    if refused:  # assign/set/clear outside the lists would change the search
+        raise ProgramFormatError(refused, kind="refused")
     blocks: dict[str, list[str]] = {}
     for name, body in _FORMULAS.findall(text):
         body = re.sub(r"%[^\n]*", "", body)

@@ -54,6 +54,9 @@ _BINARY = {
     ",": (5, "and"),  # quirk: "A(x), B(x) → C(x)" written for a conjunction
 }
 _FREE_VARS = set("uvwxyz")
+#: Deepest nesting read (parentheses, ¬, quantifiers, operator chains). Deeper input is a
+#: parse error rather than a RecursionError in the parser or in `to_prover9`.
+MAX_DEPTH = 200
 _OPS = {"(", ")", ",", ".", "∀", "∃", "¬", "∧", "∨", "→", "↔", "⊕", "=", "≠"}
 
 
@@ -92,6 +95,15 @@ class _Parser:
         self.bound: list[str] = []
         self.free: list[str] = []
         self.notes: list[str] = []
+        self.depth = 0
+
+    def nest(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise ProgramFormatError(
+                f"parse_error: nesting deeper than {MAX_DEPTH} in {self.text[:80]!r}...",
+                kind="too_deep",
+            )
 
     def fail(self, msg: str, kind: str = "syntax") -> ProgramFormatError:
         near = " ".join(self.toks[self.i : self.i + 4]) or "end of formula"
@@ -113,6 +125,11 @@ class _Parser:
         f = self.formula(0)
         if self.peek() is not None:
             raise self.fail("unexpected token", kind="trailing_tokens")
+        if tree_depth(f) > MAX_DEPTH:  # long operator chains build deep trees iteratively
+            raise ProgramFormatError(
+                f"parse_error: nesting deeper than {MAX_DEPTH} in {self.text[:80]!r}...",
+                kind="too_deep",
+            )
         return ParsedFormula(f, self.free, self.notes)
 
     def formula(self, min_prec: int) -> Formula:
@@ -127,6 +144,13 @@ class _Parser:
         return left
 
     def unary(self) -> Formula:
+        self.nest()
+        try:
+            return self._unary()
+        finally:
+            self.depth -= 1
+
+    def _unary(self) -> Formula:
         tok = self.peek()
         if tok == "¬":
             self.take()
@@ -168,6 +192,13 @@ class _Parser:
         return Formula("pred", name=left.name, args=left.args)
 
     def term(self) -> Term:
+        self.nest()
+        try:
+            return self._term()
+        finally:
+            self.depth -= 1
+
+    def _term(self) -> Term:
         tok = self.take()
         if tok in _OPS:
             self.i -= 1
@@ -189,6 +220,19 @@ class _Parser:
         return Term(tok.strip('"“”'))
 
 
+def tree_depth(f: Formula) -> int:
+    """Depth of a formula tree (terms included), without recursion."""
+    best = 0
+    stack: list[tuple[Formula | Term, int]] = [(f, 1)]
+    while stack:
+        node, d = stack.pop()
+        best = max(best, d)
+        if isinstance(node, Formula):
+            stack.extend((s, d + 1) for s in node.subs)
+        stack.extend((a, d + 1) for a in node.args)
+    return best
+
+
 def parse_fol(text: str) -> ParsedFormula:
     """Parse one formula; raises ProgramFormatError whose `kind` names the failure.
 
@@ -196,7 +240,9 @@ def parse_fol(text: str) -> ParsedFormula:
     closing parentheses at the end are dropped (a frequent annotation slip)."""
     try:
         return _Parser(text).parse()
-    except ProgramFormatError:
+    except ProgramFormatError as e:
+        if e.kind == "too_deep":
+            raise
         surplus = text.count(")") - text.count("(")
         stripped = text.rstrip().rstrip(".").rstrip()
         if surplus <= 0 or not stripped.endswith(")" * surplus):

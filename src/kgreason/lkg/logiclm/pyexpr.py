@@ -31,6 +31,9 @@ _BAD_OPS = {
     "=": "assignment '='",
 }
 _BINARY = (("|",), ("^",), ("&",), ("+", "-"), ("*", "/", "//", "%"))
+#: Deepest nesting read (brackets, unary operators, operator chains): each level costs the
+#: recursive-descent parser a dozen frames, and the translators recurse over the tree.
+MAX_DEPTH = 40
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,18 @@ class _Parser:
         self.text = text.strip()
         self.toks = tokenize(self.text)
         self.i = 0
+        self.depth = 0
+
+    def nest(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise self.too_deep()
+
+    def too_deep(self) -> ProgramFormatError:
+        return ProgramFormatError(
+            f"parse_error: nesting deeper than {MAX_DEPTH} in {self.text[:80]!r}...",
+            kind="too_deep",
+        )
 
     def fail(self, msg: str, kind: str = "syntax") -> ProgramFormatError:
         return ProgramFormatError(f"{msg} in {self.text!r}", kind=kind)
@@ -109,6 +124,8 @@ class _Parser:
 
     def parse(self) -> Node:
         node = self.expr()
+        if tree_depth(node) > MAX_DEPTH * 4:  # long chains build deep trees iteratively
+            raise self.too_deep()
         if self.peek() is not None:
             tok = self.peek()
             if tok in _BAD_OPS:
@@ -132,7 +149,11 @@ class _Parser:
     def negation(self) -> Node:
         if self.peek() == "not":
             self.take()
-            return Node("not", args=(self.negation(),))
+            self.nest()
+            try:
+                return Node("not", args=(self.negation(),))
+            finally:
+                self.depth -= 1
         return self.comparison()
 
     def comparison(self) -> Node:
@@ -167,7 +188,11 @@ class _Parser:
     def unary(self) -> Node:
         if self.peek() in ("-", "+", "~"):
             op = self.take()
-            return Node("unary", op, (self.unary(),))
+            self.nest()
+            try:
+                return Node("unary", op, (self.unary(),))
+            finally:
+                self.depth -= 1
         if self.peek() in ("!",):
             raise self.fail(f"unsupported {_BAD_OPS['!']}", "unsupported_operator")
         base = self.primary()
@@ -177,6 +202,13 @@ class _Parser:
         return base
 
     def primary(self) -> Node:
+        self.nest()
+        try:
+            return self._primary()
+        finally:
+            self.depth -= 1
+
+    def _primary(self) -> Node:
         tok = self.take("an expression" if self.peek() is None else None)
         if tok == "(":
             inner = self.expr()
@@ -220,6 +252,17 @@ class _Parser:
         return out
 
 
+def tree_depth(node: Node) -> int:
+    """Depth of an expression tree, without recursion."""
+    best = 0
+    stack = [(node, 1)]
+    while stack:
+        n, d = stack.pop()
+        best = max(best, d)
+        stack.extend((a, d + 1) for a in n.args)
+    return best
+
+
 def parse_expr(text: str) -> Node:
     """Parse one expression; raises ProgramFormatError (kind: syntax, unsupported_operator,
     unsupported_construct, string, too_deep)."""
@@ -227,5 +270,7 @@ def parse_expr(text: str) -> Node:
         raise ProgramFormatError("empty expression", kind="syntax")
     try:
         return _Parser(text).parse()
-    except RecursionError:
-        raise ProgramFormatError("expression nested too deeply", kind="too_deep") from None
+    except RecursionError:  # a backstop: MAX_DEPTH should stop it first
+        raise ProgramFormatError(
+            "parse_error: expression nested too deeply", kind="too_deep"
+        ) from None

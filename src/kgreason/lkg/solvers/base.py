@@ -26,7 +26,8 @@ ErrorKind = Literal[
     "memory_limit",
     "output_limit",  # the program printed more than the sandbox keeps
     "crash",  # killed by a signal or exited with an unexpected code and no known message
-    "unavailable",
+    "unavailable",  # the engine or the sandbox cannot run here (infrastructure)
+    "internal_error",  # kgreason itself raised while handling the program
 ]
 
 TAIL_CHARS = 4000

@@ -37,13 +37,16 @@ class EngineCheck:
         return self.status != "unavailable"
 
 
-def unreadable_for(paths: Sequence[Path | str], uid: int = NOBODY, gid: int = NOBODY) -> str | None:
-    """First path (or ancestor directory) that `uid` cannot traverse or read, by mode
-    bits; symlinks are followed and their targets checked too."""
+def unreadable_for(
+    paths: Sequence[Path | str], uid: int = NOBODY, gid: int = NOBODY
+) -> list[str]:
+    """For each path, the first component (directory or the file) that `uid` cannot
+    traverse or read, by mode bits; symlinks are followed and their targets checked."""
+    found: list[str] = []
     seen: set[str] = set()
-    todo = [str(p) for p in paths]
+    todo = [str(p) for p in reversed(paths)]
     while todo:
-        p = todo.pop(0)
+        p = todo.pop()
         if p in seen:
             continue
         seen.add(p)
@@ -53,7 +56,8 @@ def unreadable_for(paths: Sequence[Path | str], uid: int = NOBODY, gid: int = NO
             try:
                 st = os.lstat(cur)
             except OSError:
-                return cur
+                found.append(cur)
+                break
             if stat.S_ISLNK(st.st_mode):
                 target = os.path.join(os.path.dirname(cur), os.readlink(cur))
                 todo.append(os.path.normpath(os.path.join(target, *parts[k:])))
@@ -64,8 +68,9 @@ def unreadable_for(paths: Sequence[Path | str], uid: int = NOBODY, gid: int = NO
             elif st.st_gid == gid:
                 need <<= 3
             if not st.st_mode & need:
-                return cur
-    return None
+                found.append(cur)
+                break
+    return list(dict.fromkeys(found))
 
 
 def check_engine(
@@ -95,16 +100,17 @@ def check_engine(
         if good(first):
             check = EngineCheck(engine, "ok", "runs as nobody", True)
         else:
-            bad = unreadable_for(paths)
+            closed = unreadable_for(paths)
+            bad = ", ".join(closed)
             why = (
-                f"{bad} is not readable by uid {NOBODY} (nobody)"
-                if bad
+                f"{bad} not readable by uid {NOBODY} (nobody)"
+                if closed
                 else failure(first).removeprefix("unavailable: ")
             )
             fix = (
-                f"fix: chmod o+rx {bad} (and its parents), or install kgreason where "
+                f"fix: chmod o+rx {bad} (and the parents), or install kgreason where "
                 "nobody can read it"
-                if bad
+                if closed
                 else "fix: see the message above"
             )
             second = probe(False) if iso.filesystem_isolated else first
@@ -115,7 +121,7 @@ def check_engine(
                     f"rlimits still apply ({fix})", False,
                 )  # fmt: skip
             else:
-                reason = failure(second) if not iso.filesystem_isolated else f"unavailable: {why}"
+                reason = f"unavailable: {why}" if closed else failure(second)
                 check = EngineCheck(engine, "unavailable", f"{reason} ({fix})", True)
     else:
         run = probe(False)
