@@ -122,7 +122,7 @@ def test_prover9_native_input_refuses_commands_outside_lists(sandbox):
 @pytest.mark.parametrize(
     "program",
     [
-        '#script (python)\nimport os\n#end.\na.',
+        "#script (python)\nimport os\n#end.\na.",
         '#include "/etc/passwd".',
         "#external a.",
         "%* comment *% #script (lua) x #end.",

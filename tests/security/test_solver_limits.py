@@ -38,7 +38,9 @@ def _wait_gone(marker: str, seconds: float = 5.0) -> list[int]:
 
 def test_a_setsid_child_does_not_outlive_the_run(sandbox):
     marker = f"kgr-orphan-{uuid.uuid4().hex}"
-    script = f"setsid /bin/sh -c 'exec -a {marker} sleep 300' </dev/null >/dev/null 2>&1 & echo started"
+    script = (
+        f"setsid /bin/sh -c 'exec -a {marker} sleep 300' </dev/null >/dev/null 2>&1 & echo started"
+    )
     run = sandbox.run(["/bin/sh", "-c", script], drop=False)
     assert "started" in run.stdout
     left = _wait_gone(marker)
@@ -65,6 +67,7 @@ def test_the_process_limit_is_enforced(sandbox):
     box = Sandbox(SolverLimits(cpu_s=5, memory_mb=256, wall_s=20), max_processes=8)
     script = "for i in $(seq 40); do sleep 5 & done 2>&1 | head -1; echo done"
     run = box.run(["/bin/bash", "-c", script], drop=os.geteuid() == 0)
-    assert "fork" in (run.stdout + run.stderr).lower() or "resource" in (
-        run.stdout + run.stderr
-    ).lower()
+    assert (
+        "fork" in (run.stdout + run.stderr).lower()
+        or "resource" in (run.stdout + run.stderr).lower()
+    )

@@ -134,7 +134,7 @@ class ProgramGenerator:
                 route, "parse_error", error_kind="parse_error",
                 error="parse_error: the program is nested too deeply to read",
             )  # fmt: skip
-        except Exception as e:  # noqa: BLE001 - recorded per attempt, never raised
+        except Exception as e:
             return SolverResult(
                 route, "crash", error_kind="internal_error",
                 error=f"internal_error: {type(e).__name__}: {e}"[:500],

@@ -199,7 +199,9 @@ class ProgramExecutor:
             else:
                 premises, goal, notes = _ladr_blocks(program)
         except ProgramFormatError as e:
-            return _fail("prover9", program, str(e), "refused" if e.kind == "refused" else "parse_error")
+            return _fail(
+                "prover9", program, str(e), "refused" if e.kind == "refused" else "parse_error"
+            )
         res = Prover9Runner(self.sandbox, self.limits).decide(premises, goal)
         if notes:
             res.details["notes"] = notes

@@ -82,9 +82,7 @@ def landlock(libc: ctypes.CDLL, read: list[str], write: list[str]) -> int:
                 if not os.path.isdir(p):
                     allowed &= _FILE_RIGHTS
                 rule = _PathBeneath(allowed, pfd)
-                r = libc.syscall(
-                    ctypes.c_long(_ADD_RULE), fd, _PATH_BENEATH, ctypes.byref(rule), 0
-                )
+                r = libc.syscall(ctypes.c_long(_ADD_RULE), fd, _PATH_BENEATH, ctypes.byref(rule), 0)
                 if r < 0:
                     raise OSError(ctypes.get_errno(), f"landlock_add_rule {p} failed")
             finally:

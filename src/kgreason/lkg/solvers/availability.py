@@ -27,7 +27,9 @@ def available(sandbox: Sandbox | None = None) -> dict[str, str]:
         try:
             c = check()
             if not c.ok:
-                out[name] = c.detail if c.detail.startswith("unavailable") else f"unavailable: {c.detail}"
+                out[name] = (
+                    c.detail if c.detail.startswith("unavailable") else f"unavailable: {c.detail}"
+                )
                 continue
             out[name] = version() + (f" [warning: {c.detail}]" if c.status == "degraded" else "")
         except (SolverError, OSError) as exc:

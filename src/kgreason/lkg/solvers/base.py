@@ -12,9 +12,7 @@ from typing import Literal
 
 #: "unavailable": the engine or the sandbox could not run at all (an infrastructure
 #: failure, never the program's fault).
-Status = Literal[
-    "ok", "parse_error", "solver_error", "timeout", "memory", "crash", "unavailable"
-]
+Status = Literal["ok", "parse_error", "solver_error", "timeout", "memory", "crash", "unavailable"]
 
 #: Values of `SolverResult.error_kind`.
 ErrorKind = Literal[

@@ -55,9 +55,14 @@ def executable_copy(src: Path, *, base: Path | None = None) -> Path:
     dst = d / f"{digest[:24]}-{src.name}"
     try:
         st = os.lstat(dst)
-        if stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid() and st.st_mode & 0o111:
-            if st.st_size == src.stat().st_size and _digest(dst) == digest:
-                return dst
+        if (
+            stat.S_ISREG(st.st_mode)
+            and st.st_uid == os.geteuid()
+            and st.st_mode & 0o111
+            and st.st_size == src.stat().st_size
+            and _digest(dst) == digest
+        ):
+            return dst
     except FileNotFoundError:
         pass
     fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-")

@@ -24,6 +24,7 @@ from kgreason.lkg.solvers.base import SolverLimits, SolverResult
 from kgreason.lkg.solvers.isolation import NOBODY
 from kgreason.lkg.solvers.sandbox import Sandbox, SandboxRun
 
+
 @dataclass(frozen=True)
 class EngineCheck:
     engine: str
@@ -37,9 +38,7 @@ class EngineCheck:
         return self.status != "unavailable"
 
 
-def unreadable_for(
-    paths: Sequence[Path | str], uid: int = NOBODY, gid: int = NOBODY
-) -> list[str]:
+def unreadable_for(paths: Sequence[Path | str], uid: int = NOBODY, gid: int = NOBODY) -> list[str]:
     """For each path, the first component (directory or the file) that `uid` cannot
     traverse or read, by mode bits; symlinks are followed and their targets checked."""
     found: list[str] = []

@@ -18,12 +18,48 @@ from kgreason.lkg.solvers.sexpr import SExprError, forms, tokenize
 #: Commands Z3 may run from a program. Anything else (include, set-param, z3's debug
 #: commands) is refused.
 SMT_COMMANDS = frozenset(
-    """assert assert-soft check-sat check-sat-assuming check-sat-using declare-const
-    declare-datatype declare-datatypes declare-fun declare-sort define-const define-fun
-    define-fun-rec define-funs-rec define-sort echo eval exit get-assertions get-assignment
-    get-info get-model get-objectives get-option get-proof get-unsat-assumptions
-    get-unsat-core get-value maximize minimize pop push reset reset-assertions set-info
-    set-logic set-option simplify apply display""".split()
+    [
+        "assert",
+        "assert-soft",
+        "check-sat",
+        "check-sat-assuming",
+        "check-sat-using",
+        "declare-const",
+        "declare-datatype",
+        "declare-datatypes",
+        "declare-fun",
+        "declare-sort",
+        "define-const",
+        "define-fun",
+        "define-fun-rec",
+        "define-funs-rec",
+        "define-sort",
+        "echo",
+        "eval",
+        "exit",
+        "get-assertions",
+        "get-assignment",
+        "get-info",
+        "get-model",
+        "get-objectives",
+        "get-option",
+        "get-proof",
+        "get-unsat-assumptions",
+        "get-unsat-core",
+        "get-value",
+        "maximize",
+        "minimize",
+        "pop",
+        "push",
+        "reset",
+        "reset-assertions",
+        "set-info",
+        "set-logic",
+        "set-option",
+        "simplify",
+        "apply",
+        "display",
+    ]
 )
 #: Option names that name or open files, or change where output goes.
 _FILE_OPTION = re.compile(r"(file|channel|log|trace|dump|drat|path|dir|save|output)", re.I)
@@ -48,9 +84,12 @@ def screen_smtlib(program: str) -> str | None:
         for tok in toks[first + 2 : last]:
             if tok.kind == "keyword" and _FILE_OPTION.search(tok.text):
                 return f"refused: option {tok.text} writes or reads files"
-            if head == "set-option" and tok.kind in ("string", "quoted"):
-                if _FILE_OPTION.search(tok.text):
-                    return f"refused: (set-option ... {tok.text[:40]}) names a file"
+            if (
+                head == "set-option"
+                and tok.kind in ("string", "quoted")
+                and _FILE_OPTION.search(tok.text)
+            ):
+                return f"refused: (set-option ... {tok.text[:40]}) names a file"
     return None
 
 

@@ -57,8 +57,10 @@ def tokenize(text: str, *, strict: bool = True) -> list[Token]:
             j = _end_quoted(text, i)
             body = text[i + 1 : j - 1] if j > 0 else ""
             problem = (
-                "unterminated string" if c == '"' else "unterminated |quoted symbol|"
-            ) if j < 0 else ("backslash inside a string or |quoted symbol|" if "\\" in body else "")
+                ("unterminated string" if c == '"' else "unterminated |quoted symbol|")
+                if j < 0
+                else ("backslash inside a string or |quoted symbol|" if "\\" in body else "")
+            )
             if problem:
                 if strict:
                     raise SExprError(f"unreadable: {problem} at offset {i}")
