@@ -124,7 +124,11 @@ def check_solvers() -> Report:
     else:
         solvers = {str(x): True for x in found}
         detail = ", ".join(solvers)
-    absent = [k for k, v in solvers.items() if v is False or str(v).startswith("missing")]
+    # the same preflight as a real run: "unavailable" = cannot run as the sandbox user
+    absent = [
+        k for k, v in solvers.items() if v is False or str(v).startswith(("missing", "unavailable"))
+    ]
+    # a "[warning: ...]" (e.g. runs without the drop to nobody) stays in the detail
     status = "partial" if absent or not solvers else "ok"
     return {"status": status, "solvers": solvers, "detail": detail or "none found"}
 
