@@ -74,7 +74,7 @@ def _listener() -> tuple[socket.socket, int]:
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
     srv.listen(1)
-    threading.Thread(target=lambda: srv.accept(), daemon=True).start()
+    threading.Thread(target=lambda: srv.accept()[0].close(), daemon=True).start()
     return srv, srv.getsockname()[1]
 
 
