@@ -1,12 +1,20 @@
 """Sandbox launcher: set limits, drop the user, confine the filesystem with Landlock, exec.
 
-Runs as `python -I -S _launch.py SPEC_JSON -- argv...` inside the sandbox's namespaces,
-stdlib only (nothing from kgreason is imported). Why a launcher and not Popen's
+Runs as `python -I -S _launch.py [OPTIONS] -- argv...` inside the sandbox's namespaces,
+stdlib only and no json/re (their imports cost more than the rest of the start-up):
+`-r NAME=SOFT:HARD` an rlimit, `-u UID` drop to that user, `-p N` RLIMIT_NPROC (set after
+the drop), `-l` Landlock with `-R PATH`
+readable and `-W PATH` writable paths. The engine gets the launcher's own environment. Why a launcher and not Popen's
 preexec_fn: solvers are called from threads (asyncio.to_thread, bench workers), and
 running Python between fork and exec in a threaded process can deadlock.
 
-Order matters: rlimits first (RLIMIT_NPROC counts the target user), then the user drop,
-then no_new_privs and Landlock (which bind every later exec), then fork and exec. Any
+Order matters: rlimits, then the user drop, then (after a drop) a new user namespace, then
+RLIMIT_NPROC, then no_new_privs and Landlock (which bind every later exec), then fork and
+exec. Why the user namespace: RLIMIT_NPROC counts every process of the user, and
+`nobody` is shared by every sandbox on the machine (other runs, other programs), so a low
+limit made unrelated runs fail with EAGAIN. In a fresh user namespace the count starts
+at zero and the limit applies to this sandbox alone. The namespace gets no uid map and the
+engine, not uid 0 there, keeps no capabilities after exec. Any
 failure prints one line starting with "kgr-sandbox:" and exits 125, so the host can tell a
 sandbox failure from an engine's own error.
 
@@ -20,7 +28,6 @@ kills everything left in the namespace.
 from __future__ import annotations
 
 import ctypes
-import json
 import os
 import resource
 import sys
@@ -95,24 +102,56 @@ def landlock(libc: ctypes.CDLL, read: list[str], write: list[str]) -> int:
     return abi
 
 
+def options(argv: list[str]) -> tuple[dict[str, object], list[str]]:
+    """(options, command) from `[OPTIONS] -- command...`."""
+    opts: dict[str, object] = {"rlimits": [], "read": [], "write": []}
+    i = 0
+    while i < len(argv) and argv[i] != "--":
+        flag = argv[i]
+        if flag == "-l":
+            opts["landlock"] = True
+            i += 1
+            continue
+        value = argv[i + 1]
+        if flag == "-r":
+            name, limits = value.split("=", 1)
+            soft, _, hard = limits.partition(":")
+            opts["rlimits"].append((name, int(soft), int(hard or soft)))  # type: ignore[union-attr]
+        elif flag == "-u":
+            opts["uid"] = int(value)
+        elif flag == "-p":
+            opts["nproc"] = int(value)
+        elif flag in ("-R", "-W"):
+            opts["read" if flag == "-R" else "write"].append(value)  # type: ignore[union-attr]
+        else:
+            raise ValueError(f"unknown launcher option {flag}")
+        i += 2
+    return opts, argv[i + 1 :]
+
+
 def main(argv: list[str]) -> int:
-    spec = json.loads(argv[1])
-    cmd = argv[3:] if len(argv) > 2 and argv[2] == "--" else argv[2:]
     try:
-        for name, value in spec.get("rlimits", {}).items():
-            soft, hard = value if isinstance(value, list) else (value, value)
+        opts, cmd = options(argv[1:])
+        if not cmd:
+            raise ValueError("no command")
+        for name, soft, hard in opts["rlimits"]:  # type: ignore[attr-defined]
             resource.setrlimit(getattr(resource, name), (soft, hard))
-        uid = spec.get("uid")
-        if uid is not None:
+        uid = opts.get("uid")
+        libc = ctypes.CDLL(None, use_errno=True)
+        if isinstance(uid, int):
             os.setgroups([])
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
-        libc = ctypes.CDLL(None, use_errno=True)
-        if spec.get("landlock"):
-            landlock(libc, spec.get("read", []), spec.get("write", []))
+            if libc.unshare(0x10000000) != 0:  # CLONE_NEWUSER: a private process count
+                raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWUSER) failed")
+        if opts.get("nproc"):
+            n = int(opts["nproc"])  # type: ignore[call-overload]
+            resource.setrlimit(resource.RLIMIT_NPROC, (n, n))
+        if opts.get("landlock"):
+            landlock(libc, opts["read"], opts["write"])  # type: ignore[arg-type]
         elif libc.prctl(38, 1, 0, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), "prctl(no_new_privs) failed")
-        env = dict(spec.get("env", {}))
+        env = dict(os.environ)
         pid = os.fork()
     except (OSError, ValueError, KeyError, IndexError, AttributeError) as exc:
         sys.stderr.write(f"kgr-sandbox: {type(exc).__name__}: {exc}\n")

@@ -129,9 +129,10 @@ def check_engine(
             if good(run)
             else EngineCheck(engine, "unavailable", failure(run), False)
         )
-    with sandbox.checks_lock:
-        sandbox.checks[engine] = check
-        sandbox.drop_user[engine] = check.drop_user
+    if check.ok:  # an unavailable engine is probed again next time (it may be transient)
+        with sandbox.checks_lock:
+            sandbox.checks[engine] = check
+            sandbox.drop_user[engine] = check.drop_user
     return check
 
 

@@ -12,7 +12,6 @@ missing (no Landlock and `require_isolation`), nothing runs: the result says
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import signal
@@ -140,36 +139,42 @@ class Sandbox:
             env = {"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir,
                    "LANG": "C.UTF-8", **(extra_env or {})}  # fmt: skip
             cpu = max(1, int(lim.cpu_s + 0.999))
-            spec = {
-                "rlimits": {
-                    "RLIMIT_CPU": [cpu, cpu + 1],  # SIGXCPU first, SIGKILL a second later
-                    "RLIMIT_AS": lim.memory_mb * 1024 * 1024,
-                    "RLIMIT_CORE": 0,
-                    "RLIMIT_FSIZE": 64 << 20,
-                    "RLIMIT_NPROC": self.max_processes,
-                },
-                "uid": uid,
-                "landlock": iso.filesystem_isolated,
-                "read": [*SYSTEM_READ, *read],
-                "write": [workdir, "/dev/null"],
-                "env": env,
+            rlimits = {
+                "RLIMIT_CPU": f"{cpu}:{cpu + 1}",  # SIGXCPU first, SIGKILL a second later
+                "RLIMIT_AS": lim.memory_mb * 1024 * 1024,
+                "RLIMIT_CORE": 0,
+                "RLIMIT_FSIZE": 64 << 20,
             }
+            opts = [x for k, v in rlimits.items() for x in ("-r", f"{k}={v}")]
+            opts += ["-p", str(self.max_processes)]
+            if uid is not None:
+                opts += ["-u", str(uid)]
+            if iso.filesystem_isolated:
+                opts.append("-l")
+                opts += [x for p in (*SYSTEM_READ, *read) for x in ("-R", p)]
+                opts += [x for p in (workdir, "/dev/null") for x in ("-W", p)]
             if argv and "/" not in argv[0]:
                 found = shutil.which(argv[0], path=env["PATH"])
                 argv = [found or argv[0], *argv[1:]]
-            cmd = [*iso.prefix, sys.executable, "-I", "-S", LAUNCHER, json.dumps(spec), "--"]
-            return self._run([*cmd, *argv], workdir, lim, cpu, iso)
+            cmd = [*iso.prefix, sys.executable, "-I", "-S", LAUNCHER, *opts, "--"]
+            return self._run([*cmd, *argv], workdir, env, lim, cpu, iso)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
 
     def _run(
-        self, cmd: list[str], cwd: str, lim: SolverLimits, cpu: int, iso: Isolation
+        self,
+        cmd: list[str],
+        cwd: str,
+        env: dict[str, str],
+        lim: SolverLimits,
+        cpu: int,
+        iso: Isolation,
     ) -> SandboxRun:
         t0 = time.perf_counter()
         proc = subprocess.Popen(
             cmd,
             cwd=cwd,
-            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+            env=env,  # the launcher passes its environment on to the engine
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
