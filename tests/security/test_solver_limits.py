@@ -39,10 +39,11 @@ def _wait_gone(marker: str, seconds: float = 5.0) -> list[int]:
 def test_a_setsid_child_does_not_outlive_the_run(sandbox):
     marker = f"kgr-orphan-{uuid.uuid4().hex}"
     script = (
-        f"setsid /bin/sh -c 'exec -a {marker} sleep 300' </dev/null >/dev/null 2>&1 & echo started"
+        f"setsid /bin/bash -c 'exec -a {marker} sleep 300' </dev/null >/dev/null 2>&1 & "
+        "pid=$!; sleep 0.5; kill -0 $pid && echo alive"
     )
-    run = sandbox.run(["/bin/sh", "-c", script], drop=False)
-    assert "started" in run.stdout
+    run = sandbox.run(["/bin/bash", "-c", script], drop=False)
+    assert run.stdout.strip() == "alive", run.stderr  # it was running when the run ended
     left = _wait_gone(marker)
     try:
         assert left == [], f"processes outlived the run: {left}"
