@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -27,7 +28,11 @@ from kgreason.lkg.logiclm.dataset import FALLBACK_LETTERS, LogicRecord, attach_g
 from kgreason.lkg.programs import ProgramOutcome, run_program
 from kgreason.lkg.solvers import Sandbox, SolverLimits
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared/data/logic"
+DATA = (
+    Path(os.environ["KGREASON_SHARED_DATA"]) / "logic"
+    if os.environ.get("KGREASON_SHARED_DATA")
+    else Path(__file__).resolve().parents[1].parent / "shared/data/logic"
+)
 FORMAT = {"ProntoQA": "pyke", "ProofWriter": "pyke", "FOLIO": "fol",
           "LogicalDeduction": "deduction", "AR-LSAT": "arlsat"}  # fmt: skip
 GPT4_REFERENCE = {"ProntoQA": 83.2, "ProofWriter": 78.8, "FOLIO": 72.1,
@@ -101,7 +106,17 @@ def summarise(dataset: str, model: str, rows: list[Row], seed: int, failures: in
         ),
         "median_s": statistics.median(times) if times else 0.0, "p95_s": p95,
         "failure_kinds": kinds.most_common(), "examples": examples,
+        # the 2-worker race the binary cache removed; counted in every message we keep
+        "text_file_busy": sum(1 for r in rows if "text file busy" in _messages(r).lower()),
+        "unavailable": sum(1 for r in rows if r.outcome and r.outcome.status == "unavailable"),
     }  # fmt: skip
+
+
+def _messages(r: Row) -> str:
+    o = r.outcome
+    if o is None:
+        return r.error or ""
+    return " ".join([o.error or "", *(f"{x.error or ''} {x.stderr}" for x in o.results)])
 
 
 def main() -> int:
@@ -146,6 +161,12 @@ def main() -> int:
     print_table(summaries)
     print(f"\ntotal wall time {time.perf_counter() - started:.1f}s, workers={args.workers}, "
           f"cpu limit {args.cpu:g}s/program")  # fmt: skip
+    busy = sum(s["text_file_busy"] for s in summaries)
+    unavailable = sum(s["unavailable"] for s in summaries)
+    print(f"'Text file busy' in {busy} records; engine unavailable in {unavailable} records")
+    print("sandbox: " + "; ".join(sandbox.isolation().layers()))
+    for name, check in sandbox.checks.items():
+        print(f"  {name}: {getattr(check, 'status', '?')} ({getattr(check, 'detail', '')})")
     if args.json:
         args.json.write_text(json.dumps(summaries, indent=1))
     return 0
