@@ -51,10 +51,7 @@ def main() -> int:
     limits = SolverLimits(cpu_s=5, memory_mb=1024, wall_s=10)
     box = Sandbox(limits)
     iso = box.isolation()
-    print(
-        f"sandbox: network isolated={iso.network_isolated} ({iso.note}), "
-        f"drops privileges={iso.drops_privileges}"
-    )
+    print("sandbox: " + "; ".join(iso.layers()))
     z3, p9, horn = Z3Runner(box, limits), Prover9Runner(box, limits), HornRunner(box, limits)
     z3_cmd = find_z3()
     print("plain subprocess /bin/true    ", stats(lambda: subprocess.run(["/bin/true"]), n))
