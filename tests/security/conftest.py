@@ -14,9 +14,15 @@ import pytest
 from kgreason.lkg.solvers import Sandbox, SolverLimits
 
 
-@pytest.fixture(scope="session")
-def sandbox() -> Sandbox:
-    return Sandbox(SolverLimits(cpu_s=10, memory_mb=1024, wall_s=30))
+@pytest.fixture(scope="session", params=["native", "python"])
+def sandbox(request) -> Sandbox:
+    """Every attack runs through both launchers: the compiled `_launch.c` and the Python
+    fallback `_launch.py` (used where no C compiler is installed)."""
+    native = request.param == "native"
+    box = Sandbox(SolverLimits(cpu_s=10, memory_mb=1024, wall_s=30), native_launcher=native)
+    if native and len(box.isolation().launcher) != 1:
+        pytest.skip(f"no native launcher here: {box.isolation().notes}")
+    return box
 
 
 @pytest.fixture

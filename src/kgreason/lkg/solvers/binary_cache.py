@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import stat
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -77,4 +79,41 @@ def executable_copy(src: Path, *, base: Path | None = None) -> Path:
     except OSError as e:
         Path(tmp).unlink(missing_ok=True)
         raise SolverUnavailable(f"unavailable: cannot write {dst}: {e.strerror}") from e
+    return dst
+
+
+def compiled_launcher(*, base: Path | None = None) -> Path | None:
+    """The native launcher (`_launch.c`) compiled once per machine with the system C
+    compiler, or None when there is no compiler or it fails (the Python launcher is then
+    used). Content-addressed like the Prover9 copy: a changed source gets a new binary."""
+    src = Path(__file__).with_name("_launch.c")
+    cc = shutil.which("cc", path="/usr/bin:/bin") or shutil.which("gcc", path="/usr/bin:/bin")
+    if cc is None or not src.is_file():
+        return None
+    try:
+        d = _safe_dir(base)
+    except SolverUnavailable:
+        return None
+    dst = d / f"{_digest(src)[:24]}-kgr-launch"
+    try:
+        st = os.lstat(dst)
+        if stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid() and st.st_mode & 0o111:
+            return dst
+    except FileNotFoundError:
+        pass
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-")
+    os.close(fd)
+    try:
+        r = subprocess.run(
+            [cc, "-O2", "-o", tmp, str(src)],
+            capture_output=True, timeout=120, env={"PATH": "/usr/bin:/bin"},
+        )  # fmt: skip
+        if r.returncode != 0:
+            return None
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, dst)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    finally:
+        Path(tmp).unlink(missing_ok=True)
     return dst

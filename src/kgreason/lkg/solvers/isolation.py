@@ -49,6 +49,8 @@ class Isolation:
     #: running as root, so the engine can drop to `nobody`
     can_drop: bool
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: command that starts the launcher: the compiled `_launch.c`, or Python on _launch.py
+    launcher: tuple[str, ...] = (sys.executable, "-I", "-S", LAUNCHER)
 
     @property
     def filesystem_isolated(self) -> bool:
@@ -68,6 +70,8 @@ class Isolation:
             else "no pid namespace (process group killed; setsid children may survive)"
         )
         out.append("rlimits cpu/as/fsize/core/nproc")
+        native = not self.launcher[0].endswith(("python", "python3")) and len(self.launcher) == 1
+        out.append("native launcher" if native else "python launcher")
         return out
 
 
@@ -85,7 +89,7 @@ def _probe(argv: list[str]) -> bool:
     return r.returncode == 0
 
 
-def detect(*, want_netns: bool = True) -> Isolation:
+def detect(*, want_netns: bool = True, native: bool = True) -> Isolation:
     """Try each layer on this machine and keep the ones that work."""
     notes: list[str] = []
     abi = _launch.landlock_abi(ctypes.CDLL(None, use_errno=True))
@@ -109,7 +113,16 @@ def detect(*, want_netns: bool = True) -> Isolation:
             notes.append("unshare refused a pid namespace (no namespace rights)")
     if not want_netns:
         notes.append("network isolation disabled")
-    return Isolation(prefix, net, pid, abi, root, tuple(notes))
+    launcher: tuple[str, ...] = (sys.executable, "-I", "-S", LAUNCHER)
+    if native:
+        from kgreason.lkg.solvers.binary_cache import compiled_launcher
+
+        exe = compiled_launcher()
+        if exe is not None and _probe([str(exe), "--"]):
+            launcher = (str(exe),)
+        else:
+            notes.append("no C compiler or compile failed: python launcher (slower start)")
+    return Isolation(prefix, net, pid, abi, root, tuple(notes), launcher)
 
 
 def python_read_paths() -> list[str]:

@@ -16,7 +16,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -26,7 +25,7 @@ from typing import IO
 
 from kgreason.lkg.solvers import _launch
 from kgreason.lkg.solvers.base import SolverLimits, SolverResult
-from kgreason.lkg.solvers.isolation import LAUNCHER, NOBODY, SYSTEM_READ, Isolation, detect
+from kgreason.lkg.solvers.isolation import NOBODY, SYSTEM_READ, Isolation, detect
 
 _MEMORY_MARKERS = (
     "out of memory",
@@ -72,6 +71,7 @@ class Sandbox:
         max_output: int = 16 << 20,
         max_processes: int = 64,
         require_isolation: bool = True,
+        native_launcher: bool = True,
     ):
         self.limits = limits or SolverLimits()
         #: bytes kept per stream; a program that prints more is killed ("output" limit)
@@ -81,6 +81,7 @@ class Sandbox:
         #: refuse to run when Landlock is unavailable (fail closed)
         self.require_isolation = require_isolation
         self._want_netns = isolate_network
+        self._native = native_launcher
         self._isolation: Isolation | None = None
         self._lock = threading.Lock()
         #: engine name -> preflight outcome (see preflight.py)
@@ -92,7 +93,7 @@ class Sandbox:
     def isolation(self) -> Isolation:
         with self._lock:
             if self._isolation is None:
-                self._isolation = detect(want_netns=self._want_netns)
+                self._isolation = detect(want_netns=self._want_netns, native=self._native)
             return self._isolation
 
     # ---- running --------------------------------------------------------------------
@@ -156,7 +157,7 @@ class Sandbox:
             if argv and "/" not in argv[0]:
                 found = shutil.which(argv[0], path=env["PATH"])
                 argv = [found or argv[0], *argv[1:]]
-            cmd = [*iso.prefix, sys.executable, "-I", "-S", LAUNCHER, *opts, "--"]
+            cmd = [*iso.prefix, *iso.launcher, *opts, "--"]
             return self._run([*cmd, *argv], workdir, env, lim, cpu, iso)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
