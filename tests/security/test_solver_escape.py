@@ -138,3 +138,16 @@ def test_asp_directives_that_run_code_or_read_files_are_refused(sandbox, program
 def test_asp_directives_in_comments_and_strings_are_not_directives(sandbox):
     res = HornRunner(sandbox).run_asp('% #include "x".\na("#script"). %* #include *%\n')
     assert res.ok and res.verdict == "sat"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "assign(max_seconds, 1000).\nformulas(assumptions).\np(a).\nend_of_list.\n",
+        "formulas(assumptions).\np(a). % end_of_list.\nend_of_list.\nset(auto2).\n",
+        'formulas(assumptions).\n"end_of_list.". p(a).\nend_of_list.\nclear(auto_denials).\n',
+    ],
+)
+def test_prover9_raw_input_is_only_formula_lists(sandbox, text):
+    res = Prover9Runner(sandbox).run_input(text)
+    assert res.error_kind == "refused" and (res.error or "").startswith("refused:")

@@ -35,7 +35,7 @@ from kgreason.lkg.solvers.preflight import (
     unavailable_result,
 )
 from kgreason.lkg.solvers.sandbox import Sandbox, SandboxRun, apply_limit
-from kgreason.lkg.solvers.screens import screen_ladr_formula
+from kgreason.lkg.solvers.screens import screen_ladr_formula, screen_ladr_outside
 
 NAME = "prover9"
 _BINARY = "prover9-linux-elf-64"
@@ -43,6 +43,7 @@ _PROOF = re.compile(r"=+ PROOF =+\n(.*?)\n=+ end of proof =+", re.S)
 _ERROR_BLOCK = re.compile(r"%%ERROR: ?([^\n]*)\n(.*?)%%START ERROR%%(.*?)%%END ERROR%%", re.S)
 _FATAL = re.compile(r"Fatal error:\s*(.*)")
 _LIMIT_CODES = {3: "max_megs", 4: "max_seconds", 5: "max_given", 6: "max_kept", 7: "action"}
+_LISTS = re.compile(r"formulas\(\s*\w+\s*\)\s*\.(.*?)end_of_list\s*\.", re.S)
 #: Put before the user's lists: see the module docstring.
 PREAMBLE = "clear(auto_denials).\nclear(print_given).\n"
 
@@ -91,9 +92,15 @@ class Prover9Runner:
         return preflight(self.sandbox, self.binary)
 
     def run_input(self, text: str) -> SolverResult:
-        """Run LADR input (assembled by `ladr_input`, whose formulas are screened). Our
-        max_seconds/max_megs go last so they override the program's, giving Prover9 a
-        clean exit (4/3) just before the OS limits would kill it."""
+        """Run LADR input made only of formulas(...) lists: any command outside them
+        (assign, set, include...) is refused. Our max_seconds/max_megs go last so they
+        override the program's, giving Prover9 a clean exit (4/3) just before the OS
+        limits would kill it."""
+        refused = screen_ladr_outside(_LISTS.sub("", text))
+        if refused:
+            return SolverResult(
+                NAME, "parse_error", error_kind="refused", error=refused, program=text
+            )
         lim = self.limits
         check = self.preflight()
         if not check.ok:
