@@ -54,6 +54,9 @@ def score(record: Record, outcome: Outcome) -> dict[str, Any]:
 
 
 def classify_error(exc: BaseException) -> str:
+    named = getattr(type(exc), "error_kind", None)  # transport errors name themselves,
+    if isinstance(named, str):  # with the same names PoG's results use
+        return named
     if isinstance(exc, LLMBudgetExceeded):
         return "budget_exceeded"
     if isinstance(exc, LLMOutputError):
