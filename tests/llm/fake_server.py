@@ -45,6 +45,7 @@ class FakeOpenAIServer:
                     server.respond(self, kind, arg)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = False  # close() waits for handlers (they all end on stop)
         self.port = self.httpd.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
         self.thread = threading.Thread(

@@ -75,7 +75,9 @@ async def test_trickling_reply_hits_the_total_deadline(server):
     server.plan = [("trickle", 30.0)]
     with pytest.raises(LLMTransportError, match=r"timed out after 0.5s") as e:
         await _call(server, timeout_s=0.5)
-    assert e.value.retryable and error_kind(e.value) == "llm-unreachable"
+    assert "still arriving" in str(e.value)
+    assert not e.value.retryable  # a trickling server would trickle again
+    assert error_kind(e.value) == "llm-unreachable"
     server.close()
     assert server.sent and server.sent[0] < 150  # the body is ~260 bytes
 

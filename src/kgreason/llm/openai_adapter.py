@@ -9,7 +9,8 @@ read chunk by chunk against a byte cap (`max_reply_bytes`).
 Retries are not done here: `RetryingLLM` owns the retry policy so it is the same for every
 backend and testable with a fake clock. Every failure is an `LLMTransportError` naming the
 endpoint, whose class says what happened (`error_kind`): unreachable (connect errors, 408,
-429, 5xx, timeouts, dropped connections; retryable), rejected (other 4xx), bad reply
+429, 5xx, timeouts, dropped connections; retryable, except a timeout while the body is
+still arriving: a trickling server would trickle again), rejected (other 4xx), bad reply
 (malformed body) or too large. The body is parsed strictly, because compatible servers vary
 and a half-formed reply must fail loudly, not read as empty.
 """
@@ -138,13 +139,18 @@ class OpenAIChat:
         if max_tokens is not None:
             payload["max_tokens"] = max_tokens
         t0 = time.perf_counter()
+        progress: list[str] = []
         try:
             async with asyncio.timeout(self.timeout_s):  # the whole request, body included
-                status, headers, body = await self._post(payload)
+                status, headers, body = await self._post(payload, progress)
         except TimeoutError:
-            raise self._err(
-                f"timed out after {self.timeout_s:g}s (connect + reply)", retryable=True
-            ) from None
+            if progress:  # the server answered but trickles: another attempt would too
+                raise self._err(
+                    f"timed out after {self.timeout_s:g}s with the reply still arriving "
+                    "(a trickling server); not retried",
+                    retryable=False,
+                ) from None
+            raise self._err(f"timed out after {self.timeout_s:g}s", retryable=True) from None
         except httpx.TimeoutException:
             raise self._err(f"timed out after {self.timeout_s:g}s", retryable=True) from None
         except httpx.TransportError as e:
@@ -167,8 +173,11 @@ class OpenAIChat:
         text, usage, model = self._parse(body, messages)
         return Completion(text, usage, model=model or self.model, latency_s=latency)
 
-    async def _post(self, payload: dict[str, Any]) -> tuple[int, httpx.Headers, bytes]:
-        """Status, headers and body, the body read in chunks and cut at the cap."""
+    async def _post(
+        self, payload: dict[str, Any], progress: list[str]
+    ) -> tuple[int, httpx.Headers, bytes]:
+        """Status, headers and body, the body read in chunks and cut at the cap.
+        `progress` gets "headers" once the server has started answering."""
         headers = {
             "Authorization": f"Bearer {self._api_key}",
             "User-Agent": f"kgreason/{__version__}",
@@ -176,6 +185,7 @@ class OpenAIChat:
         }
         client = self._get_client()
         async with client.stream("POST", self.endpoint, json=payload, headers=headers) as resp:
+            progress.append("headers")
             cap = self.max_reply_bytes if resp.status_code < 400 else _ERROR_BODY_BYTES
             declared = resp.headers.get("content-length", "")
             if resp.status_code < 400 and declared.isdigit() and int(declared) > cap:
