@@ -44,8 +44,17 @@ def write_error(out: Path, e: OSError) -> StoreWriteError:
         errno.EROFS: "read-only file system",
         errno.EACCES: "permission denied",
     }.get(e.errno or 0, e.strerror or str(e))
+    if e.errno is None and _nearly_full(out.parent):  # numpy's short write carries no errno
+        what = f"disk full ({e})"
     where = f" ({e.filename})" if e.filename else ""
     return StoreWriteError(f"cannot write store {out}: {what}{where}")
+
+
+def _nearly_full(directory: Path) -> bool:
+    try:
+        return shutil.disk_usage(directory).free < (1 << 20)
+    except OSError:
+        return False
 
 
 def lock_path(out: Path) -> Path:
