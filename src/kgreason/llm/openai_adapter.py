@@ -35,6 +35,7 @@ from kgreason.llm.base import (
     Usage,
 )
 from kgreason.llm.tokens import TokenCounter
+from kgreason.loopclient import LoopClient
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: Sent when no key is configured: local servers ignore it, OpenAI itself will say 401.
@@ -66,7 +67,7 @@ def _mib(n: int) -> str:
 
 class OpenAIChat:
     """`ChatLLM` over HTTP. One httpx client per event loop (its pool is loop-bound),
-    created on first use; call `aclose()` when done."""
+    created on first use and closed with its loop; `aclose()` closes it sooner."""
 
     def __init__(
         self,
@@ -85,21 +86,11 @@ class OpenAIChat:
         self.timeout_s = timeout_s
         self.max_reply_bytes = max_reply_bytes
         self.tokens = tokens or TokenCounter()
-        self._client: httpx.AsyncClient | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-
-    def _get_client(self) -> httpx.AsyncClient:
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._loop is not loop:
-            self._client = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout_s))
-            self._loop = loop
-        return self._client
+        #: remade per event loop and closed when that loop shuts down (see loopclient.py)
+        self._http = LoopClient(lambda: httpx.AsyncClient(timeout=httpx.Timeout(self.timeout_s)))
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            if self._loop is asyncio.get_running_loop():  # else its loop is gone: drop it
-                await self._client.aclose()
-            self._client = None
+        await self._http.aclose()
 
     def _err(
         self, what: str, *, retryable: bool, retry_after: float | None = None
@@ -183,7 +174,7 @@ class OpenAIChat:
             "User-Agent": f"kgreason/{__version__}",
             "Accept": "application/json",
         }
-        client = self._get_client()
+        client = await self._http.get()
         async with client.stream("POST", self.endpoint, json=payload, headers=headers) as resp:
             progress.append("headers")
             cap = self.max_reply_bytes if resp.status_code < 400 else _ERROR_BODY_BYTES

@@ -27,6 +27,7 @@ import httpx
 
 from kgreason import __version__
 from kgreason.kg.base import KGError
+from kgreason.loopclient import LoopClient
 
 _ACCEPT_SELECT = "application/sparql-results+json, application/json;q=0.9"
 #: Public endpoints (Wikidata's) refuse anonymous generic user agents.
@@ -169,27 +170,23 @@ class SparqlClient:
         self.max_reply_bytes = max_reply_bytes
         self.retry = retry or RetryPolicy()
         self._http = http
-        self._owns_http = http is None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        #: an owned client is remade per event loop and closed when that loop shuts down
+        self._owned = None if http is not None else LoopClient(self._new_http)
         self._sleep = sleep
         self._default_graph = default_graph
 
-    def _client(self) -> httpx.AsyncClient:
-        """The httpx client; an owned one is remade when the event loop changed (a KG
-        object used by several `asyncio.run` calls), since its pool belongs to one loop."""
-        loop = asyncio.get_running_loop()
-        if self._owns_http and self._http is not None and self._loop is not loop:
-            self._http = None
-        if self._http is None:
-            self._http = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout_s))
-            self._loop = loop
+    def _new_http(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(timeout=httpx.Timeout(self.timeout_s))
+
+    async def _client(self) -> httpx.AsyncClient:
+        if self._owned is not None:
+            return await self._owned.get()
+        assert self._http is not None
         return self._http
 
     async def aclose(self) -> None:
-        if self._http is not None and self._owns_http:
-            if self._loop is asyncio.get_running_loop():  # else its loop is gone: just drop it
-                await self._http.aclose()
-            self._http = None
+        if self._owned is not None:
+            await self._owned.aclose()
 
     async def select(self, query: str) -> SelectResult:
         resp, body = await self._post(query)
@@ -217,7 +214,8 @@ class SparqlClient:
         """POST once; the body is streamed and cut at the cap (error pages at 64 KiB).
         `progress` gets "headers" once the server has started answering."""
         headers = {"Accept": _ACCEPT_SELECT, "User-Agent": _USER_AGENT}
-        async with self._client().stream("POST", self.url, data=data, headers=headers) as resp:
+        client = await self._client()
+        async with client.stream("POST", self.url, data=data, headers=headers) as resp:
             progress.append("headers")
             ok = resp.status_code < 400
             cap = self.max_reply_bytes if ok else _ERROR_BODY_BYTES
