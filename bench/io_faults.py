@@ -2,6 +2,7 @@
 
     python bench/io_faults.py                      # this tree's src/
     python bench/io_faults.py --src /path/to/src   # another checkout (a "before" figure)
+    python bench/io_faults.py --only ask           # only `kgreason ask` end to end
 
 Each probe runs the client in a fresh child process (peak RSS = the child's ru_maxrss) under
 an address-space limit (--as-gb, default 6) and a wall limit (--wall-s, default 240), so an
@@ -63,10 +64,7 @@ CHILD = textwrap.dedent("""
 
 def probe(src: str, kind: str, url: str, timeout: float, as_gb: float, wall_s: float) -> dict:
     limit = int(as_gb * 1024**3)
-    code = (
-        "import resource; resource.setrlimit(resource.RLIMIT_AS, "
-        f"({limit}, {limit}))\n" + CHILD
-    )
+    code = f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))\n" + CHILD
     env = {**os.environ, "PYTHONPATH": src}
     t0 = time.perf_counter()
     try:
@@ -82,8 +80,50 @@ def probe(src: str, kind: str, url: str, timeout: float, as_gb: float, wall_s: f
     lines = r.stdout.strip().splitlines()
     if r.returncode != 0 or not lines:
         tail = (r.stderr.strip().splitlines() or ["?"])[-1][:160]
-        return {"error": f"exit {r.returncode}: {tail}", "wall_s": round(time.perf_counter() - t0, 2)}
+        return {
+            "error": f"exit {r.returncode}: {tail}",
+            "wall_s": round(time.perf_counter() - t0, 2),
+        }
     return json.loads(lines[-1])
+
+
+def ask_probe(src: str, base_url: str, as_gb: float, wall_s: float) -> dict:
+    """`kgreason ask` end to end (static embedder, no retries, no cache)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "KGREASON_"))}
+    env.update(
+        PYTHONPATH=src,
+        OPENAI_BASE_URL=base_url,
+        OPENAI_API_KEY="k",
+        KGREASON_EMBED__BACKEND="static",
+        KGREASON_LLM__TIMEOUT_S="30",
+        KGREASON_LLM__MAX_RETRIES="0",
+        KGREASON_LLM__CACHE="false",
+    )
+    limit = int(as_gb * 1024**3)
+    code = (
+        "import resource, runpy, sys\n"
+        f"resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))\n"
+        "sys.argv = ['kgreason', 'ask', 'who directed [Once Were Warriors]']\n"
+        "try:\n    runpy.run_module('kgreason', run_name='__main__')\n"
+        "finally:\n"
+        "    r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
+        "    print(f'PEAK_RSS_MB {r:.1f}', file=sys.stderr)\n"
+    )
+    t0 = time.perf_counter()
+    try:
+        r = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=wall_s
+        )
+    except subprocess.TimeoutExpired:
+        return {"error": f"still running after {wall_s:g} s (killed)", "wall_s": wall_s}
+    wall = round(time.perf_counter() - t0, 2)
+    lines = r.stderr.strip().splitlines()
+    rss = [float(x.split()[1]) for x in lines if x.startswith("PEAK_RSS_MB")]
+    msg = next((x for x in lines if x.startswith("error:")), (lines or ["?"])[-1])
+    out = {"wall_s": wall, "error": f"exit {r.returncode}: {msg[:160]}"}
+    if rss:
+        out["peak_rss_mb"] = rss[0]
+    return out
 
 
 def main() -> None:
@@ -114,6 +154,15 @@ def main() -> None:
                 f"{name:22s} timeout {timeout:5.1f} s  wall {res['wall_s']:7.2f} s "
                 f"({ratio:4.1f}x)  peak RSS {res.get('peak_rss_mb', float('nan')):8.1f} MB  "
                 f"{res.get('error') or res.get('result')}",
+                flush=True,
+            )
+        if not a.only or "ask" in a.only:
+            llm.plan = [("huge", 300 * 1024**2)] * 20
+            res = ask_probe(a.src, llm.base_url, a.as_gb, a.wall_s)
+            print(
+                f"{'ask, 300 MB replies':22s} timeout  30.0 s  wall {res['wall_s']:7.2f} s "
+                f"({res['wall_s'] / 30:4.1f}x)  peak RSS "
+                f"{res.get('peak_rss_mb', float('nan')):8.1f} MB  {res['error']}",
                 flush=True,
             )
     finally:
