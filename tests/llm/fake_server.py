@@ -3,7 +3,12 @@
 Each request to /v1/chat/completions takes the next scripted behaviour from `plan`:
 ("ok", text), ("ok_no_usage", text), ("status", code), ("sleep", seconds), ("raw", body),
 ("drop", None) (hang up without replying), ("truncate", None) (hang up mid-body);
-with the plan empty it answers "ok". Request bodies are kept in `requests`.
+fault replies: ("huge", n_bytes) streams a valid-looking reply of n_bytes with no
+Content-Length, ("huge_declared", n_bytes) declares n_bytes and streams them, ("trickle",
+seconds) sends a valid reply one byte per 50 ms for at most `seconds`. Fault loops are bounded
+in bytes and time, stop when the client hangs up or the server closes, and record the bytes
+they sent in `sent`. With the plan empty it answers "ok". Request bodies are kept in
+`requests`.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -19,6 +25,8 @@ class FakeOpenAIServer:
     def __init__(self) -> None:
         self.plan: list[tuple[str, Any]] = []
         self.requests: list[dict[str, Any]] = []
+        #: bytes of body each fault reply ("huge", "trickle") managed to send
+        self.sent: list[int] = []
         self.stop = threading.Event()
         self._lock = threading.Lock()
         server = self
@@ -37,6 +45,7 @@ class FakeOpenAIServer:
                     server.respond(self, kind, arg)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = False  # close() waits for handlers (they all end on stop)
         self.port = self.httpd.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
         self.thread = threading.Thread(
@@ -64,6 +73,8 @@ class FakeOpenAIServer:
             h.close_connection = True
             h.connection.shutdown(2)
             return None
+        if kind in ("huge", "huge_declared", "trickle"):
+            return self._fault(h, kind, arg)
         if kind == "status":
             msg = json.dumps({"error": {"message": f"scripted {arg}", "type": "test"}})
             return self._send(h, arg, msg.encode())
@@ -84,6 +95,41 @@ class FakeOpenAIServer:
         if kind == "ok":
             body["usage"] = {"prompt_tokens": 11, "completion_tokens": 2, "total_tokens": 13}
         return self._send(h, 200, json.dumps(body).encode())
+
+    def _fault(self, h: BaseHTTPRequestHandler, kind: str, arg: Any) -> None:
+        head = b'{"choices": [{"message": {"role": "assistant", "content": "'
+        tail = b'"}}]}'
+        h.send_response(200)
+        h.send_header("content-type", "application/json")
+        if kind == "huge_declared":
+            h.send_header("content-length", str(arg))
+        h.end_headers()
+        sent = 0
+        try:
+            if kind == "trickle":
+                body = head + b"x" * 200 + tail
+                deadline = time.monotonic() + arg
+                for b in body:
+                    if self.stop.is_set() or time.monotonic() > deadline:
+                        break
+                    h.wfile.write(bytes([b]))
+                    h.wfile.flush()
+                    sent += 1
+                    self.stop.wait(0.05)
+            else:
+                h.wfile.write(head)
+                sent = len(head)
+                chunk = b"x" * 65536
+                while sent < arg - len(tail) and not self.stop.is_set():
+                    n = min(len(chunk), arg - len(tail) - sent)
+                    h.wfile.write(chunk[:n])
+                    sent += n
+                h.wfile.write(tail)
+                sent += len(tail)
+        finally:
+            with self._lock:
+                self.sent.append(sent)
+            h.close_connection = True
 
     @staticmethod
     def _send(h: BaseHTTPRequestHandler, code: int, payload: bytes) -> None:

@@ -119,7 +119,7 @@ async def test_endpoint_failing_mid_question_is_named(virtuoso, embedder) -> Non
     llm = ScriptedLLM(script(evaluate=["{No}"] * 5, supplement=supplement))
     async with SparqlKG(url, dialect="freebase", max_retries=0, timeout_s=5) as kg:
         r = await PoG(kg, llm, embedder, PoGSettings()).ask_async(QUESTION)
-    assert r.error_kind == "kg-error", r.error
+    assert r.error_kind == "sparql-unreachable", r.error  # named by the SPARQL client
     assert f"127.0.0.1:{proxy.port}" in r.error
     assert r.answers == [] and r.phase is None
     # what was found before the failure is kept: phase-1 steps, their paths, the usage

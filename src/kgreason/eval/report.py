@@ -6,6 +6,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from kgreason.eval import rundir
 from kgreason.eval.summarize import METRIC_LABELS, RunFigures, load_run
 from kgreason.eval.svg import bar_chart, path_graph
 
@@ -142,8 +143,12 @@ def write_report(
 ) -> tuple[Path, Path]:
     runs = [load_run(d) for d in run_dirs]
     out = out or run_dirs[0]
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise rundir.io_error(out, e) from None
     md, page = out / "report.md", out / "report.html"
-    md.write_text(markdown(runs, question_id), encoding="utf-8")
-    page.write_text(html(runs, question_id), encoding="utf-8")
+    # only report.md / report.html are written: results.jsonl and the rest are read-only here
+    rundir.write_atomic(md, markdown(runs, question_id))
+    rundir.write_atomic(page, html(runs, question_id))
     return md, page

@@ -4,27 +4,58 @@ runs/NAME/
   config.json      what was run: settings, method, dataset, prompt hashes, model, KG
                    identity, package version, git revision
   results.jsonl    one line per finished question, appended and flushed as each finishes;
-                   rewritten in dataset order when the run completes
+                   rewritten in dataset order (one row per question id) when the run completes
   timings.jsonl    wall time per question (kept apart so results.jsonl is reproducible)
   transcript.jsonl every LLM call, replayable with `kgreason eval --replay`
+  .lock            held (flock) by the one process writing the run; the kernel drops it
+                   when that process dies, so a killed run never leaves a stale lock
+
+Readers never write: `read_jsonl` is pure. Only the lock holder cuts a torn final line
+(`cut_torn_tail`) before appending. A bad line in the middle is skipped and reported by
+file:line, never treated as the end of the file.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import json
+import logging
 import os
 import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 RESULTS = "results.jsonl"
 TIMINGS = "timings.jsonl"
 CONFIG = "config.json"
 TRANSCRIPT = "transcript.jsonl"
+LOCK = ".lock"
 
 
 class RunDirError(ValueError):
     pass
+
+
+class RunDirBusy(RunDirError):
+    """Another live process holds the run directory's lock."""
+
+
+def io_error(path: Path, e: OSError) -> RunDirError:
+    """One line for an OS failure on a run file: names the file and says what happened."""
+    what = {
+        errno.ENOSPC: "disk full",
+        errno.EDQUOT: "disk quota exceeded",
+        errno.EROFS: "read-only file system",
+        errno.EACCES: "permission denied",
+        errno.EPERM: "permission denied",
+    }.get(e.errno or 0, e.strerror or str(e))
+    return RunDirError(f"cannot write {path}: {what}")
 
 
 def git_revision(start: Path | None = None) -> str | None:
@@ -42,60 +73,201 @@ def git_revision(start: Path | None = None) -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
-def read_jsonl_tolerant(path: Path) -> list[dict[str, Any]]:
-    """Rows of a JSONL file written by a process that may have been killed mid-line: a torn
-    last line is cut off the file (so appends continue cleanly) and ignored."""
+@dataclass
+class JsonlRead:
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    #: "file:line" of each unreadable line that was skipped (not the torn final line)
+    bad_lines: list[str] = field(default_factory=list)
+    #: rows dropped because an earlier row had the same key
+    duplicates: int = 0
+    #: the raw bytes of those lines, kept so a rewrite can set them aside instead of losing them
+    bad_raw: list[bytes] = field(default_factory=list)
+    #: True when the last line has no newline (a write cut by a kill); it is ignored
+    torn_tail: bool = False
+
+
+def read_jsonl(path: Path, key: str | None = "id") -> JsonlRead:
+    """Rows of a JSONL file, without ever writing to it. A final line with no newline is a
+    torn write and is ignored; any other unreadable line is skipped and listed in
+    `bad_lines`. With `key`, only the first row per key is kept."""
+    res = JsonlRead()
     if not path.is_file():
-        return []
+        return res
     data = path.read_bytes()
-    rows: list[dict[str, Any]] = []
-    good_end = 0
-    pos = 0
-    for line in data.split(b"\n"):
-        end = pos + len(line) + 1
-        if end > len(data):  # no trailing newline: torn line
-            break
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:
-                break
-        good_end = end
-        pos = end
-    if good_end < len(data):
-        with path.open("r+b") as f:
-            f.truncate(good_end)
-    return rows
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    elif lines:
+        lines.pop()  # no trailing newline: torn
+        res.torn_tail = True
+    seen: set[Any] = set()
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except (ValueError, UnicodeDecodeError):
+            row = None
+        if not isinstance(row, dict) or (key is not None and key not in row):
+            res.bad_lines.append(f"{path}:{n}")
+            res.bad_raw.append(line)
+            continue
+        if key is not None:
+            k = json.dumps(row[key], sort_keys=True)
+            if k in seen:
+                res.duplicates += 1
+                continue
+            seen.add(k)
+        res.rows.append(row)
+    return res
+
+
+def read_jsonl_tolerant(path: Path, key: str | None = "id") -> list[dict[str, Any]]:
+    """The readable rows of `path` (see `read_jsonl`), logging any skipped line."""
+    got = read_jsonl(path, key)
+    for where in got.bad_lines:
+        log.warning("%s: unreadable line skipped", where)
+    return got.rows
+
+
+def cut_torn_tail(path: Path) -> bool:
+    """Cut an incomplete final line (no newline) so appends start on a fresh line. Only the
+    holder of the run's lock may call this. Returns True if something was cut."""
+    if not path.is_file():
+        return False
+    with path.open("r+b") as f:
+        size = f.seek(0, os.SEEK_END)
+        if size == 0:
+            return False
+        f.seek(size - 1)
+        if f.read(1) == b"\n":
+            return False
+        # scan back for the last newline (lines are far shorter than the whole file)
+        end = size
+        while end > 0:
+            start = max(0, end - (1 << 16))
+            f.seek(start)
+            chunk = f.read(end - start)
+            i = chunk.rfind(b"\n")
+            if i >= 0:
+                f.truncate(start + i + 1)
+                return True
+            end = start
+        f.truncate(0)
+        return True
+
+
+class RunLock:
+    """An exclusive, non-blocking flock on `DIR/.lock`; the holder's pid is written in it
+    so a refused writer can name it. The kernel releases it when the holder dies."""
+
+    def __init__(self, directory: Path):
+        self.path = directory / LOCK
+        self._fd: int | None = None
+
+    def acquire(self) -> RunLock:
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as e:
+            raise io_error(self.path, e) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 32).decode("ascii", "replace").strip() or "?"
+            os.close(fd)
+            raise RunDirBusy(
+                f"another kgreason eval holds this run dir {self.path.parent} (pid {holder})"
+            ) from None
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        except OSError as e:
+            os.close(fd)
+            raise io_error(self.path, e) from None
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing drops the flock; the file stays (unlinking races)
+            self._fd = None
+
+    def __enter__(self) -> RunLock:
+        return self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _dump(row: dict[str, Any]) -> str:
+    return json.dumps(row, ensure_ascii=False, sort_keys=True, default=str) + "\n"
 
 
 class JsonlAppender:
     """Appends one JSON object per line and flushes, so a killed run loses at most the line
-    being written (which `read_jsonl_tolerant` then drops)."""
+    being written (which `read_jsonl` then ignores and `cut_torn_tail` removes)."""
 
     def __init__(self, path: Path):
         self.path = path
-        self._f = path.open("a", encoding="utf-8")
+        try:
+            self._f = path.open("a", encoding="utf-8")
+        except OSError as e:
+            raise io_error(path, e) from None
 
     def write(self, row: dict[str, Any]) -> None:
-        self._f.write(json.dumps(row, ensure_ascii=False, sort_keys=True, default=str) + "\n")
-        self._f.flush()
+        try:
+            self._f.write(_dump(row))
+            self._f.flush()
+        except OSError as e:
+            raise io_error(self.path, e) from None
 
     def close(self) -> None:
-        self._f.close()
+        # a full disk can fail the final flush too; the file is closed either way
+        with contextlib.suppress(OSError):
+            self._f.close()
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write `path` via a sibling temp file and a rename; on any failure the temp file is
+    removed and `path` is untouched."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with tmp.open("w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise io_error(path, e) from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
-def rewrite_sorted(path: Path, key: str) -> None:
-    """Rewrite a JSONL file ordered by `key` (atomically), for a deterministic final file."""
-    rows = read_jsonl_tolerant(path)
-    rows.sort(key=lambda r: r[key])
-    tmp = path.with_suffix(".tmp")
-    with tmp.open("w", encoding="utf-8") as f:
-        for r in rows:
-            f.write(json.dumps(r, ensure_ascii=False, sort_keys=True, default=str) + "\n")
-    os.replace(tmp, path)
+def write_rows_atomic(path: Path, rows: Iterable[dict[str, Any]]) -> None:
+    write_atomic(path, "".join(_dump(r) for r in rows))
+
+
+def rewrite_sorted(path: Path, key: str, unique: str = "id") -> None:
+    """Rewrite a JSONL file ordered by `key`, one row per `unique` value (atomically), for a
+    deterministic final file. Unreadable lines are dropped here, so only the lock holder
+    (the runner, at the end of a run) calls this; they are appended to `FILE.bad` first."""
+    got = read_jsonl(path, unique)
+    if got.bad_raw:
+        bad = path.with_name(path.name + ".bad")
+        try:
+            with bad.open("ab") as f:
+                f.write(b"".join(line + b"\n" for line in got.bad_raw))
+        except OSError as e:
+            raise io_error(bad, e) from None
+        for where in got.bad_lines:
+            log.warning("%s: unreadable line moved to %s", where, bad)
+    got.rows.sort(key=lambda r: r[key])
+    write_rows_atomic(path, got.rows)

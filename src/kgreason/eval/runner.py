@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -54,6 +54,9 @@ def score(record: Record, outcome: Outcome) -> dict[str, Any]:
 
 
 def classify_error(exc: BaseException) -> str:
+    named = getattr(type(exc), "error_kind", None)  # transport errors name themselves,
+    if isinstance(named, str):  # with the same names PoG's results use
+        return named
     if isinstance(exc, LLMBudgetExceeded):
         return "budget_exceeded"
     if isinstance(exc, LLMOutputError):
@@ -123,26 +126,56 @@ async def run(
     budget: Budget | None = None,
     progress: Progress | None = None,
 ) -> RunSummary:
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise rundir.io_error(out, e) from None
+    # the lock comes first: two writers must never both pass the checks below
+    with rundir.RunLock(out):
+        return await _run_locked(
+            records, method, llm, out, config, concurrency, resume, budget, progress
+        )
+
+
+async def _run_locked(
+    records: Sequence[Record],
+    method: Method,
+    llm: ChatLLM | None,
+    out: Path,
+    config: dict[str, Any],
+    concurrency: int,
+    resume: bool,
+    budget: Budget | None,
+    progress: Progress | None,
+) -> RunSummary:
     results_path = out / rundir.RESULTS
+    timings_path = out / rundir.TIMINGS
     config_path = out / rundir.CONFIG
     if results_path.exists() and not resume:
         raise rundir.RunDirError(
             f"{out} already holds a run: pass --resume or choose another --out"
         )
     if resume and config_path.exists():
-        old = json.loads(config_path.read_text("utf-8"))
+        try:
+            old = json.loads(config_path.read_text("utf-8"))
+        except (OSError, ValueError) as e:
+            msg = f"cannot resume {out}: unreadable {rundir.CONFIG}: {e}"
+            raise rundir.RunDirError(msg) from None
         for key in ("dataset", "split", "hops", "method"):
             if old.get(key) != config.get(key):
                 raise rundir.RunDirError(
                     f"cannot resume {out}: its {key} is {old.get(key)!r}, not {config.get(key)!r}"
                 )
     rundir.write_json_atomic(config_path, config)
+    try:
+        for p in (results_path, timings_path):  # cut a torn line before appending
+            rundir.cut_torn_tail(p)
+    except OSError as e:
+        raise rundir.io_error(out, e) from None
     done = {r["id"] for r in rundir.read_jsonl_tolerant(results_path)}
-    rundir.read_jsonl_tolerant(out / rundir.TIMINGS)  # cut a torn line before appending
     todo = [(i, r) for i, r in enumerate(records) if r.id not in done]
     results = rundir.JsonlAppender(results_path)
-    timings = rundir.JsonlAppender(out / rundir.TIMINGS)
+    timings = rundir.JsonlAppender(timings_path)
     sem = asyncio.Semaphore(max(1, concurrency))
     lock = asyncio.Lock()
     finished = len(records) - len(todo)
@@ -163,13 +196,26 @@ async def run(
                 progress(finished, len(records))
 
     try:
-        await asyncio.gather(*(work(i, r) for i, r in todo))
+        await _gather_or_cancel([work(i, r) for i, r in todo])
     finally:
         results.close()
         timings.close()
     rundir.rewrite_sorted(results_path, "index")
-    rundir.rewrite_sorted(out / rundir.TIMINGS, "index")
+    rundir.rewrite_sorted(timings_path, "index")
     return RunSummary(out, len(records), len(records) - len(todo), len(todo), errors)
+
+
+async def _gather_or_cancel(coros: list[Coroutine[Any, Any, None]]) -> None:
+    """Run all; on the first failure (a disk-full write) cancel the rest and re-raise it, so
+    no task keeps computing answers that cannot be saved."""
+    tasks = [asyncio.ensure_future(c) for c in coros]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
 
 
 def summary_dict(s: RunSummary) -> dict[str, Any]:

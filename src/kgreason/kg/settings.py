@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from kgreason.kg.base import DEFAULT_NOISE_PREFIXES
 
@@ -17,7 +17,10 @@ class KGSettings(BaseModel):
     store: Path | None = None
     sparql_url: str | None = None
     dialect: Literal["freebase", "wikidata", "generic"] = "freebase"
+    #: One deadline per SPARQL request: connect + headers + the whole body.
     timeout_s: float = 30.0
+    #: SPARQL reply bodies larger than this are refused while streaming (sparql-too-large).
+    max_reply_bytes: int = Field(default=64 * 1024 * 1024, gt=0)
     max_retries: int = 3
     page_size: int = 10_000
     noise_prefixes: list[str] = list(DEFAULT_NOISE_PREFIXES)

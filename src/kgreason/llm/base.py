@@ -63,6 +63,9 @@ class LLMError(Exception):
 class LLMTransportError(LLMError):
     """The endpoint could not be reached or kept failing after retries."""
 
+    #: the name results and the CLI report for this failure (subclasses narrow it)
+    error_kind = "llm-unreachable"
+
     def __init__(
         self,
         message: str,
@@ -76,6 +79,24 @@ class LLMTransportError(LLMError):
         self.retryable = retryable
         #: the server's Retry-After hint, if it sent one; a floor for the next backoff delay
         self.retry_after_s = retry_after_s
+
+
+class LLMBadReply(LLMTransportError):
+    """The endpoint answered 2xx but the body is not an OpenAI chat completion."""
+
+    error_kind = "llm-bad-reply"
+
+
+class LLMRejected(LLMTransportError):
+    """The endpoint refused the request (HTTP 4xx other than 408/429): retrying cannot help."""
+
+    error_kind = "llm-rejected"
+
+
+class LLMTooLarge(LLMTransportError):
+    """The reply body exceeded `llm.max_reply_bytes`; reading stopped at the cap."""
+
+    error_kind = "llm-too-large"
 
 
 class LLMOutputError(LLMError):

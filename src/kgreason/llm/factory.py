@@ -65,7 +65,10 @@ def build_llm(
     else:
         if not llm_configured(s):
             raise LLMNotConfigured(NOT_CONFIGURED_HINT)
-        llm = OpenAIChat(s.model, s.base_url, s.api_key, s.timeout_s)
+        adapter = OpenAIChat(
+            s.model, s.base_url, s.api_key, s.timeout_s, max_reply_bytes=s.max_reply_bytes
+        )
+        llm = adapter
         llm = RetryingLLM(
             llm,
             max_attempts=s.max_retries + 1,
@@ -75,7 +78,7 @@ def build_llm(
         llm = ConcurrencyLimitedLLM(llm, s.concurrency)
         use_cache = s.cache if cache is None else cache
         if use_cache and s.cache_path is not None:
-            llm = CachedLLM(llm, s.cache_path)
+            llm = CachedLLM(llm, s.cache_path, endpoint=adapter.base_url)
     if transcript is not None:
         llm = RecordingLLM(llm, transcript)
     return llm

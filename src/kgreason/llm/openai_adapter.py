@@ -1,10 +1,18 @@
 """Adapter for any OpenAI-compatible chat endpoint (OpenAI, vLLM, Ollama, llama.cpp server).
 
-The SDK's own retries are disabled (`max_retries=0`): `RetryingLLM` owns the retry policy so
-it is the same for every backend and testable with a fake clock. Every failure becomes an
-`LLMTransportError` naming the endpoint, flagged retryable for 429, 408, 5xx, timeouts and
-dropped connections. The body is parsed here rather than by the SDK's lenient model, because
-compatible servers vary and a half-formed reply must fail loudly, not read as empty.
+The endpoint is called with httpx directly, streaming the body, not through the `openai`
+SDK: the SDK reads a whole reply into memory before we see it, and its timeout is per read,
+so a 300 MB reply or a server trickling one byte a second ran unbounded. Here every request
+has one deadline (`timeout_s`) around connect + headers + the whole body, and the body is
+read chunk by chunk against a byte cap (`max_reply_bytes`).
+
+Retries are not done here: `RetryingLLM` owns the retry policy so it is the same for every
+backend and testable with a fake clock. Every failure is an `LLMTransportError` naming the
+endpoint, whose class says what happened (`error_kind`): unreachable (connect errors, 408,
+429, 5xx, timeouts, dropped connections; retryable, except a timeout while the body is
+still arriving: a trickling server would trickle again), rejected (other 4xx), bad reply
+(malformed body) or too large. The body is parsed strictly, because compatible servers vary
+and a half-formed reply must fail loudly, not read as empty.
 """
 
 from __future__ import annotations
@@ -12,28 +20,40 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from kgreason.llm.base import Completion, LLMTransportError, Message, Usage
+import httpx
+
+from kgreason import __version__
+from kgreason.llm.base import (
+    Completion,
+    LLMBadReply,
+    LLMRejected,
+    LLMTooLarge,
+    LLMTransportError,
+    Message,
+    Usage,
+)
 from kgreason.llm.tokens import TokenCounter
-
-if TYPE_CHECKING:
-    import openai
+from kgreason.loopclient import LoopClient
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-#: Sent when no key is configured: local servers ignore it, but the SDK insists on one.
+#: Sent when no key is configured: local servers ignore it, OpenAI itself will say 401.
 PLACEHOLDER_KEY = "no-key"
+#: 16 MiB: a chat reply is kilobytes; this only stops a broken or hostile server.
+DEFAULT_MAX_REPLY_BYTES = 16 * 1024 * 1024
+#: How much of an error body is read for the message.
+_ERROR_BODY_BYTES = 64 * 1024
 
-
-class LLMMalformedResponse(LLMTransportError):
-    """The endpoint answered 2xx but the body is not an OpenAI chat completion."""
+#: Kept for callers that catch the old name.
+LLMMalformedResponse = LLMBadReply
 
 
 def _retryable_status(status: int) -> bool:
     return status in (408, 429) or status >= 500
 
 
-def _retry_after(headers: Any) -> float | None:
+def _retry_after(headers: httpx.Headers) -> float | None:
     try:
         value = headers.get("retry-after")
         return max(0.0, float(value)) if value is not None else None
@@ -41,9 +61,13 @@ def _retry_after(headers: Any) -> float | None:
         return None
 
 
+def _mib(n: int) -> str:
+    return f"{n / 1048576:g} MiB" if n >= 1048576 else f"{n} bytes"
+
+
 class OpenAIChat:
-    """`ChatLLM` over `openai.AsyncOpenAI`. One client per event loop (httpx pools are
-    loop-bound), created on first use; call `aclose()` when done."""
+    """`ChatLLM` over HTTP. One httpx client per event loop (its pool is loop-bound),
+    created on first use and closed with its loop; `aclose()` closes it sooner."""
 
     def __init__(
         self,
@@ -52,6 +76,7 @@ class OpenAIChat:
         api_key: str | None = None,
         timeout_s: float = 60.0,
         *,
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
         tokens: TokenCounter | None = None,
     ):
         self.model = model
@@ -59,28 +84,13 @@ class OpenAIChat:
         self.endpoint = f"{self.base_url}/chat/completions"
         self._api_key = api_key or PLACEHOLDER_KEY
         self.timeout_s = timeout_s
+        self.max_reply_bytes = max_reply_bytes
         self.tokens = tokens or TokenCounter()
-        self._client: openai.AsyncOpenAI | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-
-    def _get_client(self) -> openai.AsyncOpenAI:
-        import openai
-
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._loop is not loop:
-            self._client = openai.AsyncOpenAI(
-                base_url=self.base_url,
-                api_key=self._api_key,
-                timeout=self.timeout_s,
-                max_retries=0,
-            )
-            self._loop = loop
-        return self._client
+        #: remade per event loop and closed when that loop shuts down (see loopclient.py)
+        self._http = LoopClient(lambda: httpx.AsyncClient(timeout=httpx.Timeout(self.timeout_s)))
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
+        await self._http.aclose()
 
     def _err(
         self, what: str, *, retryable: bool, retry_after: float | None = None
@@ -92,9 +102,14 @@ class OpenAIChat:
             retry_after_s=retry_after,
         )
 
-    def _malformed(self, what: str) -> LLMMalformedResponse:
-        return LLMMalformedResponse(
-            f"{self.endpoint}: malformed response: {what}", endpoint=self.endpoint
+    def _malformed(self, what: str) -> LLMBadReply:
+        return LLMBadReply(f"{self.endpoint}: malformed response: {what}", endpoint=self.endpoint)
+
+    def _too_large(self, size: str) -> LLMTooLarge:
+        return LLMTooLarge(
+            f"{self.endpoint}: reply larger than the {_mib(self.max_reply_bytes)} cap "
+            f"(llm.max_reply_bytes){size}",
+            endpoint=self.endpoint,
         )
 
     async def complete(
@@ -107,43 +122,80 @@ class OpenAIChat:
         sample: int = 0,
     ) -> Completion:
         # `stage` and `sample` only matter to the layers above (accounting, cache keys).
-        import openai  # deferred: ~0.35 s to import, and most CLI commands never call an LLM
-
-        kwargs: dict[str, Any] = {
+        payload: dict[str, Any] = {
             "model": self.model,
             "messages": list(messages),
             "temperature": temperature,
         }
         if max_tokens is not None:
-            kwargs["max_tokens"] = max_tokens
+            payload["max_tokens"] = max_tokens
         t0 = time.perf_counter()
+        progress: list[str] = []
         try:
-            raw = await self._get_client().chat.completions.with_raw_response.create(**kwargs)
-            body_text = raw.http_response.text
-        except openai.APITimeoutError:
+            async with asyncio.timeout(self.timeout_s):  # the whole request, body included
+                status, headers, body = await self._post(payload, progress)
+        except TimeoutError:
+            if progress:  # the server answered but trickles: another attempt would too
+                raise self._err(
+                    f"timed out after {self.timeout_s:g}s with the reply still arriving "
+                    "(a trickling server); not retried",
+                    retryable=False,
+                ) from None
             raise self._err(f"timed out after {self.timeout_s:g}s", retryable=True) from None
-        except openai.APIConnectionError as e:
-            cause = e.__cause__ or e
-            raise self._err(f"connection failed: {cause}", retryable=True) from e
-        except openai.APIStatusError as e:
-            status = e.status_code
-            detail = e.message if isinstance(e.message, str) else str(e.body)
-            raise self._err(
-                f"HTTP {status}: {detail[:300]}",
-                retryable=_retryable_status(status),
-                retry_after=_retry_after(e.response.headers),
-            ) from e
-        except (openai.APIResponseValidationError, ValueError) as e:
-            raise self._malformed(str(e)[:300]) from e
+        except httpx.TimeoutException:
+            raise self._err(f"timed out after {self.timeout_s:g}s", retryable=True) from None
+        except httpx.TransportError as e:
+            raise self._err(f"connection failed: {e!r}", retryable=True) from e
+        except httpx.DecodingError as e:  # a Content-Encoding the body does not match
+            raise self._malformed(f"undecodable body: {e}") from None
+        if status >= 400:
+            detail = " ".join(body.decode("utf-8", "replace").split())[:300]
+            if _retryable_status(status):
+                raise self._err(
+                    f"HTTP {status}: {detail}",
+                    retryable=True,
+                    retry_after=_retry_after(headers),
+                )
+            raise LLMRejected(
+                f"{self.endpoint}: rejected the request with HTTP {status}: {detail}",
+                endpoint=self.endpoint,
+            )
         latency = time.perf_counter() - t0
-        text, usage, model = self._parse(body_text, messages)
+        text, usage, model = self._parse(body, messages)
         return Completion(text, usage, model=model or self.model, latency_s=latency)
 
-    def _parse(self, body_text: str, messages: list[Message]) -> tuple[str, Usage, str]:
+    async def _post(
+        self, payload: dict[str, Any], progress: list[str]
+    ) -> tuple[int, httpx.Headers, bytes]:
+        """Status, headers and body, the body read in chunks and cut at the cap.
+        `progress` gets "headers" once the server has started answering."""
+        headers = {
+            "Authorization": f"Bearer {self._api_key}",
+            "User-Agent": f"kgreason/{__version__}",
+            "Accept": "application/json",
+        }
+        client = await self._http.get()
+        async with client.stream("POST", self.endpoint, json=payload, headers=headers) as resp:
+            progress.append("headers")
+            cap = self.max_reply_bytes if resp.status_code < 400 else _ERROR_BODY_BYTES
+            declared = resp.headers.get("content-length", "")
+            if resp.status_code < 400 and declared.isdigit() and int(declared) > cap:
+                raise self._too_large(f" (Content-Length {int(declared):,})")
+            buf = bytearray()
+            async for chunk in resp.aiter_bytes():  # decoded: a gzip bomb is capped too
+                buf += chunk
+                if len(buf) > cap:
+                    if resp.status_code >= 400:
+                        del buf[cap:]
+                        break
+                    raise self._too_large("")
+            return resp.status_code, resp.headers, bytes(buf)
+
+    def _parse(self, raw: bytes, messages: list[Message]) -> tuple[str, Usage, str]:
         try:
-            body = json.loads(body_text)
+            body = json.loads(raw)
         except ValueError:
-            raise self._malformed(f"body is not JSON: {body_text[:120]!r}") from None
+            raise self._malformed(f"body is not JSON: {raw[:120]!r}") from None
         if not isinstance(body, dict):
             raise self._malformed(f"body is a JSON {type(body).__name__}, not an object")
         choices = body.get("choices")

@@ -18,6 +18,12 @@ T = TypeVar("T")
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.S)
 
 
+#: Bounds on the JSON search, so a hostile reply cannot make it quadratic: replies longer
+#: than this are not searched, and only the first `_MAX_STARTS` brackets open a candidate.
+MAX_JSON_REPLY_CHARS = 100_000
+_MAX_STARTS = 64
+
+
 class ParseError(ValueError):
     """Raised by a parser when the text does not have the expected form."""
 
@@ -38,9 +44,9 @@ def _repair_json(s: str) -> str:
 def _balanced_spans(text: str) -> list[str]:
     """Candidate JSON spans: every balanced {...} or [...] region, outermost first."""
     spans: list[str] = []
-    for start, ch in enumerate(text):
-        if ch not in "{[":
-            continue
+    starts = [i for i, ch in enumerate(text) if ch in "{["][:_MAX_STARTS]
+    for start in starts:
+        ch = text[start]
         close = "}" if ch == "{" else "]"
         depth = 0
         in_str = False
@@ -70,16 +76,22 @@ def _balanced_spans(text: str) -> list[str]:
 
 def extract_json(text: str) -> Any:
     """The JSON value in an LLM reply: fenced block, bare value, or value with trailing text;
-    minor defects (trailing commas, smart quotes, Python literals) are repaired."""
+    minor defects (trailing commas, smart quotes, Python literals) are repaired. Nesting too
+    deep for the decoder, or a reply too long to search, is a ParseError like any other."""
+    if len(text) > MAX_JSON_REPLY_CHARS:
+        raise ParseError(
+            f"reply of {len(text):,} characters is too long to search for JSON "
+            f"(limit {MAX_JSON_REPLY_CHARS:,})"
+        )
     candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text] + _balanced_spans(text)
     for cand in candidates:
         try:
             return json.loads(cand.strip())
-        except ValueError:
+        except (ValueError, RecursionError):
             pass
         try:
             value = json.loads(_repair_json(cand))
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         # Repairs are for structures only: a bare reply "None" or "True" is prose, not JSON,
         # and reading it as null would look like "no answer".

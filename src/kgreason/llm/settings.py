@@ -13,7 +13,10 @@ class LLMSettings(BaseModel):
     model: str = "gpt-3.5-turbo"
     base_url: str | None = None
     api_key: str | None = Field(default=None, repr=False)
+    #: One deadline per request: connect + headers + the whole body.
     timeout_s: float = 60.0
+    #: Replies larger than this are refused while streaming (error kind llm-too-large).
+    max_reply_bytes: int = Field(default=16 * 1024 * 1024, gt=0)
     max_retries: int = 6
     backoff_base_s: float = 1.0
     backoff_cap_s: float = 30.0

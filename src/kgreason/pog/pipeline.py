@@ -56,6 +56,9 @@ ERROR_KINDS: tuple[tuple[type[Exception], str], ...] = (
 
 
 def error_kind(e: Exception) -> str | None:
+    named = getattr(type(e), "error_kind", None)  # transport errors name themselves
+    if isinstance(named, str):
+        return named
     return next((kind for cls, kind in ERROR_KINDS if isinstance(e, cls)), None)
 
 

@@ -4,7 +4,13 @@ httpx is used directly (not SPARQLWrapper): it is async, already a dependency, l
 inject transports, and gives typed timeout/connection errors to decide what to retry.
 Transient failures (connection errors, timeouts, HTTP 5xx/429) are retried with exponential
 backoff plus jitter; a query the server rejects (4xx) or an answer that is not SPARQL JSON
-(an HTML error or maintenance page) fails at once. Every error names the endpoint URL.
+(an HTML error or maintenance page) fails at once. Every error names the endpoint URL, and its
+class names what happened (`error_kind`: sparql-unreachable, -timeout, -rejected, -bad-reply,
+-too-large).
+
+Each attempt has one deadline (`timeout_s`) around connect, headers and the whole body (a
+server trickling bytes never trips httpx's per-read timeout), and the body is streamed
+against a byte cap (`max_reply_bytes`, 64 MiB by default): an endless body is cut off there.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import httpx
 
 from kgreason import __version__
 from kgreason.kg.base import KGError
+from kgreason.loopclient import LoopClient
 
 _ACCEPT_SELECT = "application/sparql-results+json, application/json;q=0.9"
 #: Public endpoints (Wikidata's) refuse anonymous generic user agents.
@@ -34,6 +41,8 @@ _DETERMINISTIC_500 = re.compile(r"\bVirtuoso (?:22|37|42)[0-9A-Z]{3} Error\b")
 class SparqlEndpointError(KGError):
     """Any failure talking to a SPARQL endpoint; `endpoint` is its URL."""
 
+    error_kind = "sparql-error"
+
     def __init__(self, endpoint: str, message: str):
         super().__init__(f"SPARQL endpoint {endpoint}: {message}")
         self.endpoint = endpoint
@@ -42,21 +51,61 @@ class SparqlEndpointError(KGError):
 class SparqlUnavailableError(SparqlEndpointError):
     """The endpoint could not be reached (connection refused, DNS, reset)."""
 
+    error_kind = "sparql-unreachable"
+
 
 class SparqlTimeoutError(SparqlEndpointError):
     """The endpoint did not answer within the timeout, on every attempt."""
 
+    error_kind = "sparql-timeout"
+
 
 class SparqlHTTPError(SparqlEndpointError):
     """The endpoint answered with an HTTP error status (5xx after retries, or a 4xx)."""
+
+    error_kind = "sparql-unreachable"
 
     def __init__(self, endpoint: str, message: str, status: int):
         super().__init__(endpoint, message)
         self.status = status
 
 
+class SparqlRejectedError(SparqlHTTPError):
+    """The endpoint refused this query (4xx, or a deterministic Virtuoso 500): a retry or
+    another attempt would fail the same way."""
+
+    error_kind = "sparql-rejected"
+
+
 class SparqlBadResponseError(SparqlEndpointError):
     """The endpoint answered 200 but not with SPARQL JSON results (e.g. an HTML page)."""
+
+    error_kind = "sparql-bad-reply"
+
+
+class SparqlTooLargeError(SparqlEndpointError):
+    """The reply body exceeded `kg.max_reply_bytes`; reading stopped at the cap."""
+
+    error_kind = "sparql-too-large"
+
+
+#: 64 MiB: results are paged (kg.page_size rows), so a page is far smaller than this.
+DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024
+#: How much of an error body is read for the message.
+_ERROR_BODY_BYTES = 64 * 1024
+
+
+@dataclass
+class Reply:
+    """An HTTP reply read in full (up to the cap)."""
+
+    status_code: int
+    headers: httpx.Headers
+    content: bytes
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", "replace")
 
 
 @dataclass(frozen=True)
@@ -114,32 +163,30 @@ class SparqlClient:
         http: httpx.AsyncClient | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         default_graph: str | None = None,
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ):
         self.url = url
         self.timeout_s = timeout_s
+        self.max_reply_bytes = max_reply_bytes
         self.retry = retry or RetryPolicy()
         self._http = http
-        self._owns_http = http is None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        #: an owned client is remade per event loop and closed when that loop shuts down
+        self._owned = None if http is not None else LoopClient(self._new_http)
         self._sleep = sleep
         self._default_graph = default_graph
 
-    def _client(self) -> httpx.AsyncClient:
-        """The httpx client; an owned one is remade when the event loop changed (a KG
-        object used by several `asyncio.run` calls), since its pool belongs to one loop."""
-        loop = asyncio.get_running_loop()
-        if self._owns_http and self._http is not None and self._loop is not loop:
-            self._http = None
-        if self._http is None:
-            self._http = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout_s))
-            self._loop = loop
+    def _new_http(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(timeout=httpx.Timeout(self.timeout_s))
+
+    async def _client(self) -> httpx.AsyncClient:
+        if self._owned is not None:
+            return await self._owned.get()
+        assert self._http is not None
         return self._http
 
     async def aclose(self) -> None:
-        if self._http is not None and self._owns_http:
-            if self._loop is asyncio.get_running_loop():  # else its loop is gone: just drop it
-                await self._http.aclose()
-            self._http = None
+        if self._owned is not None:
+            await self._owned.aclose()
 
     async def select(self, query: str) -> SelectResult:
         resp, body = await self._post(query)
@@ -163,7 +210,35 @@ class SparqlClient:
             )
         return value
 
-    async def _post(self, query: str) -> tuple[httpx.Response, Any]:
+    async def _fetch(self, data: dict[str, str], progress: list[str]) -> Reply:
+        """POST once; the body is streamed and cut at the cap (error pages at 64 KiB).
+        `progress` gets "headers" once the server has started answering."""
+        headers = {"Accept": _ACCEPT_SELECT, "User-Agent": _USER_AGENT}
+        client = await self._client()
+        async with client.stream("POST", self.url, data=data, headers=headers) as resp:
+            progress.append("headers")
+            ok = resp.status_code < 400
+            cap = self.max_reply_bytes if ok else _ERROR_BODY_BYTES
+            declared = resp.headers.get("content-length", "")
+            if ok and declared.isdigit() and int(declared) > cap:
+                raise self._too_large(f" (Content-Length {int(declared):,})")
+            buf = bytearray()
+            async for chunk in resp.aiter_bytes():
+                buf += chunk
+                if len(buf) > cap:
+                    if not ok:
+                        del buf[cap:]
+                        break
+                    raise self._too_large("")
+            return Reply(resp.status_code, resp.headers, bytes(buf))
+
+    def _too_large(self, size: str) -> SparqlTooLargeError:
+        mib = self.max_reply_bytes / 1048576
+        return SparqlTooLargeError(
+            self.url, f"reply larger than the {mib:g} MiB cap (kg.max_reply_bytes){size}"
+        )
+
+    async def _post(self, query: str) -> tuple[Reply, Any]:
         data = {"query": query}
         if self._default_graph:
             data["default-graph-uri"] = self._default_graph
@@ -172,12 +247,24 @@ class SparqlClient:
         for attempt in range(attempts):
             if attempt:
                 await self._sleep(self.retry.delay(attempt - 1))
+            progress: list[str] = []
             try:
-                resp = await self._client().post(
+                async with asyncio.timeout(self.timeout_s):  # connect + headers + whole body
+                    resp = await self._fetch(data, progress)
+            except TimeoutError:
+                if progress:  # answering, but too slowly: another attempt would trickle too
+                    raise SparqlTimeoutError(
+                        self.url,
+                        f"reply still arriving after {self.timeout_s:g} s (a trickling "
+                        "server); not retried",
+                    ) from None
+                last = SparqlTimeoutError(
                     self.url,
-                    data=data,
-                    headers={"Accept": _ACCEPT_SELECT, "User-Agent": _USER_AGENT},
+                    f"no answer within {self.timeout_s:g} s after {attempt + 1} attempt(s)",
                 )
+                continue
+            except httpx.DecodingError as exc:
+                raise SparqlBadResponseError(self.url, f"undecodable body: {exc}") from None
             except httpx.TimeoutException as exc:
                 last = SparqlTimeoutError(
                     self.url,
@@ -202,9 +289,9 @@ class SparqlClient:
         assert last is not None
         raise last
 
-    def _decode(self, resp: httpx.Response) -> Any:
+    def _decode(self, resp: Reply) -> Any:
         if resp.status_code >= 400:
-            raise SparqlHTTPError(
+            raise SparqlRejectedError(
                 self.url,
                 f"rejected the query with HTTP {resp.status_code}: {_snippet(resp.text)}",
                 resp.status_code,

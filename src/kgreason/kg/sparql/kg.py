@@ -28,7 +28,7 @@ from kgreason.kg.expansion import bounded_bfs
 from kgreason.kg.settings import KGSettings
 from kgreason.kg.sparql import queries as Q
 from kgreason.kg.sparql import search as S
-from kgreason.kg.sparql.client import RetryPolicy, SparqlClient
+from kgreason.kg.sparql.client import DEFAULT_MAX_REPLY_BYTES, RetryPolicy, SparqlClient
 from kgreason.kg.sparql.dialects import Dialect, get_dialect
 
 SEARCH_MODES = ("scan", "lookup", "virtuoso-text")
@@ -54,6 +54,7 @@ class SparqlKG:
         search_mode: str = "scan",
         default_graph: str | None = None,
         literals: str = "drop",
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ):
         if literals != "drop":
             raise KGError(
@@ -77,6 +78,7 @@ class SparqlKG:
             timeout_s=timeout_s,
             retry=RetryPolicy(max_retries=max_retries),
             default_graph=default_graph,
+            max_reply_bytes=max_reply_bytes,
         )
         self._default_graph = default_graph
 
@@ -92,6 +94,7 @@ class SparqlKG:
             page_size=settings.page_size,
             noise_prefixes=settings.noise_prefixes,
             literals=settings.literals,
+            max_reply_bytes=settings.max_reply_bytes,
             **kwargs,
         )
 

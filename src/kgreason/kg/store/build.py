@@ -2,13 +2,16 @@
 
 Everything is written into a sibling `DIR.tmp-xxxx` directory and renamed into place only
 after the manifest (written last) is complete, so an interrupted or failed build never
-leaves a directory that opens as a store.
+leaves a directory that opens as a store. The whole build holds a lock beside the target
+(a second concurrent build is refused) and re-checks the target just before the swap; what a
+killed build left behind is recovered first (see `swap.py`). Store directories are 0755.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import os
 import shutil
 import tempfile
 import uuid
@@ -31,6 +34,7 @@ from kgreason.kg.store.format import (
     save_array,
     write_strings,
 )
+from kgreason.kg.store.swap import BuildLock, recover, write_error
 
 Progress = Callable[[int, int], None]
 
@@ -48,6 +52,10 @@ CONTENT_FILES = (
 
 class StoreExistsError(KGError):
     """The output directory already exists (use force) or is not a store."""
+
+
+class EmptyInputError(KGError):
+    """An input file holds no triples: building from it is almost surely a mistake."""
 
 
 def _check_target(out: Path, force: bool) -> None:
@@ -78,14 +86,28 @@ def build_store(
     """Build a store at `out` from the sources; returns its manifest."""
     out = Path(out)
     _check_target(out, force)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f"{out.name}.tmp-", dir=out.parent))
     try:
-        manifest = build_into(tmp, sources, progress)
-        _swap_in(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise write_error(out, e) from None
+    with BuildLock(out):
+        recover(out)
+        _check_target(out, force)
+        tmp: Path | None = None
+        try:
+            tmp = Path(tempfile.mkdtemp(prefix=f"{out.name}.tmp-", dir=out.parent))
+            os.chmod(tmp, 0o755)  # mkdtemp makes 0700; a store is meant to be shared
+            manifest = build_into(tmp, sources, progress)
+            _check_target(out, force)  # re-checked: nothing may have appeared meanwhile
+            _swap_in(tmp, out)
+        except OSError as e:
+            if tmp is not None:
+                shutil.rmtree(tmp, ignore_errors=True)
+            raise write_error(out, e) from None
+        except BaseException:
+            if tmp is not None:
+                shutil.rmtree(tmp, ignore_errors=True)
+            raise
     return manifest
 
 
@@ -97,6 +119,7 @@ def _ingest(sources: Sequence[Source], progress: Progress | None) -> _Ingested:
     total = sum(s.size for s in sources) or 1
     done = 0
     for s in sources:
+        before = len(ing.hs)
         for heads, rels, tails in s.batches():
             keys: list[str | None] = [None] * (2 * len(heads))
             keys[0::2], keys[1::2] = heads, tails
@@ -106,6 +129,7 @@ def _ingest(sources: Sequence[Source], progress: Progress | None) -> _Ingested:
             ing.rs.extend(map(ing.rels.setdefault, rels, ing.rel_count))
             if progress is not None:
                 progress(done + s.bytes_read, total)
+        ing.per_source.append(len(ing.hs) - before)
         done += s.size
     return ing
 
@@ -119,6 +143,8 @@ class _Ingested:
     hs: array = field(default_factory=lambda: array("q"))
     rs: array = field(default_factory=lambda: array("q"))
     ts: array = field(default_factory=lambda: array("q"))
+    #: triples read from each source
+    per_source: list[int] = field(default_factory=list)
 
 
 def _compact(table: dict[str, int], count: itertools.count, *arrays: array) -> list[np.ndarray]:
@@ -141,8 +167,17 @@ def _dedupe(h: np.ndarray, r: np.ndarray, t: np.ndarray, n: int, m: int) -> np.n
     return first
 
 
+def _refuse_empty(sources: Sequence[Source], counts: list[int]) -> None:
+    for s, n in zip(sources, counts, strict=True):
+        if n == 0 and not s.names and not s.literals_dropped:
+            raise EmptyInputError(
+                f"{s.path}: no triples read ({s.format} format); nothing to build"
+            )
+
+
 def build_into(directory: Path, sources: Sequence[Source], progress: Progress | None) -> Manifest:
     ing = _ingest(sources, progress)
+    _refuse_empty(sources, ing.per_source)
     has_names = any(s.has_names for s in sources)
     names: dict[str, str] = {}
     for s in sources:

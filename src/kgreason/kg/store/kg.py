@@ -32,6 +32,7 @@ from kgreason.kg.store.materialize import (
     pick,
 )
 from kgreason.kg.store.names import NameIndex
+from kgreason.kg.store.swap import recover_if_idle
 
 #: Neighbor.direction by `Edges.out` (False/True).
 DIRECTIONS = ("head", "tail")
@@ -41,6 +42,7 @@ class StoreKG:
     def __init__(self, path: Path | str, *, noise_prefixes: Sequence[str] = DEFAULT_NOISE_PREFIXES):
         self.path = Path(path)
         self.name = str(self.path)
+        recover_if_idle(self.path)  # a build killed mid-swap left the store in DIR.old-*
         self.manifest = Manifest.read(self.path)
         try:
             self.relations: list[str] = json.loads((self.path / RELATIONS).read_text())
