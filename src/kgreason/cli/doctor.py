@@ -140,13 +140,7 @@ async def check_kg(s: Settings) -> Report:
             kg = await kg
         name = str(getattr(kg, "name", type(kg).__name__))
         fingerprint = kg.fingerprint() if hasattr(kg, "fingerprint") else ""
-        for closer in ("aclose", "close"):
-            fn = getattr(kg, closer, None)
-            if callable(fn):
-                res = fn()
-                if inspect.isawaitable(res):
-                    await res
-                break
+        await kg.aclose()
     except Exception as e:
         return {
             "status": "error",
