@@ -218,4 +218,4 @@ def register(app: typer.Typer) -> None:
                     soft_wrap=True,
                 )
         if problem:
-            fail(escape(problem))
+            fail(problem)  # fail prints text as typed (no markup)

@@ -37,7 +37,8 @@ class CLIGroup(TyperGroup):
     def get_command(self, ctx: ck.Context, cmd_name: str) -> Any:
         cmd = super().get_command(ctx, cmd_name)
         if cmd is not None and not isinstance(cmd, TyperGroup):
-            _flags_as_flags(cmd.params)
+            help_option = cmd.get_help_option(ctx)  # made once, cached by the command
+            _flags_as_flags([*cmd.params, *([help_option] if help_option else [])])
         return cmd
 
     def invoke(self, ctx: ck.Context) -> Any:
