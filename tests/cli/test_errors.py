@@ -152,3 +152,11 @@ def test_boolean_flags_show_as_flags_in_help(args: list[str]) -> None:
 def test_no_arguments_prints_the_help_not_an_error() -> None:
     r = runner.invoke(app, ["kg"])
     assert r.exit_code == 2 and "build" in r.stdout and r.stderr == ""
+
+
+def test_a_failed_solver_program_keeps_its_output_and_ends_with_one_line(tmp_path: Path):
+    bad = write(tmp_path / "b.smt2", "(assert")
+    r = runner.invoke(app, ["solve", "--program", str(bad)])
+    assert r.exit_code == 1 and "parse_error" in r.stdout  # the computed result is kept
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {bad}: parse_error")

@@ -165,14 +165,10 @@ def register(app: typer.Typer) -> None:
                 f"already done, {summary.errors} ended by an error"
             )
             print_headline(result["headline"], method)
-            if replay is not None:
-                console().print(
-                    "replay identical to the original run"
-                    if result["identical_to_original"]
-                    else "[red]replay DIFFERS from the original run[/]"
-                )
+            if replay is not None and result["identical_to_original"]:
+                console().print("replay identical to the original run")
         if replay is not None and not result["identical_to_original"]:
-            raise typer.Exit(1)
+            fail(f"replay DIFFERS from the original run: compare {replay} and {out}")
 
     @app.command("report")
     def report_command(

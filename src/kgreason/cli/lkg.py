@@ -95,8 +95,12 @@ def build_command(
                 f"{r['document']}: {r['status']}{extra} {r.get('error', '')}", markup=False
             )
         console().print(f"store {store.path}: {counts}", markup=False)
-    if any(r["status"] == "error" for r in report):
-        raise typer.Exit(1)
+    failed = [r for r in report if r["status"] == "error"]
+    if failed:
+        first = failed[0]
+        fail(
+            f"{len(failed)} of {len(report)} document(s) failed; {first['document']}: {first['error']}"
+        )
 
 
 @lkg_app.command("query")
