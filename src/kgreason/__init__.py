@@ -7,10 +7,9 @@
 The names below resolve on first use (PEP 562), so `import kgreason` loads no pipeline,
 numpy, pydantic or model code; `kgreason.PoG` imports only what PoG needs."""
 
-from __future__ import annotations
-
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+#: Neither `typing` nor `importlib` is imported at run time (each costs more than this
+#: module); type checkers treat a module-level TYPE_CHECKING constant as True.
+TYPE_CHECKING = False
 
 __version__ = "0.1.0"
 
@@ -90,11 +89,11 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'kgreason' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
+    value = getattr(__import__(module, fromlist=[name]), name)
     globals()[name] = value  # resolved once; later lookups skip __getattr__
     return value
 
