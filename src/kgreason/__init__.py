@@ -1,3 +1,132 @@
-"""kgreason: LLM reasoning grounded in knowledge graphs and checked by symbolic solvers."""
+"""kgreason: LLM reasoning grounded in knowledge graphs and checked by symbolic solvers.
+
+    import kgreason
+    with kgreason.PoG.from_settings() as pog:
+        result = pog.ask("who directed [Once Were Warriors]")
+
+The names below resolve on first use (PEP 562), so `import kgreason` loads no pipeline,
+numpy, pydantic or model code; `kgreason.PoG` imports only what PoG needs."""
+
+#: Neither `typing` nor `importlib` is imported at run time (each costs more than this
+#: module); type checkers treat a module-level TYPE_CHECKING constant as True.
+TYPE_CHECKING = False
 
 __version__ = "0.1.0"
+
+#: public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    # pipelines and their results
+    "PoG": "kgreason.pog.pipeline",
+    "PoGResult": "kgreason.pog.types",
+    "ReasoningPath": "kgreason.pog.types",
+    "AnswerEntity": "kgreason.pog.types",
+    "TopicEntity": "kgreason.pog.types",
+    "SymbolLKG": "kgreason.lkg.pipeline",
+    "SolveResult": "kgreason.lkg.pipeline",
+    # settings
+    "Settings": "kgreason.config",
+    "LoadedSettings": "kgreason.config",
+    "load_settings": "kgreason.config",
+    # knowledge graphs
+    "KnowledgeGraph": "kgreason.kg.base",
+    "Triple": "kgreason.kg.base",
+    "open_kg": "kgreason.kg.open",
+    "MemoryKG": "kgreason.kg.memory",
+    "StoreKG": "kgreason.kg.store",
+    "SparqlKG": "kgreason.kg.sparql",
+    # parts
+    "build_llm": "kgreason.llm.factory",
+    "build_embedder": "kgreason.embed.factory",
+    "ChatLLM": "kgreason.llm.base",
+    "Embedder": "kgreason.embed.base",
+    "run_sync": "kgreason.aio",
+    # errors
+    "ConfigError": "kgreason.config",
+    "KGError": "kgreason.kg.base",
+    "UnknownEntityError": "kgreason.kg.base",
+    "InvalidIdentifierError": "kgreason.kg.base",
+    "LLMError": "kgreason.llm.base",
+    "LLMTransportError": "kgreason.llm.base",
+    "LLMOutputError": "kgreason.llm.base",
+    "LLMBudgetExceeded": "kgreason.llm.base",
+    "LKGNeedsLLM": "kgreason.lkg.pipeline",
+    "EmbedderError": "kgreason.embed.errors",
+}
+
+__all__ = [
+    "AnswerEntity",
+    "ChatLLM",
+    "ConfigError",
+    "Embedder",
+    "EmbedderError",
+    "InvalidIdentifierError",
+    "KGError",
+    "KnowledgeGraph",
+    "LKGNeedsLLM",
+    "LLMBudgetExceeded",
+    "LLMError",
+    "LLMOutputError",
+    "LLMTransportError",
+    "LoadedSettings",
+    "MemoryKG",
+    "PoG",
+    "PoGResult",
+    "ReasoningPath",
+    "Settings",
+    "SolveResult",
+    "SparqlKG",
+    "StoreKG",
+    "SymbolLKG",
+    "TopicEntity",
+    "Triple",
+    "UnknownEntityError",
+    "__version__",
+    "build_embedder",
+    "build_llm",
+    "load_settings",
+    "open_kg",
+    "run_sync",
+]
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kgreason' has no attribute {name!r}")
+    value = getattr(__import__(module, fromlist=[name]), name)
+    globals()[name] = value  # resolved once; later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})
+
+
+if TYPE_CHECKING:  # what type checkers and IDEs see; never executed
+    from kgreason.aio import run_sync
+    from kgreason.config import ConfigError, LoadedSettings, Settings, load_settings
+    from kgreason.embed.base import Embedder
+    from kgreason.embed.errors import EmbedderError
+    from kgreason.embed.factory import build_embedder
+    from kgreason.kg.base import (
+        InvalidIdentifierError,
+        KGError,
+        KnowledgeGraph,
+        Triple,
+        UnknownEntityError,
+    )
+    from kgreason.kg.memory import MemoryKG
+    from kgreason.kg.open import open_kg
+    from kgreason.kg.sparql import SparqlKG
+    from kgreason.kg.store import StoreKG
+    from kgreason.lkg.pipeline import LKGNeedsLLM, SolveResult, SymbolLKG
+    from kgreason.llm.base import (
+        ChatLLM,
+        LLMBudgetExceeded,
+        LLMError,
+        LLMOutputError,
+        LLMTransportError,
+    )
+    from kgreason.llm.factory import build_llm
+    from kgreason.pog.pipeline import PoG
+    from kgreason.pog.types import AnswerEntity, PoGResult, ReasoningPath, TopicEntity

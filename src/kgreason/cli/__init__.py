@@ -7,9 +7,11 @@ from pathlib import Path
 import typer
 
 from kgreason.cli.common import GlobalOptions, setup_logging
+from kgreason.cli.errors import CLIGroup
 
 app = typer.Typer(
     name="kgreason",
+    cls=CLIGroup,
     help="LLM reasoning grounded in knowledge graphs and checked by symbolic solvers.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,

@@ -68,9 +68,7 @@ async def _run(
         except KGError:
             names = {}
     finally:
-        aclose = getattr(kg, "aclose", None)  # SPARQL endpoints hold an HTTP client
-        if aclose is not None:
-            await aclose()
+        await kg.aclose()  # SPARQL endpoints hold an HTTP client, stores memory maps
     return result, names
 
 
@@ -109,6 +107,18 @@ def print_result(result: PoGResult, names: dict[str, str]) -> None:
         )
 
 
+def show_ask_result(result: PoGResult, names: dict[str, str], as_json: bool) -> None:
+    """Print a result, or end with one error line. A failed question prints nothing on
+    stdout in text mode unless it got as far as reasoning paths (kept, as computed
+    results are); --json always prints the result, whose `ok`/`error` say what happened."""
+    if as_json:
+        emit_json(result_dict(result))
+    elif result.ok or result.paths:
+        print_result(result, names)
+    if not result.ok:
+        fail(f"{result.error_kind}: {result.error}")
+
+
 def register(app: typer.Typer) -> None:
     @app.command("ask")
     def ask_command(
@@ -144,9 +154,4 @@ def register(app: typer.Typer) -> None:
             result, names = asyncio.run(_run(kg_obj, pog, question, topic or None))
         except (KGError, LLMError) as e:  # anything the pipeline did not already name
             fail(f"{type(e).__name__}: {e}")
-        if want_json(ctx, json_out):
-            emit_json(result_dict(result))
-        else:
-            print_result(result, names)
-        if not result.ok:
-            fail(f"{result.error_kind}: {result.error}")
+        show_ask_result(result, names, want_json(ctx, json_out))

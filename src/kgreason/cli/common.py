@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
+from kgreason.cli.clickcompat import Context, get_current_context
 from kgreason.config import ConfigError, LoadedSettings, load_settings
 
 
@@ -30,11 +33,17 @@ def want_json(ctx: typer.Context, flag: bool) -> bool:
     return flag or options(ctx).json
 
 
-def options(ctx: typer.Context) -> GlobalOptions:
+def options(ctx: Context) -> GlobalOptions:
     root = ctx.find_root()
     if not isinstance(root.obj, GlobalOptions):
         root.obj = GlobalOptions()
     return root.obj
+
+
+def verbosity() -> int:
+    """-v count of the running command (0 outside a command, e.g. in library use)."""
+    ctx = get_current_context(silent=True)
+    return options(ctx).verbose if ctx is not None else 0
 
 
 def console() -> Console:
@@ -45,9 +54,28 @@ def err_console() -> Console:
     return Console(stderr=True, highlight=False)
 
 
-def fail(message: str, code: int = 1) -> NoReturn:
-    """End the command with one clear line on stderr and a non-zero exit."""
-    err_console().print(f"[bold red]error:[/] {message}", soft_wrap=True)
+def one_line(message: str) -> str:
+    """Messages from exceptions may span lines (server bodies, tracebacks): fold them."""
+    return " ".join(str(message).split()) or "(no message)"
+
+
+def print_error(message: str, *, detail: str | None = None, verbose: int = 0) -> None:
+    """`error: MESSAGE` as exactly one stderr line; with -v, the detail (or the traceback
+    of the exception being handled) follows on the lines after it."""
+    line = Text("error: ", style="bold red")
+    line.append(one_line(message))  # Text, not markup: "[Once Were Warriors]" stays as typed
+    err_console().print(line, soft_wrap=True)
+    if verbose <= 0:
+        return
+    if detail is None and sys.exc_info()[0] is not None:
+        detail = traceback.format_exc()
+    if detail:
+        sys.stderr.write(detail.rstrip("\n") + "\n")
+
+
+def fail(message: str, code: int = 1, *, detail: str | None = None) -> NoReturn:
+    """End the command with one clear line on stderr and a non-zero exit (more with -v)."""
+    print_error(message, detail=detail, verbose=verbosity())
     raise typer.Exit(code)
 
 

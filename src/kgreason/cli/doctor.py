@@ -144,13 +144,7 @@ async def check_kg(s: Settings) -> Report:
             kg = await kg
         name = str(getattr(kg, "name", type(kg).__name__))
         fingerprint = kg.fingerprint() if hasattr(kg, "fingerprint") else ""
-        for closer in ("aclose", "close"):
-            fn = getattr(kg, closer, None)
-            if callable(fn):
-                res = fn()
-                if inspect.isawaitable(res):
-                    await res
-                break
+        await kg.aclose()
     except Exception as e:
         return {
             "status": "error",
@@ -228,4 +222,4 @@ def register(app: typer.Typer) -> None:
                     soft_wrap=True,
                 )
         if problem:
-            fail(escape(problem))
+            fail(problem)  # fail prints text as typed (no markup)

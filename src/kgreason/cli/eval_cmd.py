@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from pathlib import Path
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from kgreason.cli.common import JsonOption, console, emit_json, fail, settings, want_json
+from kgreason.cli.common import (
+    JsonOption,
+    console,
+    emit_json,
+    err_console,
+    fail,
+    settings,
+    want_json,
+)
+from kgreason.cli.eval_summary import headline, print_headline
 from kgreason.eval import rundir
 from kgreason.eval.datasets import SPECS, load
 from kgreason.eval.loaders import DatasetError
@@ -56,6 +66,7 @@ def register(app: typer.Typer) -> None:
         json_out: JsonOption = False,
     ) -> None:
         """Evaluate a method on a dataset; results are appended per question (resumable)."""
+        started = time.perf_counter()
         replay_transcript = None
         if replay is not None:
             cfg = _replay_args(replay)
@@ -75,7 +86,7 @@ def register(app: typer.Typer) -> None:
         except DatasetError as e:
             fail(str(e))
         for p in data.problems[:20]:
-            console().print(f"[yellow]skipped[/] {p}")
+            err_console().print(f"skipped {p}", markup=False, style="yellow")
         records = data.records[:limit] if limit else data.records
         out = out or Path("runs") / f"{dataset}-{method}"
         needs_llm = method not in ("llm-free",)
@@ -119,8 +130,8 @@ def register(app: typer.Typer) -> None:
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
-            console=console(),
-            transient=want_json(ctx, json_out),
+            console=err_console(),
+            transient=True,
         ) as bar:
             task = bar.add_task(f"{dataset} / {method}", total=len(records))
             try:
@@ -140,6 +151,9 @@ def register(app: typer.Typer) -> None:
             except rundir.RunDirError as e:
                 fail(str(e))
         result = summary_dict(summary)
+        result["headline"] = headline(
+            out, summary, len(data.problems), time.perf_counter() - started
+        )
         if replay is not None:
             same = (replay / rundir.RESULTS).read_bytes() == (out / rundir.RESULTS).read_bytes()
             result["identical_to_original"] = same
@@ -150,14 +164,11 @@ def register(app: typer.Typer) -> None:
                 f"run written to {out}: {summary.computed} computed, {summary.done_before} "
                 f"already done, {summary.errors} ended by an error"
             )
-            if replay is not None:
-                console().print(
-                    "replay identical to the original run"
-                    if result["identical_to_original"]
-                    else "[red]replay DIFFERS from the original run[/]"
-                )
+            print_headline(result["headline"], method)
+            if replay is not None and result["identical_to_original"]:
+                console().print("replay identical to the original run")
         if replay is not None and not result["identical_to_original"]:
-            raise typer.Exit(1)
+            fail(f"replay DIFFERS from the original run: compare {replay} and {out}")
 
     @app.command("report")
     def report_command(

@@ -18,6 +18,7 @@ from kgreason.cli.common import (
     settings,
     want_json,
 )
+from kgreason.cli.errors import CLIGroup
 
 FORMAT_HELP = "auto|tsv|metaqa|pathquestion|nt|ttl|metaqa-ids (auto: by extension)"
 
@@ -129,7 +130,9 @@ def info(
 
 
 def register(app: typer.Typer) -> None:
-    kg_app = typer.Typer(help="Build and inspect knowledge-graph stores.", no_args_is_help=True)
+    kg_app = typer.Typer(
+        cls=CLIGroup, help="Build and inspect knowledge-graph stores.", no_args_is_help=True
+    )
     kg_app.command("build")(build)
     kg_app.command("info")(info)
     app.add_typer(kg_app, name="kg")

@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from kgreason.cli.common import JsonOption, console, emit_json, fail, settings, want_json
+from kgreason.cli.errors import CLIGroup
 from kgreason.cli.lkg_common import (
     make_embedder,
     make_llm,
@@ -19,7 +20,9 @@ from kgreason.cli.lkg_common import (
 from kgreason.lkg.storage import LKGStore, StoreError
 from kgreason.llm.base import LLMError
 
-lkg_app = typer.Typer(help="Logical Knowledge Graph: build, query, delete.", no_args_is_help=True)
+lkg_app = typer.Typer(
+    cls=CLIGroup, help="Logical Knowledge Graph: build, query, delete.", no_args_is_help=True
+)
 
 
 def _open(directory: Path) -> LKGStore:
@@ -92,8 +95,12 @@ def build_command(
                 f"{r['document']}: {r['status']}{extra} {r.get('error', '')}", markup=False
             )
         console().print(f"store {store.path}: {counts}", markup=False)
-    if any(r["status"] == "error" for r in report):
-        raise typer.Exit(1)
+    failed = [r for r in report if r["status"] == "error"]
+    if failed:
+        first = failed[0]
+        fail(
+            f"{len(failed)} of {len(report)} document(s) failed; {first['document']}: {first['error']}"
+        )
 
 
 @lkg_app.command("query")

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import typer
-
 from kgreason.cli.common import console, emit_json, err_console, fail
 from kgreason.config import Settings
 from kgreason.llm.base import ChatLLM, LLMError
@@ -81,13 +79,13 @@ def print_result(r: Any) -> None:
         elif a.answer:
             line += f" -> {a.answer}"
         c.print(line, soft_wrap=True, markup=False)
-    if r.error:
-        c.print(f"[red]{r.error}[/]", soft_wrap=True)
+    if r.error and r.status != "error":  # an error is the stderr line of exit_for
+        c.print(r.error, soft_wrap=True, markup=False, style="red")
 
 
 def exit_for(r: Any) -> None:
     if r.status == "error":
-        raise typer.Exit(1)
+        fail(r.error or "the problem ended in an error")
 
 
 def show_result(r: Any, as_json: bool) -> None:

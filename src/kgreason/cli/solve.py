@@ -193,7 +193,8 @@ def register(app: typer.Typer) -> None:
                         console().print(f"{k}: {result[k]}", soft_wrap=True, markup=False)
                 _print_evidence(result)
             if result.get("status") != "ok":
-                raise typer.Exit(1)
+                kind = result.get("error_kind") or result.get("status")
+                fail(f"{program}: {kind}: {result.get('error') or 'no verdict'}")
             return
         if context is not None:
             if not question:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, Self, runtime_checkable
 
 #: Shown for nodes with no name (Freebase CVTs), as PoG does; the ID is kept beside it.
 UNNAMED = "Unnamed Entity"
@@ -118,6 +118,53 @@ class KnowledgeGraph(Protocol):
     def fingerprint(self) -> str:
         """A stable identity of the KG's content (store hash or endpoint URL + dialect)."""
         ...
+
+    async def aclose(self) -> None:
+        """Release what the backend holds (HTTP connections, memory maps); idempotent."""
+        ...
+
+    def close(self) -> None:
+        """`aclose` for code without an event loop."""
+        ...
+
+    async def __aenter__(self) -> Self: ...
+
+    async def __aexit__(self, *exc: Any) -> None: ...
+
+
+class Closeable:
+    """`close`/`aclose` and both context managers for a KG backend, so callers write
+    `async with open_kg(s) as kg:` (or `with`) on any backend instead of probing for a
+    closer. Backends override `close` (sync resources) or `aclose` (async ones)."""
+
+    def close(self) -> None:
+        return None
+
+    async def aclose(self) -> None:
+        self.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
+
+
+class ClosedKG:
+    """Stands in for a closed backend's internals: any use is a KGError naming the KG,
+    not an AttributeError or a read of unmapped memory."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        raise KGError(f"{self._name}: the knowledge graph was closed")
 
 
 def is_noise_relation(relation: str, prefixes: Sequence[str]) -> bool:

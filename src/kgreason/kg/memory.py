@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from kgreason.kg.base import (
     DEFAULT_NOISE_PREFIXES,
     UNNAMED,
+    Closeable,
     EntityMatch,
     Neighbor,
     Subgraph,
@@ -25,7 +26,9 @@ from kgreason.kg.ranking import group_by_norm, normalize_name, rank_grouped
 __all__ = ["MemoryKG", "normalize_name"]  # normalize_name: re-exported, long imported from here
 
 
-class MemoryKG:
+class MemoryKG(Closeable):
+    """Holds nothing to release: `close` is a no-op, the context managers work."""
+
     def __init__(
         self,
         triples: Iterable[Triple | tuple[str, str, str]],

@@ -8,14 +8,15 @@ exhausted budget ends the problem with `status="error"` and the reason, so a bat
 
 from __future__ import annotations
 
-import asyncio
 import time
 import weakref
 from collections.abc import Sequence
-from typing import Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from pydantic import BaseModel, Field
 
+from kgreason.aio import run_sync
 from kgreason.embed.base import Embedder
 from kgreason.lkg.codegen import Attempt, ProgramGenerator
 from kgreason.lkg.construction import LKGBuilder
@@ -29,6 +30,9 @@ from kgreason.lkg.solvers.sandbox import Sandbox
 from kgreason.lkg.storage import LKGStore
 from kgreason.llm.base import ChatLLM, LLMError
 from kgreason.llm.usage import Budget, MeteredLLM, UsageLedger
+
+if TYPE_CHECKING:
+    from kgreason.config import LoadedSettings, Settings
 
 NEEDS_LLM = (
     "SymbolLKG needs an LLM (set OPENAI_BASE_URL / OPENAI_API_KEY) to build the graph and "
@@ -106,6 +110,33 @@ class SymbolLKG:
         #: one retrieval index per persistent store, rebuilt only when the store changes
         self._indices: weakref.WeakKeyDictionary[LKGStore, LKGIndex] = weakref.WeakKeyDictionary()
 
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings | LoadedSettings | str | Path | None = None,
+        *,
+        llm: ChatLLM | None = None,
+        embedder: Embedder | None = None,
+        embed: bool = True,
+        **kwargs: Any,
+    ) -> Self:
+        """Everything from `load_settings()` (or the given settings object or TOML path):
+        the LLM of `llm.*` (None when none is configured: `solve` then raises
+        LKGNeedsLLM), the embedder of `embed.*` (none with `embed=False`: BM25 and exact
+        anchors only), the `lkg.*` settings and the per-question budget. Parts passed in
+        are used instead."""
+        from kgreason.assemble import budget_of, configured_llm, resolve_settings
+
+        s = resolve_settings(settings)
+        if llm is None:
+            llm = configured_llm(s)
+        if embedder is None and embed:
+            from kgreason.embed.factory import build_embedder
+
+            embedder = build_embedder(s.embed)
+        kwargs.setdefault("budget", budget_of(s))
+        return cls(llm, embedder, s.lkg, **kwargs)
+
     def _metered(self, ledger: UsageLedger) -> MeteredLLM:
         if self.llm is None:
             raise LKGNeedsLLM(NEEDS_LLM)
@@ -129,7 +160,9 @@ class SymbolLKG:
         *,
         id: str | None = None,
     ) -> SolveResult:
-        return asyncio.run(self.asolve(context, question, options, id=id))
+        """`asolve` from sync code; inside a running event loop (Jupyter) it runs on a
+        worker thread's loop (`kgreason.aio.run_sync`). In async code, await `asolve`."""
+        return run_sync(self.asolve(context, question, options, id=id))
 
     async def asolve(
         self,

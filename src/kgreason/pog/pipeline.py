@@ -11,11 +11,13 @@ early. Without an LLM it runs the LLM-free mode (candidates, never an answer).
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Self
 
+from kgreason.aio import run_sync
 from kgreason.embed.base import Embedder
 from kgreason.kg.base import InvalidIdentifierError, KGError, KnowledgeGraph, UnknownEntityError
 from kgreason.kg.memory import normalize_name
@@ -42,6 +44,9 @@ from kgreason.pog.subgraph import EmptySubgraphError
 from kgreason.pog.topic import TopicInput, given_topics, recognise_topics
 from kgreason.pog.types import AnswerEntity, PoGResult, ReasoningPath
 
+if TYPE_CHECKING:
+    from kgreason.config import LoadedSettings, Settings
+
 #: exception type -> PoGResult.error_kind (first match wins)
 ERROR_KINDS: tuple[tuple[type[Exception], str], ...] = (
     (UnknownEntityError, "unknown-entity"),
@@ -63,7 +68,9 @@ def error_kind(e: Exception) -> str | None:
 
 
 class PoG:
-    """`PoG(kg, llm, embedder, settings).ask(question)`; `llm=None` selects LLM-free mode."""
+    """`PoG(kg, llm, embedder, settings).ask(question)`; `llm=None` selects LLM-free mode.
+    `PoG.from_settings()` builds the parts from the settings; use it as a context manager
+    (or call `aclose`/`close`) to release the KG it opened."""
 
     def __init__(
         self,
@@ -83,9 +90,67 @@ class PoG:
         # shared across questions (and, when passed in, across PoG objects): path-text
         # embeddings recur on shared hubs
         self.fuzzy = fuzzy or FuzzySelector(embedder)
+        #: the KG this object opened (from_settings) and so must close; never a caller's
+        self._owned_kg: KnowledgeGraph | None = None
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings | LoadedSettings | str | Path | None = None,
+        *,
+        kg: KnowledgeGraph | None = None,
+        llm: ChatLLM | None = None,
+        embedder: Embedder | None = None,
+        llm_free: bool = False,
+        **kwargs: Any,
+    ) -> Self:
+        """Everything from `load_settings()` (or the given settings object or TOML path):
+        the KG of `kg.*` (the bundled MetaQA KG by default), the LLM of `llm.*` (LLM-free
+        mode when none is configured, or with `llm_free=True`), the embedder of `embed.*`,
+        the per-question budget. Any part passed in is used instead and not closed here."""
+        from kgreason.assemble import budget_of, configured_llm, resolve_settings
+
+        s = resolve_settings(settings)
+        if embedder is None:
+            from kgreason.embed.factory import build_embedder
+
+            embedder = build_embedder(s.embed)
+        if llm is None and not llm_free:
+            llm = configured_llm(s)
+        kwargs.setdefault("budget", budget_of(s))
+        opened = None
+        if kg is None:
+            from kgreason.kg.open import open_kg
+
+            kg = opened = open_kg(s.kg)
+        pog = cls(kg, None if llm_free else llm, embedder, s.pog, **kwargs)
+        pog._owned_kg = opened
+        return pog
+
+    async def aclose(self) -> None:
+        """Close the KG that `from_settings` opened (a KG passed in is the caller's)."""
+        if self._owned_kg is not None:
+            await self._owned_kg.aclose()
+
+    def close(self) -> None:
+        run_sync(self.aclose())
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def ask(self, question: str, topic_entities: TopicInput | None = None) -> PoGResult:
-        return asyncio.run(self.ask_async(question, topic_entities))
+        """`ask_async` from sync code; inside a running event loop (Jupyter) it runs on a
+        worker thread's loop (`kgreason.aio.run_sync`). In async code, await `ask_async`."""
+        return run_sync(self.ask_async(question, topic_entities))
 
     async def ask_async(self, question: str, topic_entities: TopicInput | None = None) -> PoGResult:
         if self.llm is None:

@@ -12,11 +12,13 @@ untagged, unknown IDs absent from `names`. Each operation sends one query per ba
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 from kgreason.kg.base import (
     DEFAULT_NOISE_PREFIXES,
     UNNAMED,
+    Closeable,
     EntityMatch,
     KGError,
     Neighbor,
@@ -38,7 +40,7 @@ def _chunks(items: Sequence, size: int) -> list[Sequence]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-class SparqlKG:
+class SparqlKG(Closeable):
     def __init__(
         self,
         url: str,
@@ -101,11 +103,14 @@ class SparqlKG:
     async def aclose(self) -> None:
         await self._client.aclose()
 
-    async def __aenter__(self) -> SparqlKG:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
+    def close(self) -> None:
+        """Close the HTTP client from sync code; inside a running loop use `aclose`."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            asyncio.run(self.aclose())  # a client bound to another loop is just dropped
+            return
+        raise KGError(f"{self.name}: close() inside a running event loop; await aclose()")
 
     def fingerprint(self) -> str:
         graph = f"#{self._default_graph}" if self._default_graph else ""

@@ -16,6 +16,8 @@ import numpy as np
 
 from kgreason.kg.base import (
     DEFAULT_NOISE_PREFIXES,
+    Closeable,
+    ClosedKG,
     EntityMatch,
     Neighbor,
     Subgraph,
@@ -38,7 +40,7 @@ from kgreason.kg.store.swap import recover_if_idle
 DIRECTIONS = ("head", "tail")
 
 
-class StoreKG:
+class StoreKG(Closeable):
     def __init__(self, path: Path | str, *, noise_prefixes: Sequence[str] = DEFAULT_NOISE_PREFIXES):
         self.path = Path(path)
         self.name = str(self.path)
@@ -63,6 +65,11 @@ class StoreKG:
         self._dir_objects = objects(DIRECTIONS)
         self._triple_rows = FrozenRows(Triple)
         self._neighbor_rows = FrozenRows(Neighbor)
+
+    def close(self) -> None:
+        """Drop the memory maps (unmapped once no result still views them); later calls
+        raise KGError naming the store."""
+        self.graph = self.index = ClosedKG(self.name)  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"StoreKG({self.name!r}, {self.manifest.counts.get('triples', 0)} triples)"

@@ -1,0 +1,56 @@
+"""The headline table `kgreason eval` prints when a run ends: the scores that apply to the
+dataset (strict Hits@1 beside the lenient paper-compatible score, any-hit, accuracy,
+EM/F1), how many questions were computed, already done, ended by an error or skipped as
+malformed, and the wall time. The same figures go into `--json` under "headline"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from kgreason.cli.common import console
+from kgreason.eval.summarize import load_run
+
+#: (key in RunFigures.metrics, label); a metric absent from the dataset's rows is not shown
+SCORES = (
+    ("strict_hit1", "Hits@1 strict (%)"),
+    ("lenient_hit", "lenient, paper-compatible (%)"),
+    ("any_hit", "any answer exact (%)"),
+    ("accuracy", "accuracy (%)"),
+    ("em", "EM (%)"),
+    ("f1", "F1 (%)"),
+)
+
+
+def headline(out: Path, summary: Any, skipped: int, wall_s: float) -> dict[str, Any]:
+    """Scores over every question in the run directory (including ones a resumed run
+    had already done), and this command's counts."""
+    metrics = load_run(out).metrics
+    return {
+        "questions": metrics["questions"],
+        "scores": {k: metrics[k] for k, _ in SCORES if metrics.get(k) is not None},
+        "computed": summary.computed,
+        "already_done": summary.done_before,
+        "failed": summary.errors,
+        "skipped": skipped,
+        "wall_s": round(wall_s, 2),
+    }
+
+
+def print_headline(h: dict[str, Any], method: str) -> None:
+    table = Table("metric", "value", title=f"{method}: {h['questions']} questions")
+    labels = dict(SCORES)
+    if method == "llm-free":  # retrieval figures, not PoG's accuracy
+        labels["strict_hit1"] = "candidate Hits@1 (%)"
+        labels["any_hit"] = "gold among candidates (%)"
+    for key, value in h["scores"].items():
+        table.add_row(labels[key], f"{value:.2f}")
+    table.add_row("computed", str(h["computed"]))
+    if h["already_done"]:
+        table.add_row("already done (resumed)", str(h["already_done"]))
+    table.add_row("failed (ended by an error)", str(h["failed"]))
+    table.add_row("skipped (malformed records)", str(h["skipped"]))
+    table.add_row("wall time (s)", f"{h['wall_s']:.2f}")
+    console().print(table)
