@@ -58,9 +58,9 @@ async def test_memory_kg_closes_as_a_no_op() -> None:
 async def test_sparql_aclose_drops_the_http_client_and_close_in_a_loop_points_to_aclose():
     kg = SparqlKG(DEAD_ENDPOINT)
     async with kg:
-        kg._client._client()  # the pooled httpx client, created on first use
-        assert kg._client._http is not None
-    assert kg._client._http is None
+        await kg._client._client()  # the pooled httpx client, created on first use
+        assert kg._client._owned._client is not None
+    assert kg._client._owned._client is None
     with pytest.raises(KGError, match="aclose"):
         kg.close()
 
