@@ -108,7 +108,6 @@ def build_rows(
 ) -> np.ndarray:
     """Feature rows. q: (n, k) question vectors (one per row); rel/sign: (n, N_SLOTS);
     scalars: (n, len(SCALARS)); relvec: (V, k) relation vectors (same projection as q)."""
-    n, k = q.shape
     blocks = [q]
     small = []
     for s in range(N_SLOTS):

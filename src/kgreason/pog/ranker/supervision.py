@@ -93,7 +93,7 @@ def all_triples(kg: KnowledgeGraph) -> list[Triple] | None:
     large to cluster whole."""
     graph = getattr(kg, "graph", None)
     if graph is not None and hasattr(kg, "triples_of"):
-        n = int(getattr(kg, "manifest").counts.get("triples", 0))
+        n = int(kg.manifest.counts.get("triples", 0))
         if n > WHOLE_GRAPH_MAX_TRIPLES:
             return None
         return list(kg.triples_of(np.arange(n, dtype=np.int64)))  # type: ignore[attr-defined]
@@ -194,14 +194,28 @@ class SupervisedSet:
         side = json.loads(Path(base + ".json").read_text())
         qs = [
             TrainQuestion(
-                q["id"], q["text"], tuple(q["mentions"]), tuple(q["topic_ids"]), tuple(q["gold"]),
+                q["id"],
+                q["text"],
+                tuple(q["mentions"]),
+                tuple(q["topic_ids"]),
+                tuple(q["gold"]),
                 q["hops"],
             )
             for q in side["questions"]
         ]
         return cls(
-            qs, side["masked"], z["offsets"], z["rel"], z["sign"], z["scalars"], z["f1"],
-            z["hit"], z["first_hit"], side["vocab"], side["kg_name"], side["kg_fingerprint"],
+            qs,
+            side["masked"],
+            z["offsets"],
+            z["rel"],
+            z["sign"],
+            z["scalars"],
+            z["f1"],
+            z["hit"],
+            z["first_hit"],
+            side["vocab"],
+            side["kg_name"],
+            side["kg_fingerprint"],
             side["meta"],
         )
 
@@ -273,4 +287,30 @@ async def supervise(
         sorted(vocab, key=vocab.__getitem__),
         kg_name=getattr(kg, "name", ""),
         kg_fingerprint=kg.fingerprint(),
+    )
+
+
+def concat_sets(sets: Sequence[SupervisedSet]) -> SupervisedSet:
+    """One set from several labelled on the same KG (relation indexes remapped)."""
+    vocab: dict[str, int] = {}
+    rels, offsets = [], [np.zeros(1, np.int64)]
+    for s in sets:
+        remap = np.array([vocab.setdefault(r, len(vocab)) for r in s.vocab] + [-1], np.int64)
+        rels.append(remap[s.rel])  # -1 (empty slot) indexes the trailing -1
+        offsets.append(s.offsets[1:] + offsets[-1][-1])
+    first = sets[0]
+    return SupervisedSet(
+        [q for s in sets for q in s.questions],
+        [m for s in sets for m in s.masked],
+        np.concatenate(offsets),
+        np.concatenate(rels),
+        np.concatenate([s.sign for s in sets]),
+        np.concatenate([s.scalars for s in sets]),
+        np.concatenate([s.f1 for s in sets]),
+        np.concatenate([s.hit for s in sets]),
+        np.concatenate([s.first_hit for s in sets]),
+        sorted(vocab, key=vocab.__getitem__),
+        first.kg_name,
+        first.kg_fingerprint,
+        {"parts": [s.meta for s in sets]},
     )
