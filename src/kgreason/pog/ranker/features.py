@@ -4,9 +4,11 @@ A path is read hop by hop: each hop's relation name becomes text ("directed_by" 
 "directed by"; Freebase/PathQuestion prefixes dropped) and is embedded once per relation.
 Slots: hop 1, hop 2, and the LAST hop when the path has 3 or more (middle hops of longer
 multi-entity paths are not seen). Per slot, with q the question vector and r the relation
-vector (both projected by the artefact's PCA) and s = +1 forward / -1 backward:
-    q*r, s*q*r, r, s*r, [present, s, cos(q,r), s*cos(q,r)]
-then q itself and structural scalars (SCALARS). The same function builds training and ask-time
+vector (both projected by the artefact's PCA to k dims) and s = +1 forward / -1 backward:
+    outer(q, r) (k*k), s*outer(q, r), r, s*r, [present, s, cos(q,r), s*cos(q,r)]
+so even a linear model is bilinear in (question, relation text): it learns which question
+words ask for which relation words, per hop position and direction, and carries over to
+relations never seen in training through their text. Then q itself and structural scalars. The same function builds training and ask-time
 rows, so the two cannot drift apart.
 """
 
@@ -100,7 +102,7 @@ def encode_slots(
 
 
 def n_features(dim: int) -> int:
-    return dim + N_SLOTS * (4 * dim + 4) + len(SCALARS)
+    return dim + N_SLOTS * (2 * dim * dim + 2 * dim + 4) + len(SCALARS)
 
 
 def build_rows(
@@ -114,8 +116,8 @@ def build_rows(
         present = (rel[:, s] >= 0).astype(np.float32)[:, None]
         r = relvec[np.maximum(rel[:, s], 0)] * present
         sg = sign[:, s : s + 1]
-        qr = q * r
-        cos = qr.sum(1, keepdims=True)
-        blocks += [qr, sg * qr, r, sg * r]
+        outer = (q[:, :, None] * r[:, None, :]).reshape(len(q), -1)
+        cos = (q * r).sum(1, keepdims=True)
+        blocks += [outer, sg * outer, r, sg * r]
         small += [present, sg, cos, sg * cos]
     return np.concatenate([*blocks, *small, scalars], axis=1).astype(np.float32, copy=False)

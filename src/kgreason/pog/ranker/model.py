@@ -21,7 +21,9 @@ class Projection:
 
     @classmethod
     def fit(cls, vectors: np.ndarray, k: int) -> Projection:
-        x = np.asarray(vectors, dtype=np.float64)
+        x = np.unique(np.asarray(vectors, dtype=np.float64), axis=0)
+        # components beyond the data's rank would be arbitrary directions: never keep them
+        k = max(1, min(k, len(x) - 1))
         mean = x.mean(0)
         _, _, vt = np.linalg.svd(x - mean, full_matrices=False)
         return cls(mean.astype(np.float32), vt[:k].astype(np.float32))

@@ -25,13 +25,13 @@ from kgreason.pog.ranker.supervision import SupervisedSet
 class TrainConfig:
     kinds: tuple[str, ...] = ("linear", "mlp")
     hidden: int = 64
-    pca_dim: int = 64
+    pca_dim: int = 32
     epochs: int = 6
     batch: int = 64
     #: candidates per question in a training batch (all positives first, then sampled)
     k: int = 48
     lr: float = 2e-3
-    l2: float = 1e-5
+    l2: float = 1e-4
     seed: int = 0
     valid_fraction: float = 0.2
 
@@ -53,9 +53,7 @@ def encode(
     q_raw = np.asarray(embedder.embed(sup.masked), dtype=np.float32)
     rel_raw = np.asarray(embedder.embed([relation_text(r) for r in sup.vocab]), dtype=np.float32)
     if proj is None:
-        # questions dominate the variance; relation texts are repeated so they count too
-        reps = max(1, len(q_raw) // max(10 * len(rel_raw), 1))
-        proj = Projection.fit(np.vstack([q_raw, np.repeat(rel_raw, reps, 0)]), pca_dim)
+        proj = Projection.fit(np.vstack([q_raw, rel_raw]), pca_dim)
     return Encoded(q_raw, rel_raw, proj, proj(q_raw), proj(rel_raw))
 
 
@@ -195,7 +193,9 @@ def train(
     cand = np.concatenate([np.arange(sup.offsets[i], sup.offsets[i + 1]) for i in sample_q])
     qidx = np.concatenate([np.full(sup.offsets[i + 1] - sup.offsets[i], i) for i in sample_q])
     x = rows_for(sup, enc, qidx, cand)
-    mu, sd = x.mean(0), x.std(0) + 1e-3
+    mu, sd = x.mean(0), x.std(0)
+    # floor: a feature nearly constant in training must not explode on unseen questions
+    sd = np.maximum(sd, np.median(sd[sd > 0]) if (sd > 0).any() else 1.0)
     assert x.shape[1] == n_features(enc.proj.dim) and N_SLOTS == 3
     result = TrainResult(None, enc.proj, "", n_train=len(train_idx), n_valid=len(valid_idx))  # type: ignore[arg-type]
     result.n_positive = int(positive.sum())
