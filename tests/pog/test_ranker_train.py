@@ -45,7 +45,7 @@ def trained(embedder, tmp_path_factory):
 
 
 def test_trained_ranker_beats_the_untrained_ranking_on_unseen_phrasings(trained, embedder):
-    kg, sup, va, res, _ = trained
+    _kg, sup, va, res, _ = trained
     learned = res.valid[res.kind]["all"]["hits1"]
     enc = encode(sup, embedder, 10, res.proj)
     zero = metrics(sup, va, zero_shot_scores(sup, enc, va, 0.02))["all"]["hits1"]
@@ -55,7 +55,7 @@ def test_trained_ranker_beats_the_untrained_ranking_on_unseen_phrasings(trained,
 
 
 def test_artefact_round_trip_scores_paths_like_training(trained, embedder):
-    kg, sup, va, res, out = trained
+    kg, _sup, _va, res, out = trained
     ranker = load_ranker(out, embedder)
     assert ranker.spec["model"]["kind"] == res.kind
     assert ranker.spec["validation"] == res.valid
