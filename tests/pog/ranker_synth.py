@@ -70,3 +70,31 @@ def synth_questions() -> list[tuple[TrainQuestion, int]]:
                 q = TrainQuestion(f"{f}-{kind}-{n}", tpl.format(f=f), (f,), (f,), gold, 1)
                 out.append((q, n))
     return out
+
+
+def train_synth(out, *, epochs: int = 8):  # -> (kg, SupervisedSet, valid idx, TrainResult)
+    """Train on phrasings 0-2 of the synthetic questions, validate on phrasing 3, and save the
+    artefact to `out` (static embedder, PCA 10: the synthetic set has 16 distinct phrasings)."""
+    import asyncio
+
+    from kgreason.embed import build_embedder
+    from kgreason.embed.settings import EmbedSettings
+    from kgreason.pog.ranker.artefact import save_ranker
+    from kgreason.pog.ranker.supervision import supervise
+    from kgreason.pog.ranker.train import TrainConfig, train
+    from kgreason.pog.settings import PoGSettings
+
+    kg = synth_kg()
+    pairs = synth_questions()
+    sup = asyncio.run(supervise(kg, [q for q, _ in pairs], PoGSettings()))
+    tr = [i for i, (_, n) in enumerate(pairs) if n < 3]
+    va = [i for i, (_, n) in enumerate(pairs) if n == 3]  # the fourth phrasing: never seen
+    cfg = TrainConfig(epochs=epochs, pca_dim=10, hidden=32, k=32, seed=0)
+    res = train(sup, build_embedder(EmbedSettings(backend="static")), cfg, tr, va)
+    meta = {
+        "embedder": {"backend": "static"},
+        "kg": {"name": kg.name, "fingerprint": kg.fingerprint(), "relations": ["p1", "p2"]},
+        "validation": res.valid,
+    }
+    save_ranker(out, res.scorer, res.proj, meta)
+    return kg, sup, va, res

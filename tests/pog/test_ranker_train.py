@@ -8,15 +8,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.pog.ranker_synth import synth_kg, synth_questions
+from tests.pog.ranker_synth import train_synth
 
 from kgreason.embed import build_embedder
 from kgreason.embed.settings import EmbedSettings
 from kgreason.pog.graph import prepare_graph
 from kgreason.pog.paths import supplement_paths
-from kgreason.pog.ranker.artefact import RankerError, check_kg, load_ranker, save_ranker
-from kgreason.pog.ranker.supervision import supervise
-from kgreason.pog.ranker.train import TrainConfig, encode, metrics, train, zero_shot_scores
+from kgreason.pog.ranker.artefact import RankerError, check_kg, load_ranker
+from kgreason.pog.ranker.train import encode, metrics, zero_shot_scores
 from kgreason.pog.settings import PoGSettings
 
 
@@ -26,21 +25,9 @@ def embedder():
 
 
 @pytest.fixture(scope="module")
-def trained(embedder, tmp_path_factory):
-    kg = synth_kg()
-    pairs = synth_questions()
-    sup = asyncio.run(supervise(kg, [q for q, _ in pairs], PoGSettings()))
-    tr = [i for i, (_, n) in enumerate(pairs) if n < 3]
-    va = [i for i, (_, n) in enumerate(pairs) if n == 3]  # the fourth phrasing: never seen
-    cfg = TrainConfig(epochs=8, pca_dim=10, hidden=32, k=32, seed=0)
-    res = train(sup, embedder, cfg, tr, va)
+def trained(tmp_path_factory):
     out = tmp_path_factory.mktemp("ranker") / "synth"
-    meta = {
-        "embedder": {"backend": "static"},
-        "kg": {"name": kg.name, "fingerprint": kg.fingerprint(), "relations": ["p1", "p2"]},
-        "validation": res.valid,
-    }
-    save_ranker(out, res.scorer, res.proj, meta)
+    kg, sup, va, res = train_synth(out)
     return kg, sup, va, res, out
 
 
@@ -70,8 +57,11 @@ def test_artefact_round_trip_scores_paths_like_training(trained, embedder):
     assert [(h.relation, h.forward) for h in top.hops] == [("p4", True)]
     # built by the artefact itself (the embedder named in ranker.json)
     again = load_ranker(out)
-    assert np.allclose(again.score("who directed [film3]", ["film3"], ps, ["film3"]),
-                       ranker.score("who directed [film3]", ["film3"], ps, ["film3"]), atol=1e-5)
+    assert np.allclose(
+        again.score("who directed [film3]", ["film3"], ps, ["film3"]),
+        ranker.score("who directed [film3]", ["film3"], ps, ["film3"]),
+        atol=1e-5,
+    )
 
 
 def test_kg_mismatch_is_named_and_relation_vocabulary_difference_warned(trained, embedder):
