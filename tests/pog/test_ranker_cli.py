@@ -62,7 +62,7 @@ def test_train_writes_an_artefact_with_provenance_and_a_validation_report(artefa
     assert set(spec["validation"]) == {"linear", "mlp"} and spec["embedder"] == {
         "backend": "static"
     }
-    assert report["model"]["kind"] in ("linear", "mlp") and (out / "weights.npz").is_file()
+    assert report["model"]["kind"] in ("linear", "mlp") and (out / "weights.safetensors").is_file()
 
 
 def test_ask_with_the_ranker_answers_and_shows_the_path_as_evidence(artefact, store):

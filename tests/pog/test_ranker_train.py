@@ -82,3 +82,15 @@ def test_unusable_artefacts_raise_a_named_error(tmp_path: Path, trained):
     (tmp_path / "ranker.json").write_text("{not json")
     with pytest.raises(RankerError, match="unreadable JSON"):
         load_ranker(tmp_path)
+
+
+def test_truncated_weights_raise_a_named_error(trained, tmp_path: Path):
+    import shutil
+
+    *_, out = trained
+    bad = tmp_path / "bad"
+    shutil.copytree(out, bad)
+    w = bad / "weights.safetensors"
+    w.write_bytes(w.read_bytes()[:50])
+    with pytest.raises(RankerError, match=r"unreadable weights\.safetensors"):
+        load_ranker(bad)

@@ -4,7 +4,8 @@ A directory holding:
     ranker.json   format/version, model kind, feature spec, the embedder to build, the KG it
                   was trained on (name, fingerprint, relation vocabulary), the training-set
                   fingerprint and size, validation metrics, training time and seed
-    weights.npz   the scorer's parameters, feature standardisation and the PCA projection
+    weights.safetensors  the scorer's parameters, feature standardisation and the PCA
+                  projection (float32; safetensors comes with model2vec, the static embedder)
 
 It is never applied silently to another KG: `check_kg` names the KG it was trained on when the
 fingerprint differs, and warns when the relation vocabulary differs.
@@ -38,7 +39,7 @@ from kgreason.pog.types import ReasoningPath
 FORMAT = "kgreason-path-ranker"
 VERSION = 1
 SPEC_FILE = "ranker.json"
-WEIGHTS_FILE = "weights.npz"
+WEIGHTS_FILE = "weights.safetensors"
 
 
 class RankerError(ValueError):
@@ -87,7 +88,9 @@ class PathRanker:
 
 
 def save_ranker(out: Path, scorer: Scorer, proj: Projection, meta: dict[str, Any]) -> Path:
-    """Write the artefact directory (weights as float32 npz, the rest as JSON)."""
+    """Write the artefact directory (weights as float32 safetensors, the rest as JSON)."""
+    from safetensors.numpy import save_file
+
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     spec = {
@@ -105,7 +108,10 @@ def save_ranker(out: Path, scorer: Scorer, proj: Projection, meta: dict[str, Any
     }
     arrays = {f"param_{k}": v for k, v in scorer.params.items()}
     arrays.update(mu=scorer.mu, sd=scorer.sd, pca_mean=proj.mean, pca_components=proj.components)
-    np.savez_compressed(out / WEIGHTS_FILE, **arrays)
+    save_file(
+        {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in arrays.items()},
+        str(out / WEIGHTS_FILE),
+    )
     (out / SPEC_FILE).write_text(json.dumps(spec, indent=2, sort_keys=True) + "\n")
     return out
 
@@ -128,13 +134,16 @@ def read_spec(path: Path) -> dict[str, Any]:
 
 def load_ranker(path: Path, embedder: Embedder | None = None) -> PathRanker:
     """Load an artefact; the embedder it was trained with is built unless one is passed."""
+    from safetensors import SafetensorError
+    from safetensors.numpy import load_file
+
     spec = read_spec(path)
     try:
-        z = np.load(Path(path) / WEIGHTS_FILE)
-        params = {k.removeprefix("param_"): z[k] for k in z.files if k.startswith("param_")}
+        z = load_file(str(Path(path) / WEIGHTS_FILE))
+        params = {k.removeprefix("param_"): v for k, v in z.items() if k.startswith("param_")}
         scorer = Scorer(spec["model"]["kind"], z["mu"], z["sd"], params)
         proj = Projection(z["pca_mean"], z["pca_components"])
-    except (OSError, KeyError, ValueError) as e:
+    except (OSError, KeyError, ValueError, SafetensorError) as e:
         raise RankerError(f"{path}: unreadable {WEIGHTS_FILE}: {e}") from e
     if embedder is None:
         from kgreason.embed import build_embedder
