@@ -97,3 +97,19 @@ def test_zero_shot_ranker_ranks_but_does_not_answer(embedder):
     fuzzy, _ = build_selector(PoGSettings(ranker="hop-aligned"), kg, embedder, llm_free=True)
     r = PoG(kg, None, embedder, PoGSettings(), fuzzy=fuzzy).ask("who directed [film4]")
     assert r.ok and r.answers == [] and r.candidates
+
+
+def test_same_kg_by_fingerprint_or_by_the_files_a_store_was_built_from():
+    from types import SimpleNamespace
+
+    from kgreason.pog.ranker.factory import same_kg
+
+    def kg(fp: str, shas: list[str]):
+        manifest = SimpleNamespace(sources=[{"sha256": s} for s in shas])
+        return SimpleNamespace(fingerprint=lambda: fp, manifest=manifest)
+
+    trained = {"fingerprint": "store:a", "sources_sha256": ["x1"]}
+    assert same_kg(trained, kg("store:a", []))
+    assert same_kg(trained, kg("store:b", ["x1"]))  # rebuilt store, same input file
+    assert not same_kg(trained, kg("store:b", ["x2"]))
+    assert not same_kg({"fingerprint": "store:a"}, kg("store:b", []))

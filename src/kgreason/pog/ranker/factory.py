@@ -32,9 +32,29 @@ def kg_relations(kg: KnowledgeGraph) -> list[str]:
     return sorted({t.relation for t in triples}) if triples is not None else []
 
 
+def kg_sources(kg: KnowledgeGraph) -> list[str]:
+    """sha256 of the files a store was built from (its manifest), [] for other backends."""
+    manifest = getattr(kg, "manifest", None)
+    return sorted(str(x.get("sha256", "")) for x in getattr(manifest, "sources", None) or [])
+
+
+def same_kg(trained: dict, kg: KnowledgeGraph) -> bool:
+    """The KG a ranker was trained on: same fingerprint, or a store built from the same
+    input files (a store rebuilt by a newer kgreason keeps its content, not its bytes)."""
+    if trained.get("fingerprint") == kg.fingerprint():
+        return True
+    src = kg_sources(kg)
+    return bool(src) and all(src) and src == sorted(trained.get("sources_sha256") or [])
+
+
 def load_checked(path: Path, kg: KnowledgeGraph) -> tuple[PathRanker, list[str]]:
     ranker = load_ranker(path)
-    warnings = check_kg(ranker, getattr(kg, "name", "?"), kg.fingerprint(), kg_relations(kg))
+    fingerprint = (
+        ranker.trained_on.get("fingerprint", "")
+        if same_kg(ranker.trained_on, kg)
+        else kg.fingerprint()
+    )
+    warnings = check_kg(ranker, getattr(kg, "name", "?"), fingerprint, kg_relations(kg))
     return ranker, warnings
 
 
@@ -59,7 +79,7 @@ def build_selector(
             spec = read_spec(path)
         except RankerError:
             return None, []
-        if spec.get("kg", {}).get("fingerprint") != kg.fingerprint():
+        if not same_kg(spec.get("kg", {}), kg):
             if not llm_free:
                 raise RankerError(
                     f"pog.fuzzy_stage={settings.fuzzy_stage!r}: the bundled ranker was trained "

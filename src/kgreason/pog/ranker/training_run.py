@@ -51,6 +51,9 @@ async def labelled_set(s: Settings, req: TrainRequest, tick: Tick) -> Supervised
     sup = await supervise(kg, questions, s.pog, progress=lambda k: tick("labelling paths", k, n))
     sup.meta.update(skipped=skipped, data=req.data, split=req.split, hops=list(req.hops))
     sup.meta["relations"] = _relations(kg)
+    from kgreason.pog.ranker.factory import kg_sources
+
+    sup.meta["sources_sha256"] = kg_sources(kg)
     if cache is not None:
         sup.save(cache)
     return sup
@@ -89,9 +92,15 @@ async def run_training(s: Settings, req: TrainRequest, tick: Tick) -> dict[str, 
         "history": res.history,
     }
     relations = next((p["relations"] for p in parts if p.get("relations")), sup.vocab)
+    sources = next((p["sources_sha256"] for p in parts if p.get("sources_sha256")), [])
     meta = {
         "embedder": EMBEDDER,
-        "kg": {"name": sup.kg_name, "fingerprint": sup.kg_fingerprint, "relations": relations},
+        "kg": {
+            "name": sup.kg_name,
+            "fingerprint": sup.kg_fingerprint,
+            "relations": relations,
+            "sources_sha256": sources,
+        },
         "training": training,
         "validation": res.valid,
         "chosen_by": "validation Hits@1 (all hops)",
