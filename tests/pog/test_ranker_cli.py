@@ -100,3 +100,17 @@ def test_train_rejects_bad_options_in_one_line(tmp_path):
     assert r.exit_code != 0 and "unknown model 'svm'" in r.stderr
     r = runner.invoke(app, ["train", "ranker", "--hops", "one", "--out", str(tmp_path / "x")])
     assert r.exit_code != 0 and "--hops" in r.stderr
+
+
+def test_readme_question_on_the_bundled_kg_answers_with_the_bundled_ranker():
+    from kgreason.pog.ranker.factory import bundled_ranker_path
+
+    if not (bundled_ranker_path() / "ranker.json").is_file():
+        pytest.fail("the bundled ranker is missing from the package")
+    r = runner.invoke(app, ["ask", "who directed [Once Were Warriors]"])
+    assert r.exit_code == 0, r.output
+    answer = next(ln for ln in r.stdout.splitlines() if ln.startswith("Answer"))
+    assert answer.startswith("Answer: Lee Tamahori"), answer
+    evidence = r.stdout[r.stdout.index("Reasoning paths") :].splitlines()[1]
+    assert "{Once Were Warriors} -> directed_by -> {Lee Tamahori}" in evidence
+    assert "not PoG's" in r.stdout
