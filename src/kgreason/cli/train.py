@@ -65,7 +65,7 @@ def register(app: typer.Typer) -> None:
         data_dir: Path | None = typer.Option(None, help="Dataset root (like shared/data)."),
         out: Path = typer.Option(..., "--out", help="Directory of the ranker artefact."),
         models: str = typer.Option("linear,mlp", help="Models to compare (linear, mlp)."),
-        epochs: int = typer.Option(6, min=1, help="Training epochs per model."),
+        epochs: int = typer.Option(4, min=1, help="Training epochs per model."),
         seed: int = typer.Option(0, help="Seed of the template split, sampling and init."),
         valid_fraction: float = typer.Option(0.2, help="Share of templates held out."),
         supervision: Path | None = typer.Option(

@@ -25,11 +25,11 @@ from kgreason.pog.ranker.supervision import SupervisedSet
 class TrainConfig:
     kinds: tuple[str, ...] = ("linear", "mlp")
     hidden: int = 64
-    pca_dim: int = 32
-    epochs: int = 6
+    pca_dim: int = 24
+    epochs: int = 4
     batch: int = 64
     #: candidates per question in a training batch (all positives first, then sampled)
-    k: int = 48
+    k: int = 32
     lr: float = 2e-3
     l2: float = 1e-4
     seed: int = 0
