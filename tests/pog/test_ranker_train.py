@@ -94,3 +94,20 @@ def test_truncated_weights_raise_a_named_error(trained, tmp_path: Path):
     w.write_bytes(w.read_bytes()[:50])
     with pytest.raises(RankerError, match=r"unreadable weights\.safetensors"):
         load_ranker(bad)
+
+
+def test_ask_time_scoring_equals_the_training_feature_rows(trained, embedder):
+    kg, *_, out = trained
+    from kgreason.pog.clustering import ClusteredGraph
+    from kgreason.pog.paths import supplement_paths
+
+    g = ClusteredGraph.from_triples(kg._triples)
+    paths = supplement_paths(g, ["film9"], n_topics=1, d_max=3, max_paths=1000).paths
+    for kind in ("linear", "mlp"):
+        ranker = load_ranker(out, embedder)
+        if ranker.scorer.kind != kind:
+            continue
+        q = "who is the director of [film9]"
+        fast = ranker.score(q, ["film9"], paths, ["film9"])
+        slow = ranker.score_rows(q, ["film9"], paths, ["film9"])
+        assert np.allclose(fast, slow, atol=1e-3), np.abs(fast - slow).max()

@@ -32,7 +32,7 @@ from kgreason.pog.ranker.features import (
     path_scalars,
     relation_text,
 )
-from kgreason.pog.ranker.model import Projection, Scorer
+from kgreason.pog.ranker.model import Projection, Scorer, score_one_question
 from kgreason.pog.ranker.supervision import answer_set
 from kgreason.pog.types import ReasoningPath
 
@@ -77,6 +77,22 @@ class PathRanker:
         """One score per path (higher = better); the question's topic mentions are masked."""
         if not paths:
             return np.zeros(0, np.float32)
+        q = self.proj(np.asarray(self.embedder.embed([mask_question(question, mentions)])))[0]
+        vocab: dict[str, int] = {}
+        rel, sign = encode_slots([path_keys(p) for p in paths], vocab)
+        relvec = self.relation_vectors(sorted(vocab, key=vocab.__getitem__))
+        n_topics = len(dict.fromkeys(topics))
+        scalars = np.vstack([path_scalars(p, len(answer_set(p, topics)), n_topics) for p in paths])
+        return score_one_question(self.scorer, q, rel, sign, scalars, relvec, N_SLOTS)
+
+    def score_rows(
+        self,
+        question: str,
+        mentions: Sequence[str],
+        paths: Sequence[ReasoningPath],
+        topics: Sequence[str],
+    ) -> np.ndarray:
+        """The same scores through the training-time feature rows (a check of `score`)."""
         q = self.proj(np.asarray(self.embedder.embed([mask_question(question, mentions)])))[0]
         vocab: dict[str, int] = {}
         rel, sign = encode_slots([path_keys(p) for p in paths], vocab)

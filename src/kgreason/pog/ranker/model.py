@@ -46,6 +46,8 @@ class Scorer:
     mu: np.ndarray
     sd: np.ndarray
     params: dict[str, np.ndarray] = field(default_factory=dict)
+    #: first_layer(self), computed on first use at ask time (parameters are fixed by then)
+    folded: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     def score(self, x: np.ndarray) -> np.ndarray:
         z = (x - self.mu) / self.sd
@@ -124,3 +126,57 @@ class Adam:
             mh = self.m[k] / (1 - b1**self.t)
             vh = self.v[k] / (1 - b2**self.t)
             params[k] -= (self.lr * mh / (np.sqrt(vh) + eps)).astype(np.float32)
+
+
+def first_layer(m: Scorer) -> tuple[np.ndarray, np.ndarray]:
+    """(A, c) with z @ W == x @ A + c: the standardisation folded into the first layer
+    (W = the linear weights as one column for a linear model)."""
+    w = m.params["W1"] if m.kind == "mlp" else m.params["w"][:, None]
+    b = m.params["b1"] if m.kind == "mlp" else m.params["b"]
+    a = (w / m.sd[:, None]).astype(np.float64)
+    return a, b.astype(np.float64) - (m.mu / m.sd).astype(np.float64) @ w.astype(np.float64)
+
+
+def score_one_question(
+    m: Scorer,
+    q: np.ndarray,
+    rel: np.ndarray,
+    sign: np.ndarray,
+    scalars: np.ndarray,
+    relvec: np.ndarray,
+    n_slots: int,
+) -> np.ndarray:
+    """`m.score(build_rows(...))` for the paths of ONE question, without building the k*k
+    outer-product features: sum_ij q_i r_j A[ij] = r @ (q @ A_outer), computed once per
+    question and per relation. Same result, far fewer operations (no large matrix product,
+    so no BLAS threads spun up for a few dozen rows on a loaded machine)."""
+    if m.folded is None:
+        m.folded = first_layer(m)
+    a, c = m.folded
+    k = q.shape[0]
+    h = a.shape[1]
+    n = rel.shape[0]
+    q64, rv = q.astype(np.float64), relvec.astype(np.float64)
+    pre = np.tile(c + q64 @ a[:k], (n, 1))
+    off = k
+    small_cols = []
+    for s in range(n_slots):
+        outer = a[off : off + k * k].reshape(k, k, h)
+        souter = a[off + k * k : off + 2 * k * k].reshape(k, k, h)
+        ar = a[off + 2 * k * k : off + 2 * k * k + k]
+        asr = a[off + 2 * k * k + k : off + 2 * k * k + 2 * k]
+        off += 2 * k * k + 2 * k
+        plain = rv @ (np.einsum("i,ijh->jh", q64, outer) + ar)  # (V, h)
+        signed = rv @ (np.einsum("i,ijh->jh", q64, souter) + asr)
+        present = rel[:, s] >= 0
+        idx = np.maximum(rel[:, s], 0)
+        sg = sign[:, s].astype(np.float64)
+        pre += present[:, None] * (plain[idx] + sg[:, None] * signed[idx])
+        cos = present * (rv[idx] @ q64)
+        small_cols += [present.astype(np.float64), sg, cos, sg * cos]
+    small = np.column_stack([*small_cols, scalars.astype(np.float64)])
+    pre += np.einsum("nf,fh->nh", small, a[off:])
+    if m.kind == "linear":
+        return pre[:, 0].astype(np.float32)
+    hid = np.maximum(pre, 0.0)
+    return (hid @ m.params["w2"].astype(np.float64) + m.params["b2"][0]).astype(np.float32)
