@@ -40,7 +40,9 @@ def result_dict(result: PoGResult) -> dict[str, Any]:
     data = dataclasses.asdict(result)
     data["ok"] = result.ok
     if result.mode == "llm-free":
-        data["label"] = LLM_FREE_LABEL
+        from kgreason.cli.ranker_output import LABEL as RANKER_LABEL
+
+        data["label"] = RANKER_LABEL if result.answers else LLM_FREE_LABEL
     return data
 
 
