@@ -12,6 +12,8 @@ tokens per question (cl100k_base, counted offline; mean, p95), the phase distrib
 share answered with a gold answer. Run from the repo root:
     python bench/pog_llm_calls.py [--limit 10] [--hops 1,2,3] [--kg memory|store]
 As a section of bench/pog_bench.py: `llm_section(ctx)`.
+SBERT vs the learned path ranker as the fuzzy stage (W1 at equal top-W1 recall, calls and
+prompt tokens): `python bench/pog_llm_calls.py --fuzzy-stage` (bench/pog_fuzzy_stage.py).
 """
 
 from __future__ import annotations
@@ -103,7 +105,12 @@ async def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--hops", default="1,2,3")
     ap.add_argument("--kg", choices=["store", "memory"], default="memory")
     ap.add_argument("--embedder", default="static", help="minilm | static")
+    ap.add_argument("--fuzzy-stage", action="store_true", help="SBERT vs the learned ranker")
     args = ap.parse_args(argv)
+    if args.fuzzy_stage:
+        from bench.pog_fuzzy_stage import main as fuzzy_stage
+
+        return await fuzzy_stage(["--limit", str(args.limit), "--hops", args.hops])
     from kgreason.embed import build_embedder
     from kgreason.embed.settings import EmbedSettings
 

@@ -11,7 +11,15 @@ from typing import Any
 import typer
 from rich.panel import Panel
 
-from kgreason.cli.common import JsonOption, console, emit_json, fail, settings, want_json
+from kgreason.cli.common import (
+    JsonOption,
+    console,
+    emit_json,
+    err_console,
+    fail,
+    settings,
+    want_json,
+)
 from kgreason.config import Settings
 from kgreason.embed.errors import EmbedderError
 from kgreason.kg.base import KGError, KnowledgeGraph
@@ -32,7 +40,9 @@ def result_dict(result: PoGResult) -> dict[str, Any]:
     data = dataclasses.asdict(result)
     data["ok"] = result.ok
     if result.mode == "llm-free":
-        data["label"] = LLM_FREE_LABEL
+        from kgreason.cli.ranker_output import LABEL as RANKER_LABEL
+
+        data["label"] = RANKER_LABEL if result.answers else LLM_FREE_LABEL
     return data
 
 
@@ -54,7 +64,21 @@ def _build(s: Settings) -> tuple[KnowledgeGraph, PoG]:
     except LLMError as e:
         fail(f"LLM: {e}")
     budget = Budget(s.llm.max_calls_per_question, s.llm.max_tokens_per_question)
-    return kg, PoG(kg, llm, embedder, s.pog, budget=budget)
+    return kg, PoG(kg, llm, embedder, s.pog, budget=budget, fuzzy=_ranker(s, kg, embedder, llm))
+
+
+def _ranker(s: Settings, kg: KnowledgeGraph, embedder: Any, llm: Any) -> Any:
+    """The path ranker's selector (pog.ranker / --ranker), or None for plain FuzzySelect."""
+    from kgreason.pog.ranker.artefact import RankerError
+    from kgreason.pog.ranker.factory import build_selector
+
+    try:
+        fuzzy, warnings = build_selector(s.pog, kg, embedder, llm_free=llm is None)
+    except (RankerError, EmbedderError) as e:
+        fail(f"ranker: {e}")
+    for w in warnings:
+        err_console().print(f"[yellow]warning[/]: {w}", soft_wrap=True)
+    return fuzzy
 
 
 async def _run(
@@ -74,7 +98,11 @@ async def _run(
 
 def print_result(result: PoGResult, names: dict[str, str]) -> None:
     out = console()
-    if result.mode == "llm-free":
+    if result.mode == "llm-free" and result.answers:
+        from kgreason.cli.ranker_output import print_ranker_answer
+
+        print_ranker_answer(out, result)
+    elif result.mode == "llm-free":
         out.print(Panel(f"[bold yellow]{LLM_FREE_LABEL}[/]", expand=False))
         cands = ", ".join(_label(c.name, c.id) for c in result.candidates[:20])
         out.print(f"[bold]Candidates[/] (ranked): {cands or '(none)'}")
@@ -136,6 +164,9 @@ def register(app: typer.Typer) -> None:
             None, help="Path pruning: three-step | fuzzy | precise | branch"
         ),
         variant: str | None = typer.Option(None, help="pog | pog-e"),
+        ranker: str | None = typer.Option(
+            None, "--ranker", help="Path ranker: auto | none | hop-aligned | artefact DIR."
+        ),
         json_out: JsonOption = False,
     ) -> None:
         """Answer a question with Paths-over-Graph and show the reasoning paths."""
@@ -145,6 +176,7 @@ def register(app: typer.Typer) -> None:
             "kg.dialect": dialect,
             "pog.strategy": strategy,
             "pog.variant": variant,
+            "pog.ranker": ranker,
         }
         s = settings(ctx, **overrides).settings
         if not question.strip():

@@ -63,6 +63,9 @@ def register(app: typer.Typer) -> None:
         sparql: str | None = typer.Option(None, help="SPARQL endpoint URL instead of a store."),
         dialect: str | None = typer.Option(None, help="freebase | wikidata | generic"),
         no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the LLM response cache."),
+        ranker: str | None = typer.Option(
+            None, "--ranker", help="Path ranker: auto | none | hop-aligned | artefact DIR."
+        ),
         json_out: JsonOption = False,
     ) -> None:
         """Evaluate a method on a dataset; results are appended per question (resumable)."""
@@ -79,7 +82,15 @@ def register(app: typer.Typer) -> None:
             fail("name a DATASET, or pass --replay RUN_DIR")
         if method not in METHODS:
             fail(f"unknown method '{method}' (choose from {', '.join(METHODS)})")
-        loaded = settings(ctx, **{"kg.store": kg, "kg.sparql_url": sparql, "kg.dialect": dialect})
+        loaded = settings(
+            ctx,
+            **{
+                "kg.store": kg,
+                "kg.sparql_url": sparql,
+                "kg.dialect": dialect,
+                "pog.ranker": ranker,
+            },
+        )
         s = loaded.settings
         try:
             data = load(dataset, split=split, hops=hops, root=data_dir)

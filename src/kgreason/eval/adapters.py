@@ -8,6 +8,7 @@ sandbox) are built once per run.
 from __future__ import annotations
 
 import hashlib
+import logging
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -61,6 +62,7 @@ class PoGMethod:
         result = await pog.ask_async(record.question, record.topic_entities or None)
         names = await self.kg.names(sorted({x for p in result.paths for x in p.entities()}))
         if self.llm_free:
+            # with a learned ranker the top path's answer set comes first (pog/ranker/answer.py)
             answers = [c.name for c in result.candidates]
             ids = [c.id for c in result.candidates]
             kind = "candidates"
@@ -89,8 +91,23 @@ class PoGMethod:
                 "unverified_triples": [
                     [t.head, t.relation, t.tail] for t in result.unverified_triples
                 ],
+                **_ranker_answer(result, record),
             },
         )
+
+
+def _ranker_answer(result: Any, record: Record) -> dict[str, Any]:
+    """LLM-free mode with a learned ranker: its answer set and the set F1 vs gold."""
+    answers = result.answers
+    if not answers or result.mode != "llm-free":
+        return {}
+    from kgreason.eval.metrics import normalize_answer
+    from kgreason.pog.ranker.supervision import set_f1
+
+    gold = {normalize_answer(f) for a in record.answers for f in a.surface_forms()}
+    got = frozenset(normalize_answer(a.name) for a in answers)
+    f1, _ = set_f1(got, gold) if gold else (0.0, False)
+    return {"answer_set": [a.name for a in answers], "answer_set_f1": round(f1, 4)}
 
 
 @dataclass
@@ -130,9 +147,15 @@ def build_method(name: str, settings: Settings, *, dataset: str) -> BuiltMethod:
         pog_settings = settings.pog.model_copy(
             update={"variant": "pog-e" if name == "pog-e" else "pog"}
         )
-        method = PoGMethod(
-            name, kg, build_embedder(settings.embed), pog_settings, llm_free=name == "llm-free"
-        )
+        from kgreason.pog.ranker.factory import build_selector
+
+        embedder = build_embedder(settings.embed)
+        # a path ranker (pog.ranker / --ranker) replaces FuzzySelect's SBERT when configured
+        fuzzy, warnings = build_selector(pog_settings, kg, embedder, llm_free=name == "llm-free")
+        for w in warnings:
+            logging.getLogger(__name__).warning(w)
+        method = PoGMethod(name, kg, embedder, pog_settings, llm_free=name == "llm-free")
+        method._fuzzy = fuzzy
         return BuiltMethod(
             method,
             kg_identity={"name": kg.name, "fingerprint": kg.fingerprint()},

@@ -258,6 +258,8 @@ async def run_llm_free(
     # one topic entity: the answer ends a path of unknown length, so prefer shorter paths;
     # several: paths must join them, their length is the graph's, not a choice to penalise
     penalty = settings.llm_free_length_penalty if len(topics) == 1 else 0.0
+    learned = getattr(fuzzy, "answers", False)  # a trained ranker (pog/ranker): it answers
+    penalty = 0.0 if getattr(fuzzy, "ranker", None) is not None else penalty
     ranked = rerank_by_length(run.ranked, penalty)
     top = [s.path for s in ranked[: top_k or settings.w_max]]
     result.paths = run.search.materialize(top)
@@ -265,6 +267,10 @@ async def run_llm_free(
     await run.book.ensure(cands[: max_candidates * 2])
     named = [c for c in cands if run.book.names.get(c) not in (None, UNNAMED)]
     result.candidates = [AnswerEntity(run.book.get(c), c) for c in named[:max_candidates]]
+    if learned:
+        from kgreason.pog.ranker.answer import apply_answer
+
+        await apply_answer(result, ranked, run.book, [t.id for t in topics])
     cited = result.paths and [t for p in result.paths for t in p.triples()]
     if cited:
         ok = await kg.contains(cited)

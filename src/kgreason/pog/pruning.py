@@ -7,7 +7,9 @@
     three-step  FuzzySelect(W1) -> BranchReduceSelect(W2) -> PrecisePathSelect(W_max)
 
 FuzzySelect ranks by similarity to the indicator (I_LLM, or I_Sup for supplement paths); the
-LLM steps see paths rendered with ids (`{m.x: Name} -> r -> {...}`).
+LLM steps see paths rendered with ids (`{m.x: Name} -> r -> {...}`). With a path ranker in
+place of SBERT (`pog.fuzzy_stage` "learned"/"combined", pog/ranker), FuzzySelect scores the
+QUESTION instead: the ranker was trained on questions, not on the LLM's indicators.
 """
 
 from __future__ import annotations
@@ -65,6 +67,8 @@ class Pruner:
             return out
         await self.book.ensure(displayed_ids(paths))
         first_w = s.w_max if s.strategy == "fuzzy" else s.w1
+        if getattr(self.fuzzy, "ranker", None) is not None:
+            ind = ctx.question
         kept = self.fuzzy.select(ind, paths, self.book.names, first_w)
         out.steps.append({"step": "fuzzy", "in": len(paths), "out": len(kept)})
         select = self.precise_selector(ctx)

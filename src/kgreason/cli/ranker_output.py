@@ -1,0 +1,25 @@
+"""Text output of the LLM-free mode when a learned path ranker answers (issue 14)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.panel import Panel
+
+from kgreason.pog.types import PoGResult
+
+LABEL = "LLM-free mode: a learned path ranker's answer, not PoG's"
+
+
+def ranker_trace(result: PoGResult) -> dict:
+    return next((t for t in result.trace if t.get("stage") == "ranker"), {})
+
+
+def print_ranker_answer(out: Console, result: PoGResult, shown: int = 20) -> None:
+    """The answer set of the top path (with its set-level confidence) first; the paths
+    printed after it are the evidence."""
+    out.print(Panel(f"[bold yellow]{LABEL}[/]", expand=False))
+    names = [a.name for a in result.answers]
+    more = f" (+{len(names) - shown} more)" if len(names) > shown else ""
+    conf = ranker_trace(result).get("confidence")
+    conf_text = f"   (confidence {conf:.2f})" if isinstance(conf, float) else ""
+    out.print(f"[bold green]Answer[/]: {', '.join(names[:shown])}{more}{conf_text}")

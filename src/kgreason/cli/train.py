@@ -1,0 +1,134 @@
+"""`kgreason train ranker`: weak supervision from a KG's own paths, training of the path
+ranker models, a validation report by held-out question templates, and the artefact."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from kgreason.cli.common import (
+    JsonOption,
+    console,
+    emit_json,
+    err_console,
+    fail,
+    settings,
+    want_json,
+)
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console(),
+        transient=True,
+    )
+
+
+def _table(valid: dict[str, dict], chosen: str) -> Table:
+    t = Table(title="validation (held-out question templates)")
+    for c in ("model", "questions", "Hits@1", "set F1", "gold in top path"):
+        t.add_column(c)
+    for kind, per in valid.items():
+        for key, m in per.items():
+            t.add_row(
+                f"{kind}{' *' if kind == chosen else ''} {key}",
+                str(m["n"]),
+                f"{m['hits1']:.1f}",
+                f"{m['f1']:.1f}",
+                f"{m['gold_in_top']:.1f}",
+            )
+    return t
+
+
+def register(app: typer.Typer) -> None:
+    train_app = typer.Typer(help="Train models used by kgreason (the path ranker).")
+    app.add_typer(train_app, name="train")
+
+    @train_app.command("ranker")
+    def ranker_command(
+        ctx: typer.Context,
+        data: str = typer.Option("metaqa", "--data", help="Dataset with question-answer pairs."),
+        split: str = typer.Option("dev", help="Dataset split."),
+        hops: str = typer.Option("1,2,3", help="Hop counts to load (MetaQA, PathQuestion)."),
+        limit: int | None = typer.Option(None, help="Only the first N questions per hop count."),
+        kg: Path | None = typer.Option(None, "--kg", help="KG store (default: bundled KG)."),
+        data_dir: Path | None = typer.Option(None, help="Dataset root (like shared/data)."),
+        out: Path = typer.Option(..., "--out", help="Directory of the ranker artefact."),
+        models: str = typer.Option("linear,mlp", help="Models to compare (linear, mlp)."),
+        epochs: int = typer.Option(4, min=1, help="Training epochs per model."),
+        seed: int = typer.Option(0, help="Seed of the template split, sampling and init."),
+        valid_fraction: float = typer.Option(0.2, help="Share of templates held out."),
+        supervision: Path | None = typer.Option(
+            None, help="Cache of the labelled paths (.npz): read if present, else written."
+        ),
+        json_out: JsonOption = False,
+    ) -> None:
+        """Train the path ranker from question-answer pairs (no path labels needed)."""
+        from kgreason.embed.errors import EmbedderError
+        from kgreason.eval.loaders import DatasetError
+        from kgreason.kg.base import KGError
+        from kgreason.pog.ranker.training_run import TrainRequest, run_training
+
+        s = settings(ctx, **{"kg.store": kg}).settings
+        try:
+            hop_list = tuple(int(h) for h in hops.split(","))
+        except ValueError:
+            fail(f"--hops: expected comma-separated integers, got {hops!r}")
+        kinds = tuple(k.strip() for k in models.split(",") if k.strip())
+        bad = [k for k in kinds if k not in ("linear", "mlp")]
+        if bad or not kinds:
+            fail(f"--models: unknown model {bad[0] if bad else models!r} (linear, mlp)")
+        if not 0 < valid_fraction < 1:
+            fail(f"--valid-fraction must be between 0 and 1, got {valid_fraction}")
+        req = TrainRequest(
+            data,
+            split,
+            hop_list,
+            limit,
+            data_dir,
+            out,
+            kinds,
+            epochs,
+            seed,
+            valid_fraction,
+            supervision,
+        )
+        bars: dict[str, Any] = {}
+        with _progress() as prog:
+
+            def tick(stage: str, done: int, total: int) -> None:
+                if stage not in bars:
+                    bars[stage] = prog.add_task(stage, total=total)
+                prog.update(bars[stage], completed=done, total=total)
+
+            t0 = time.perf_counter()
+            try:
+                report = asyncio.run(run_training(s, req, tick))
+            except (DatasetError, KGError, EmbedderError, ValueError) as e:
+                fail(f"{type(e).__name__}: {e}")
+        report["wall_s"] = round(time.perf_counter() - t0, 1)
+        if want_json(ctx, json_out):
+            emit_json(report)
+            return
+        c = console()
+        c.print(_table(report["validation"], report["model"]["kind"]))
+        sup = report["training"]
+        c.print(
+            f"questions: {sup['questions']} ({sup['skipped']} skipped: topic not in KG); "
+            f"with >= 1 positive path: {sup['with_positive_path']} "
+            f"({100 * sup['with_positive_path'] / max(sup['questions'], 1):.1f}%)"
+        )
+        c.print(
+            f"chosen: {report['model']['kind']} ({report['model']['n_params']} parameters); "
+            f"training {report['training']['train_s']} s; artefact {report['path']}"
+        )

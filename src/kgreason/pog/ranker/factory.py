@@ -1,0 +1,93 @@
+"""From settings to the FuzzySelector PoG and the LLM-free mode use: plain SBERT similarity,
+a trained ranker, or the zero-shot hop-aligned ranking (see PoGSettings.ranker/fuzzy_stage)."""
+
+from __future__ import annotations
+
+import logging
+from importlib import resources
+from pathlib import Path
+
+from kgreason.embed.base import Embedder
+from kgreason.kg.base import KnowledgeGraph
+from kgreason.pog.fuzzy import FuzzySelector
+from kgreason.pog.ranker.artefact import PathRanker, RankerError, check_kg, load_ranker, read_spec
+from kgreason.pog.ranker.selector import RankerSelector
+from kgreason.pog.ranker.zeroshot import HopAlignedRanker
+from kgreason.pog.settings import PoGSettings
+
+log = logging.getLogger(__name__)
+
+
+def bundled_ranker_path() -> Path:
+    """The ranker trained on MetaQA dev over the bundled KG (see its PROVENANCE.md)."""
+    return Path(str(resources.files("kgreason.pog.ranker").joinpath("bundled", "metaqa")))
+
+
+def kg_relations(kg: KnowledgeGraph) -> list[str]:
+    """The KG's relation vocabulary when it is known locally (store, MemoryKG), else []."""
+    rels = getattr(kg, "relations", None)
+    if isinstance(rels, list):
+        return list(rels)
+    triples = getattr(kg, "_triples", None)
+    return sorted({t.relation for t in triples}) if triples is not None else []
+
+
+def kg_sources(kg: KnowledgeGraph) -> list[str]:
+    """sha256 of the files a store was built from (its manifest), [] for other backends."""
+    manifest = getattr(kg, "manifest", None)
+    return sorted(str(x.get("sha256", "")) for x in getattr(manifest, "sources", None) or [])
+
+
+def same_kg(trained: dict, kg: KnowledgeGraph) -> bool:
+    """The KG a ranker was trained on: same fingerprint, or a store built from the same
+    input files (a store rebuilt by a newer kgreason keeps its content, not its bytes)."""
+    if trained.get("fingerprint") == kg.fingerprint():
+        return True
+    src = kg_sources(kg)
+    return bool(src) and all(src) and src == sorted(trained.get("sources_sha256") or [])
+
+
+def load_checked(path: Path, kg: KnowledgeGraph) -> tuple[PathRanker, list[str]]:
+    ranker = load_ranker(path)
+    fingerprint = (
+        ranker.trained_on.get("fingerprint", "")
+        if same_kg(ranker.trained_on, kg)
+        else kg.fingerprint()
+    )
+    warnings = check_kg(ranker, getattr(kg, "name", "?"), fingerprint, kg_relations(kg))
+    return ranker, warnings
+
+
+def build_selector(
+    settings: PoGSettings, kg: KnowledgeGraph, embedder: Embedder, *, llm_free: bool
+) -> tuple[FuzzySelector | None, list[str]]:
+    """(selector or None for PoG's default FuzzySelector, warnings to show the user)."""
+    choice = settings.ranker
+    if not llm_free and settings.fuzzy_stage == "sbert":
+        return None, []
+    if choice == "none":
+        if not llm_free:
+            raise RankerError(f"pog.fuzzy_stage={settings.fuzzy_stage!r} needs pog.ranker")
+        return None, []
+    if choice == "hop-aligned":
+        zs = HopAlignedRanker(embedder)
+        mode = "combined" if settings.fuzzy_stage == "combined" and not llm_free else "learned"
+        return RankerSelector(zs, embedder, mode=mode, answers=False), []
+    if choice == "auto":
+        path = bundled_ranker_path()
+        try:
+            spec = read_spec(path)
+        except RankerError:
+            return None, []
+        if not same_kg(spec.get("kg", {}), kg):
+            if not llm_free:
+                raise RankerError(
+                    f"pog.fuzzy_stage={settings.fuzzy_stage!r}: the bundled ranker was trained "
+                    f"on the bundled KG; pass a ranker trained on {getattr(kg, 'name', '?')}"
+                )
+            return None, []
+    else:
+        path = Path(choice).expanduser()
+    ranker, warnings = load_checked(path, kg)
+    mode = "combined" if settings.fuzzy_stage == "combined" and not llm_free else "learned"
+    return RankerSelector(ranker, embedder, mode=mode), warnings

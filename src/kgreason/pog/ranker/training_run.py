@@ -1,0 +1,114 @@
+"""One training run end to end (what `kgreason train ranker` does): KG, questions, weak
+supervision (or its cache), template split, training, artefact with provenance."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from kgreason.config import Settings
+from kgreason.pog.ranker.artefact import save_ranker
+from kgreason.pog.ranker.data import RankerDataError, load_questions, template_split
+from kgreason.pog.ranker.supervision import SupervisedSet, supervise
+from kgreason.pog.ranker.train import TrainConfig, train
+
+#: the embedder the ranker's features use: the vendored static model (fast, always present)
+EMBEDDER = {"backend": "static"}
+
+Tick = Callable[[str, int, int], None]
+
+
+@dataclass
+class TrainRequest:
+    data: str
+    split: str
+    hops: tuple[int, ...]
+    limit: int | None
+    data_dir: Path | None
+    out: Path
+    kinds: tuple[str, ...] = ("linear", "mlp")
+    epochs: int = 6
+    seed: int = 0
+    valid_fraction: float = 0.2
+    supervision: Path | None = None
+
+
+async def labelled_set(s: Settings, req: TrainRequest, tick: Tick) -> SupervisedSet:
+    from kgreason.kg.open import open_kg
+
+    cache = req.supervision
+    if cache is not None and Path(str(cache).removesuffix(".npz") + ".npz").is_file():
+        return SupervisedSet.load(cache)
+    kg = open_kg(s.kg)
+    questions, skipped = await load_questions(
+        kg, req.data, split=req.split, hops=req.hops, data_dir=req.data_dir, limit=req.limit
+    )
+    if not questions:
+        raise RankerDataError(f"no {req.data} question has a topic entity in {kg.name}")
+    n = len(questions)
+    sup = await supervise(kg, questions, s.pog, progress=lambda k: tick("labelling paths", k, n))
+    sup.meta.update(skipped=skipped, data=req.data, split=req.split, hops=list(req.hops))
+    sup.meta["relations"] = _relations(kg)
+    from kgreason.pog.ranker.factory import kg_sources
+
+    sup.meta["sources_sha256"] = kg_sources(kg)
+    if cache is not None:
+        sup.save(cache)
+    return sup
+
+
+def _relations(kg: Any) -> list[str]:
+    from kgreason.pog.ranker.factory import kg_relations
+
+    return kg_relations(kg)
+
+
+async def run_training(s: Settings, req: TrainRequest, tick: Tick) -> dict[str, Any]:
+    from kgreason.embed import build_embedder
+    from kgreason.embed.settings import EmbedSettings
+
+    sup = await labelled_set(s, req, tick)
+    embedder = build_embedder(EmbedSettings(**EMBEDDER))
+    tr, va = template_split(sup.questions, valid_fraction=req.valid_fraction, seed=req.seed)
+    cfg = TrainConfig(kinds=req.kinds, epochs=req.epochs, seed=req.seed)
+    res = train(sup, embedder, cfg, tr, va, progress=lambda k, d, t: tick(f"training {k}", d, t))
+    parts = sup.meta.get("parts", [sup.meta])
+    training = {
+        "dataset": req.data,
+        "split": req.split,
+        "hops": list(req.hops),
+        "limit_per_hop": req.limit,
+        "questions": len(sup),
+        "skipped": sum(int(p.get("skipped", 0)) for p in parts),
+        "with_positive_path": res.n_positive,
+        "train_questions": len(tr),
+        "valid_questions": len(va),
+        "fingerprint": sup.fingerprint(),
+        "seed": req.seed,
+        "config": asdict(cfg),
+        "train_s": {k: round(v, 1) for k, v in res.train_s.items()},
+        "history": res.history,
+    }
+    relations = next((p["relations"] for p in parts if p.get("relations")), sup.vocab)
+    sources = next((p["sources_sha256"] for p in parts if p.get("sources_sha256")), [])
+    meta = {
+        "embedder": EMBEDDER,
+        "kg": {
+            "name": sup.kg_name,
+            "fingerprint": sup.kg_fingerprint,
+            "relations": relations,
+            "sources_sha256": sources,
+        },
+        "training": training,
+        "validation": res.valid,
+        "chosen_by": "validation Hits@1 (all hops)",
+    }
+    path = save_ranker(req.out, res.scorer, res.proj, meta)
+    return {
+        "path": str(path),
+        "model": {"kind": res.kind, "n_params": res.scorer.n_params()},
+        "training": training,
+        "validation": res.valid,
+    }
