@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kgreason.kg.memory import normalize_name
+from kgreason.kg.ranking import normalize_name
 from kgreason.llm.base import ChatLLM
 from kgreason.llm.parse import ParseError, extract_json
 from kgreason.pog.llm_common import call_stage, topics_field

@@ -29,3 +29,9 @@ class PoGSettings(BaseModel):
     #: first 150 MetaQA dev questions per hop: candidate Hits@1 rose for 1-, 2- and 3-hop with
     #: both embedders (e.g. static 62->82, 38->39, 27->30 %); 0 restores pure similarity order.
     llm_free_length_penalty: float = 0.02
+    #: topic linking: a mention that matches no name exactly (after normalisation) links to
+    #: the closest name only when their similarity (rapidfuzz ratio, 0..1) reaches this;
+    #: below it the question ends with an unknown-entity error offering suggestions.
+    #: "Once Were Warrior" -> "Once Were Warriors" is 0.97; "Nonexistent FC" ->
+    #: "Newcastle United FC" is 0.61.
+    link_threshold: float = 0.85

@@ -1,0 +1,150 @@
+"""LLM-free multi-entity answering that does not depend on the order of the topic entities.
+
+PoG's entity paths run through the topic entities in the order the LLM's question analysis
+gives. Without an LLM there is no such order, and the order the entities happen to be found
+in changed the answer (22 of 100 two-entity football questions). So:
+- `order_free_paths` searches the entity paths for EVERY order of the topics (up to
+  `MAX_PERMUTED` topics; above, the given order only) and keeps each path once, in one
+  canonical orientation (the one starting at the topic with the smallest id): the pool of
+  paths, and the texts the fuzzy selector scores, are the same whatever the order given;
+- `orient` turns a path back to follow the given order, for display only;
+- `member_support` ranks the members of a path's sets by relevance: the number of KG chains
+  of this path's relation sequence that pass through the member (from the start set, and
+  into the end topic for entity paths), so a middle set of 161 entities is not read in
+  alphabetical order before a candidate cap applies.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+from kgreason.pog.clustering import ClusteredGraph
+from kgreason.pog.paths import PathSearch, path_signature, supplement_paths
+from kgreason.pog.types import Hop, ReasoningPath
+
+#: 4 topics = 24 orders; above that the given order alone (the search cost grows with k!)
+MAX_PERMUTED = 4
+
+
+def reverse_hop(h: Hop) -> Hop:
+    return Hop(
+        h.dst,
+        h.relation,
+        h.src,
+        not h.forward,
+        h.triples,
+        tuple((r, not f) for r, f in h.alt_relations),
+    )
+
+
+def reverse_path(p: ReasoningPath) -> ReasoningPath:
+    return ReasoningPath(
+        tuple(reverse_hop(h) for h in reversed(p.hops)), tuple(reversed(p.entity_list))
+    )
+
+
+def _ends(p: ReasoningPath) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    return (p.hops[0].src, p.hops[-1].dst) if p.hops else ((), ())
+
+
+def canonical(p: ReasoningPath) -> ReasoningPath:
+    """The orientation that starts at the smaller end (then the smaller signature)."""
+    r = reverse_path(p)
+    a, b = _ends(p)
+    if (a, path_signature(p)) <= (b, path_signature(r)):
+        return p
+    return r
+
+
+def orient(p: ReasoningPath, topics: Sequence[str]) -> ReasoningPath:
+    """Display orientation: the first given topic entity as early on the path as possible."""
+    order = {t: i for i, t in enumerate(topics)}
+    seq = [p.hops[0].src, *(h.dst for h in p.hops)] if p.hops else []
+
+    def first_rank(sets: list[tuple[str, ...]]) -> tuple[int, ...]:
+        return tuple(order.get(s[0], len(order)) for s in sets if len(s) == 1 and s[0] in order)
+
+    return p if first_rank(seq) <= first_rank(seq[::-1]) else reverse_path(p)
+
+
+def order_free_paths(
+    graph: ClusteredGraph, topics: Sequence[str], *, d_max: int, max_paths: int
+) -> PathSearch:
+    """Supplement-condition entity paths (length <= |Topic| * D_max) through all topics, for
+    every order of them, each path once in canonical orientation, shortest first."""
+    ents = list(dict.fromkeys(topics))
+    if len(ents) <= 1:  # nothing to order: free paths from the one topic entity
+        return supplement_paths(graph, ents, n_topics=len(ents), d_max=d_max, max_paths=max_paths)
+    orders = (
+        list(itertools.permutations(sorted(ents))) if len(ents) <= MAX_PERMUTED else [tuple(ents)]
+    )
+    found: dict[tuple, ReasoningPath] = {}
+    first: PathSearch | None = None
+    bound_reasons: list[str] = []
+    expansions = 0
+    for order in orders:
+        res = supplement_paths(
+            graph, list(order), n_topics=len(ents), d_max=d_max, max_paths=max_paths
+        )
+        first = first or res
+        expansions += res.expansions
+        if res.bound_hit:
+            bound_reasons.append(res.bound_reason)
+        for p in res.paths:
+            c = canonical(ReasoningPath(p.hops, tuple(sorted(ents))))
+            found.setdefault(path_signature(c), c)
+    assert first is not None
+    paths = sorted(found.values(), key=lambda p: (p.length, path_signature(p)))
+    return PathSearch(
+        paths[:max_paths],
+        tuple(sorted(ents)),
+        first.min_len,
+        first.max_len,
+        graph,
+        bound_hit=bool(bound_reasons) or len(paths) > max_paths,
+        bound_reason="; ".join(dict.fromkeys(bound_reasons))
+        or (f"max_paths={max_paths} over all topic orders" if len(paths) > max_paths else ""),
+        expansions=expansions,
+        missing=first.missing,
+    )
+
+
+def _push(graph: ClusteredGraph, h: Hop, weight: dict[str, float]) -> dict[str, float]:
+    """Chains reaching each member of h.dst: the sum over its predecessors in h.src."""
+    dst = set(h.dst)
+    out: dict[str, float] = dict.fromkeys(h.dst, 0.0)
+    for u in h.src:
+        w = weight.get(u, 0.0)
+        if not w:
+            continue
+        adj = graph.adj.get(u, {})
+        reached: set[str] = set()
+        for key in h.relation_keys():
+            reached.update(v for v in adj.get(key, ()) if v in dst)
+        for v in reached:
+            out[v] += w
+    return out
+
+
+def member_support(graph: ClusteredGraph, path: ReasoningPath) -> list[dict[str, float]]:
+    """For each hop's dst set: chains of this path through each member. An entity path
+    (ending at a single topic entity) counts chains that also reach its end."""
+    if not path.hops:
+        return []
+    fwd = [dict.fromkeys(path.hops[0].src, 1.0)]
+    for h in path.hops:
+        fwd.append(_push(graph, h, fwd[-1]))
+    if len(path.entity_list) <= 1:
+        return fwd[1:]
+    bwd = [dict.fromkeys(path.hops[-1].dst, 1.0)]
+    for h in reversed(path.hops):
+        bwd.append(_push(graph, reverse_hop(h), bwd[-1]))
+    bwd.reverse()
+    return [{v: f * bwd[j].get(v, 0.0) for v, f in fwd[j].items()} for j in range(1, len(fwd))]
+
+
+def ranked_members(graph: ClusteredGraph, path: ReasoningPath, dst_index: int) -> list[str]:
+    """Members of hop `dst_index`'s dst set, most supported first (ties by id)."""
+    support = member_support(graph, path)[dst_index]
+    return sorted(path.hops[dst_index].dst, key=lambda v: (-support.get(v, 0.0), v))
