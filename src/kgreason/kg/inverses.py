@@ -8,8 +8,8 @@ Detection (`detect_inverses`, run when a store is built and recorded in its mani
 - "owl": an `owl:inverseOf` triple between the two relation names;
 - "mirror": any other two relations with the same number of edges, each edge of one being
   an edge of the other reversed.
-Each pair records the fraction of edges mirrored; only an exact pair (1.0 both ways) may be
-folded KG-wide. `fold_inverse_triples` is what the pipeline applies to a question subgraph:
+Each pair records the fraction of edges mirrored; the pipeline folds declared pairs that
+are exact (1.0 both ways); undeclared mirrors are recorded and shown by `kg info` only. `fold_inverse_triples` is what the pipeline applies to a question subgraph:
 it drops an inverse edge only when its mirror edge is in the same subgraph, so every edge
 kept is a KG edge and nothing can be lost, whatever the pair's global coverage.
 """
@@ -98,13 +98,18 @@ def detect_inverses(
 
 
 def inverse_map(
-    pairs: Iterable[Mapping[str, object]], *, exact_only: bool = True
+    pairs: Iterable[Mapping[str, object]], *, exact_only: bool = True, declared_only: bool = True
 ) -> dict[str, str]:
-    """inverse relation -> the relation kept, from `detect_inverses` records."""
+    """inverse relation -> the relation kept, from `detect_inverses` records. By default
+    only DECLARED pairs (by name or owl:inverseOf) that are exact mirrors: an undeclared
+    mirror pair (Freebase's containedby/contains) stays two relations, which path search
+    already merges into one hop when they join the same sets (`Hop.alt_relations`), showing
+    both names to the LLM."""
     return {
         str(p["inverse"]): str(p["relation"])
         for p in pairs
-        if not exact_only or float(p["mirrored"]) >= 1.0  # type: ignore[arg-type]
+        if (not exact_only or float(p["mirrored"]) >= 1.0)  # type: ignore[arg-type]
+        and (not declared_only or p["source"] != "mirror")
     }
 
 

@@ -29,6 +29,7 @@ from kgreason.kg.base import (
     KnowledgeGraph,
     UnknownEntityError,
 )
+from kgreason.kg.ranking import normalize_name
 from kgreason.pog.types import TopicEntity
 
 SEARCH_LIMIT = 10
@@ -201,7 +202,8 @@ async def link_spans(
         fuzzy = n > 1 or (len(text) >= 5 and text[:1].isupper())
         link, _ = await best_match(kg, text, threshold, fuzzy=fuzzy)
         if link is not None:
-            weak = n == 1 and not text[:1].isupper() and not any(c.isdigit() for c in text)
+            one_word = len(normalize_name(text).split()) == 1  # "tigres_uanl" is two
+            weak = one_word and not text[:1].isupper() and not any(c.isdigit() for c in text)
             found.append(_Span(i, n, link, weak))
     # a fuzzy span around an exact mention of the same entity ("club Charlton Athletic FC"
     # around "Charlton Athletic FC") is that exact mention plus noise: keep the exact one

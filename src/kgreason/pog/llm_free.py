@@ -38,7 +38,7 @@ from kgreason.pog.clustering import ClusteredGraph
 from kgreason.pog.fuzzy import FuzzySelector, ScoredPath
 from kgreason.pog.graph import PreparedGraph, prepare_graph
 from kgreason.pog.linking import DEFAULT_THRESHOLD, dedupe, link_spans, resolve_mention
-from kgreason.pog.order_free import member_support, order_free_paths, orient
+from kgreason.pog.order_free import member_support, mention_order, order_free_paths
 from kgreason.pog.paths import PathSearch, find_entity_paths
 from kgreason.pog.render import NameBook, displayed_ids
 from kgreason.pog.settings import PoGSettings
@@ -90,8 +90,13 @@ async def explore_llm_free(
     prepared = await prepare_graph(kg, topics, settings)
     timings = dict(prepared.timings_s)
     t0 = time.perf_counter()
+    reference = mention_order(await kg.names(list(prepared.topics)), question)
     search = order_free_paths(
-        prepared.graph, list(prepared.topics), d_max=settings.d_max, max_paths=settings.max_paths
+        prepared.graph,
+        list(prepared.topics),
+        d_max=settings.d_max,
+        max_paths=settings.max_paths,
+        reference=reference,
     )
     fallback = ""
     if not search.paths and len(prepared.topics) > 1:
@@ -222,7 +227,7 @@ async def run_llm_free(
     # one topic entity and for paths joining several alike (a 6-hop join is no likelier)
     ranked = rerank_by_length(run.ranked, settings.llm_free_length_penalty)
     ids = [t.id for t in topics]
-    top = [orient(s.path, ids) for s in ranked[: top_k or settings.w_max]]
+    top = [s.path for s in ranked[: top_k or settings.w_max]]
     result.paths = run.search.materialize(top)
     cands = candidate_ids([s.path for s in ranked], ids, run.search.graph)
     await run.book.ensure(cands[: max_candidates * 2])

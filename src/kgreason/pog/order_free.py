@@ -4,10 +4,10 @@ PoG's entity paths run through the topic entities in the order the LLM's questio
 gives. Without an LLM there is no such order, and the order the entities happen to be found
 in changed the answer (22 of 100 two-entity football questions). So:
 - `order_free_paths` searches the entity paths for EVERY order of the topics (up to
-  `MAX_PERMUTED` topics; above, the given order only) and keeps each path once, in one
-  canonical orientation (the one starting at the topic with the smallest id): the pool of
-  paths, and the texts the fuzzy selector scores, are the same whatever the order given;
-- `orient` turns a path back to follow the given order, for display only;
+  `MAX_PERMUTED` topics; above, the given order only) and keeps each path once, oriented
+  by the order the QUESTION mentions the topics in (`mention_order`, ids for the rest):
+  the pool of paths, and the texts the fuzzy selector scores, are the same whatever the
+  order the topics were given or found in;
 - `member_support` ranks the members of a path's sets by relevance: the number of KG chains
   of this path's relation sequence that pass through the member (from the start set, and
   into the end topic for entity paths), so a middle set of 161 entities is not read in
@@ -17,8 +17,9 @@ in changed the answer (22 of 100 two-entity football questions). So:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+from kgreason.kg.ranking import normalize_name
 from kgreason.pog.clustering import ClusteredGraph
 from kgreason.pog.paths import PathSearch, path_signature, supplement_paths
 from kgreason.pog.types import Hop, ReasoningPath
@@ -44,41 +45,54 @@ def reverse_path(p: ReasoningPath) -> ReasoningPath:
     )
 
 
-def _ends(p: ReasoningPath) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    return (p.hops[0].src, p.hops[-1].dst) if p.hops else ((), ())
+def mention_order(names: Mapping[str, str], question: str) -> list[str]:
+    """Topic ids (id -> name) in the order the question mentions them (normalised text),
+    unmentioned ones after, by id: fixed by the question, whatever order they came in."""
+    q = f" {normalize_name(question)} "
+
+    def pos(tid: str) -> tuple[int, str]:
+        for text in (names.get(tid) or tid, tid):
+            i = q.find(f" {normalize_name(text)} ")
+            if i >= 0:
+                return i, tid
+        return len(q), tid
+
+    return sorted(names, key=pos)
 
 
-def canonical(p: ReasoningPath) -> ReasoningPath:
-    """The orientation that starts at the smaller end (then the smaller signature)."""
+def orient(p: ReasoningPath, topics: Sequence[str]) -> ReasoningPath:
+    """The orientation that meets `topics` in their order as far as possible (the first
+    one earliest); a tie keeps the smaller signature, so the result is deterministic."""
+    order = {t: i for i, t in enumerate(topics)}
+    seq = [p.hops[0].src, *(h.dst for h in p.hops)] if p.hops else []
+
+    def ranks(sets: list[tuple[str, ...]]) -> tuple[int, ...]:
+        return tuple(order[s[0]] for s in sets if len(s) == 1 and s[0] in order)
+
     r = reverse_path(p)
-    a, b = _ends(p)
-    if (a, path_signature(p)) <= (b, path_signature(r)):
+    if (ranks(seq), path_signature(p)) <= (ranks(seq[::-1]), path_signature(r)):
         return p
     return r
 
 
-def orient(p: ReasoningPath, topics: Sequence[str]) -> ReasoningPath:
-    """Display orientation: the first given topic entity as early on the path as possible."""
-    order = {t: i for i, t in enumerate(topics)}
-    seq = [p.hops[0].src, *(h.dst for h in p.hops)] if p.hops else []
-
-    def first_rank(sets: list[tuple[str, ...]]) -> tuple[int, ...]:
-        return tuple(order.get(s[0], len(order)) for s in sets if len(s) == 1 and s[0] in order)
-
-    return p if first_rank(seq) <= first_rank(seq[::-1]) else reverse_path(p)
-
-
 def order_free_paths(
-    graph: ClusteredGraph, topics: Sequence[str], *, d_max: int, max_paths: int
+    graph: ClusteredGraph,
+    topics: Sequence[str],
+    *,
+    d_max: int,
+    max_paths: int,
+    reference: Sequence[str] | None = None,
 ) -> PathSearch:
     """Supplement-condition entity paths (length <= |Topic| * D_max) through all topics, for
-    every order of them, each path once in canonical orientation, shortest first."""
+    every order of them, each path once, oriented by `reference` (default: ids sorted; use
+    `mention_order`), shortest first."""
     ents = list(dict.fromkeys(topics))
     if len(ents) <= 1:  # nothing to order: free paths from the one topic entity
         return supplement_paths(graph, ents, n_topics=len(ents), d_max=d_max, max_paths=max_paths)
     orders = (
         list(itertools.permutations(sorted(ents))) if len(ents) <= MAX_PERMUTED else [tuple(ents)]
     )
+    ref = tuple(reference or sorted(ents))
     found: dict[tuple, ReasoningPath] = {}
     first: PathSearch | None = None
     bound_reasons: list[str] = []
@@ -92,13 +106,13 @@ def order_free_paths(
         if res.bound_hit:
             bound_reasons.append(res.bound_reason)
         for p in res.paths:
-            c = canonical(ReasoningPath(p.hops, tuple(sorted(ents))))
+            c = orient(ReasoningPath(p.hops, ref), ref)
             found.setdefault(path_signature(c), c)
     assert first is not None
     paths = sorted(found.values(), key=lambda p: (p.length, path_signature(p)))
     return PathSearch(
         paths[:max_paths],
-        tuple(sorted(ents)),
+        ref,
         first.min_len,
         first.max_len,
         graph,
