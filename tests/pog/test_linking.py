@@ -151,3 +151,18 @@ async def test_memory_kg_links_the_same_way() -> None:
     kg = MemoryKG([("Tigres_UANL", "league", "Liga_MX")])
     (t,) = await resolve_given(kg, ["tigres uanl"])
     assert t.id == "Tigres_UANL" and t.method == "exact"
+
+
+def test_question_analysis_order_names_every_topic_exactly_once() -> None:
+    from kgreason.pog.analysis import checked_order, parse_analysis
+    from kgreason.pog.types import TopicEntity
+
+    topics = [TopicEntity("m.f", "France"), TopicEntity("m.n", "Nijmegen"), TopicEntity("m.e", "E")]
+    assert checked_order(["m.n", "m.n", "m.x"], topics) == ["m.n", "m.f", "m.e"]
+    # the indicator names Nijmegen twice and omits E: each topic still comes once
+    reply = (
+        '{"split_questions": ["q"], "indicator": "\\"Nijmegen\\" - serves - x - in - '
+        'answer(y) - borders - \\"Nijmegen\\" - near - \\"France\\""}'
+    )
+    a = parse_analysis(reply, topics)
+    assert sorted(a.ordered_topics) == ["m.e", "m.f", "m.n"] and a.ordered_topics[0] == "m.n"
