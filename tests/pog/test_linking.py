@@ -166,3 +166,30 @@ def test_question_analysis_order_names_every_topic_exactly_once() -> None:
     )
     a = parse_analysis(reply, topics)
     assert sorted(a.ordered_topics) == ["m.e", "m.f", "m.n"] and a.ordered_topics[0] == "m.n"
+
+
+async def test_merged_genre_and_film_node_is_demoted() -> None:
+    """MetaQA's trap: "War" is a genre (many films point to it) and a film (one director)."""
+    from kgreason.pog.fuzzy import ScoredPath
+    from kgreason.pog.graph import prepare_graph
+    from kgreason.pog.llm_free import demote_collisions
+    from kgreason.pog.order_free import collision_path
+    from kgreason.pog.paths import find_entity_paths
+
+    triples = [
+        ("X", "directed_by", "Dee"),
+        ("X", "has_genre", "War"),
+        ("War", "directed_by", "Atwell"),
+    ]
+    triples += [(f"F{i}", "has_genre", "War") for i in range(60)]
+    triples += [("F1", "directed_by", "Dee")]  # a legitimate 2-hop continuation
+    kg = MemoryKG(triples)
+    prep = await prepare_graph(kg, ["X"], PoGSettings())
+    found = find_entity_paths(prep.graph, ["X"], min_len=2, max_len=2, max_paths=100).paths
+    by_rels = {tuple(h.relation for h in p.hops): p for p in found}
+    trap = by_rels[("has_genre", "directed_by")]
+    assert trap.end_entities() == ("Atwell",) and collision_path(prep.graph, trap)
+    legit = by_rels[("directed_by", "directed_by")]  # X -> Dee <- F1: same relation back
+    assert not collision_path(prep.graph, legit)
+    ranked = [ScoredPath(trap, 0.9, "trap"), ScoredPath(legit, 0.5, "legit")]
+    assert [s.text for s in demote_collisions(ranked, prep.graph)] == ["legit", "trap"]

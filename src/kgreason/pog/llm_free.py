@@ -38,7 +38,12 @@ from kgreason.pog.clustering import ClusteredGraph
 from kgreason.pog.fuzzy import FuzzySelector, ScoredPath
 from kgreason.pog.graph import PreparedGraph, prepare_graph
 from kgreason.pog.linking import DEFAULT_THRESHOLD, dedupe, link_spans, resolve_mention
-from kgreason.pog.order_free import member_support, mention_order, order_free_paths
+from kgreason.pog.order_free import (
+    collision_path,
+    member_support,
+    mention_order,
+    order_free_paths,
+)
 from kgreason.pog.paths import PathSearch, find_entity_paths
 from kgreason.pog.render import NameBook, displayed_ids
 from kgreason.pog.settings import PoGSettings
@@ -157,6 +162,15 @@ def rerank_by_length(ranked: Sequence[ScoredPath], penalty: float) -> list[Score
     return sorted(ranked, key=lambda sp: -(sp.score - penalty * (sp.path.length - 1)))
 
 
+def demote_collisions(ranked: Sequence[ScoredPath], graph: ClusteredGraph) -> list[ScoredPath]:
+    """Paths through a merged node (order_free.collision_path) after all others, each group
+    in its order: MetaQA's genre/film "War" otherwise puts its director in many answers."""
+    bad = [collision_path(graph, s.path) for s in ranked]
+    return [s for s, b in zip(ranked, bad, strict=True) if not b] + [
+        s for s, b in zip(ranked, bad, strict=True) if b
+    ]
+
+
 def candidate_ids(
     paths: Sequence[ReasoningPath], topics: Sequence[str], graph: ClusteredGraph | None = None
 ) -> list[str]:
@@ -226,6 +240,8 @@ async def run_llm_free(
     # with no predicted depth, shorter paths are preferred between near-equal scores, for
     # one topic entity and for paths joining several alike (a 6-hop join is no likelier)
     ranked = rerank_by_length(run.ranked, settings.llm_free_length_penalty)
+    if all(t.name == t.id for t in topics):  # names are ids (MetaQA): merged-node trap
+        ranked = demote_collisions(ranked, run.search.graph)
     ids = [t.id for t in topics]
     top = [s.path for s in ranked[: top_k or settings.w_max]]
     result.paths = run.search.materialize(top)

@@ -162,3 +162,35 @@ def ranked_members(graph: ClusteredGraph, path: ReasoningPath, dst_index: int) -
     """Members of hop `dst_index`'s dst set, most supported first (ties by id)."""
     support = member_support(graph, path)[dst_index]
     return sorted(path.hops[dst_index].dst, key=lambda v: (-support.get(v, 0.0), v))
+
+
+#: name-collision pass (see `collision_path`): entered as a value shared by this many...
+COLLECTOR_DEGREE = 50
+#: ...and left through a relation it has at most this many edges of
+COLLISION_OTHER_DEGREE = 2
+
+
+def collision_path(graph: ClusteredGraph, path: ReasoningPath) -> bool:
+    """True when the path continues past some step ONLY through nodes that look like two
+    things merged into one node: entered as a shared value (>= COLLECTOR_DEGREE entities
+    point to it through the entering relation) and left through a DIFFERENT relation it
+    has at most COLLISION_OTHER_DEGREE edges of. MetaQA's names are its ids, so the genre
+    "War" (442 films point to it by has_genre in a typical question subgraph) is also the
+    2007 film "War" (one directed_by edge, to Philip G. Atwell), and the year "1969" is also
+    a film: paths "genre of X's films -> directed_by" end at Atwell in unrelated questions.
+    Only meaningful where names are ids; the caller decides when to apply it."""
+    for j in range(len(path.hops) - 1):
+        h, nxt = path.hops[j], path.hops[j + 1]
+        enter = [(r, not f) for r, f in h.relation_keys()]
+        enter_rels = {r for r, _ in enter}
+        leave = nxt.relation_keys()
+        if {r for r, _ in leave} & enter_rels:
+            continue
+        going = [v for v in h.dst if any(graph.adj.get(v, {}).get(k) for k in leave)]
+        if going and all(
+            max(len(graph.adj.get(v, {}).get(k, ())) for k in enter) >= COLLECTOR_DEGREE
+            and sum(len(graph.adj.get(v, {}).get(k, ())) for k in leave) <= COLLISION_OTHER_DEGREE
+            for v in going
+        ):
+            return True
+    return False
