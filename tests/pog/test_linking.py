@@ -181,8 +181,12 @@ async def test_merged_genre_and_film_node_is_demoted() -> None:
         ("X", "has_genre", "War"),
         ("War", "directed_by", "Atwell"),
     ]
+    triples += [("War", "starred_actors", "Ann"), ("War", "release_year", "2007")]  # a film
     triples += [(f"F{i}", "has_genre", "War") for i in range(60)]
     triples += [("F1", "directed_by", "Dee")]  # a legitimate 2-hop continuation
+    # a shared value with one stray fact of its own (PathQuestion's "Male") is no merged node
+    triples += [("X", "gender", "Male"), ("Male", "subject_of", "Web")]
+    triples += [(f"P{i}", "gender", "Male") for i in range(60)]
     kg = MemoryKG(triples)
     prep = await prepare_graph(kg, ["X"], PoGSettings())
     found = find_entity_paths(prep.graph, ["X"], min_len=2, max_len=2, max_paths=100).paths
@@ -191,5 +195,6 @@ async def test_merged_genre_and_film_node_is_demoted() -> None:
     assert trap.end_entities() == ("Atwell",) and collision_path(prep.graph, trap)
     legit = by_rels[("directed_by", "directed_by")]  # X -> Dee <- F1: same relation back
     assert not collision_path(prep.graph, legit)
+    assert not collision_path(prep.graph, by_rels[("gender", "subject_of")])
     ranked = [ScoredPath(trap, 0.9, "trap"), ScoredPath(legit, 0.5, "legit")]
     assert [s.text for s in demote_collisions(ranked, prep.graph)] == ["legit", "trap"]

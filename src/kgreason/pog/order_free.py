@@ -20,7 +20,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 
 from kgreason.kg.ranking import normalize_name
-from kgreason.pog.clustering import ClusteredGraph
+from kgreason.pog.clustering import ClusteredGraph, Key
 from kgreason.pog.paths import PathSearch, path_signature, supplement_paths
 from kgreason.pog.types import Hop, ReasoningPath
 
@@ -166,8 +166,10 @@ def ranked_members(graph: ClusteredGraph, path: ReasoningPath, dst_index: int) -
 
 #: name-collision pass (see `collision_path`): entered as a value shared by this many...
 COLLECTOR_DEGREE = 50
-#: ...and left through a relation it has at most this many edges of
+#: ...and left through a relation it has at most this many edges of...
 COLLISION_OTHER_DEGREE = 2
+#: ...among at least this many such small relations (a whole second entity on the node)
+MERGED_KEYS = 3
 
 
 def collision_path(graph: ClusteredGraph, path: ReasoningPath) -> bool:
@@ -176,8 +178,8 @@ def collision_path(graph: ClusteredGraph, path: ReasoningPath) -> bool:
     point to it through the entering relation) and left through a DIFFERENT relation it
     has at most COLLISION_OTHER_DEGREE edges of. MetaQA's names are its ids, so the genre
     "War" (442 films point to it by has_genre in a typical question subgraph) is also the
-    2007 film "War" (one directed_by edge, to Philip G. Atwell), and the year "1969" is also
-    a film: paths "genre of X's films -> directed_by" end at Atwell in unrelated questions.
+    2007 film "War" (one directed_by edge, to Philip G. Atwell, and a few other film facts),
+    and the year "1969" is also a film: paths "genre of X's films -> directed_by" end at Atwell in unrelated questions.
     Only meaningful where names are ids; the caller decides when to apply it."""
     for j in range(len(path.hops) - 1):
         h, nxt = path.hops[j], path.hops[j + 1]
@@ -187,10 +189,22 @@ def collision_path(graph: ClusteredGraph, path: ReasoningPath) -> bool:
         if {r for r, _ in leave} & enter_rels:
             continue
         going = [v for v in h.dst if any(graph.adj.get(v, {}).get(k) for k in leave)]
-        if going and all(
-            max(len(graph.adj.get(v, {}).get(k, ())) for k in enter) >= COLLECTOR_DEGREE
-            and sum(len(graph.adj.get(v, {}).get(k, ())) for k in leave) <= COLLISION_OTHER_DEGREE
-            for v in going
-        ):
+        if going and all(_merged(graph.adj.get(v, {}), enter, leave) for v in going):
             return True
     return False
+
+
+def _merged(adj: Mapping[Key, tuple[str, ...]], enter: list[Key], leave: Sequence[Key]) -> bool:
+    """A shared value (entered by >= COLLECTOR_DEGREE edges) that also carries a whole other
+    entity: the leaving relation and at least MERGED_KEYS relations in all, each with few
+    edges (MetaQA's "War" as a film: directed_by, starred_actors, release_year...). A value
+    with one stray fact (PathQuestion's "Male" -> subject_of) is not one."""
+    enter_rels = {r for r, _ in enter}
+    if max(len(adj.get(k, ())) for k in enter) < COLLECTOR_DEGREE:
+        return False
+    if sum(len(adj.get(k, ())) for k in leave) > COLLISION_OTHER_DEGREE:
+        return False
+    few = [
+        k for k, ns in adj.items() if k[0] not in enter_rels and len(ns) <= COLLISION_OTHER_DEGREE
+    ]
+    return len(few) >= MERGED_KEYS
