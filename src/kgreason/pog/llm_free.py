@@ -172,7 +172,11 @@ def demote_collisions(ranked: Sequence[ScoredPath], graph: ClusteredGraph) -> li
 
 
 def candidate_ids(
-    paths: Sequence[ReasoningPath], topics: Sequence[str], graph: ClusteredGraph | None = None
+    paths: Sequence[ReasoningPath],
+    topics: Sequence[str],
+    graph: ClusteredGraph | None = None,
+    *,
+    limit: int | None = None,
 ) -> list[str]:
     """Entities of ranked paths, in rank order: end sets for a single topic entity, the
     non-topic entities along the path (in hop order) for entity paths. Within a set, members
@@ -180,6 +184,8 @@ def candidate_ids(
     skip = set(topics)
     out: dict[str, None] = {}
     for p in paths:
+        if limit is not None and len(out) >= limit:
+            break  # enough: later paths cannot change the first `limit`
         support = member_support(graph, p) if graph is not None else None
         hop_idx = [len(p.hops) - 1] if len(set(p.entity_list)) <= 1 else range(len(p.hops))
         for j in hop_idx:
@@ -189,7 +195,7 @@ def candidate_ids(
             for e in members:
                 if e not in skip:
                     out.setdefault(e)
-    return list(out)
+    return list(out)[:limit]
 
 
 async def run_llm_free(
@@ -245,7 +251,7 @@ async def run_llm_free(
     ids = [t.id for t in topics]
     top = [s.path for s in ranked[: top_k or settings.w_max]]
     result.paths = run.search.materialize(top)
-    cands = candidate_ids([s.path for s in ranked], ids, run.search.graph)
+    cands = candidate_ids([s.path for s in ranked], ids, run.search.graph, limit=max_candidates * 2)
     await run.book.ensure(cands[: max_candidates * 2])
     named = [c for c in cands if run.book.names.get(c) not in (None, UNNAMED)]
     result.candidates = [AnswerEntity(run.book.get(c), c) for c in named[:max_candidates]]
