@@ -83,7 +83,8 @@ def test_bad_setting_from_the_environment(monkeypatch) -> None:
 
 def test_unknown_entity_prints_nothing_on_stdout(store: Path) -> None:
     r = runner.invoke(app, ["ask", "who directed [Zorblax the Unfilmable]", "--kg", str(store)])
-    assert "unknown-entity" in one_error_line(r)
+    line = one_error_line(r)
+    assert "unknown entity" in line and "Zorblax the Unfilmable" in line
 
 
 def test_unknown_entity_json_keeps_the_result_and_still_one_error_line(store: Path) -> None:

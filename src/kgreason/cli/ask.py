@@ -27,13 +27,21 @@ from kgreason.llm.base import LLMError
 from kgreason.llm.usage import Budget
 from kgreason.pog.pipeline import PoG
 from kgreason.pog.render import render_path
-from kgreason.pog.types import PoGResult
+from kgreason.pog.types import PoGResult, TopicEntity
 
 LLM_FREE_LABEL = "LLM-free mode: candidates, not PoG's answer"
 
 
 def _label(name: str, id_: str | None) -> str:
     return f"{name} ({id_})" if id_ and id_ != name else name
+
+
+def link_line(t: TopicEntity) -> str:
+    """`linked "Once Were Warrior" -> "Once Were Warriors" (0.97, fuzzy)`: mention -> entity
+    (the id too when it differs from the name), score and linking method."""
+    target = f'"{t.name}"' + (f" [{t.id}]" if t.id != t.name else "")
+    mention = t.keyword or t.id
+    return f'linked "{mention}" -> {target} ({t.score:.2f}, {t.method})'
 
 
 def result_dict(result: PoGResult) -> dict[str, Any]:
@@ -110,8 +118,10 @@ def print_result(result: PoGResult, names: dict[str, str]) -> None:
         answers = ", ".join(_label(a.name, a.id) for a in result.answers)
         out.print(f"[bold green]Answer[/]: {answers or '(none)'}")
         out.print(f"Phase: {result.phase or '-'}   Mode: {result.mode}")
-    topics = ", ".join(_label(t.name, t.id) for t in result.topic_entities)
-    out.print(f"Topic entities: {topics or '-'}")
+    links = [link_line(t) for t in result.topic_entities]
+    out.print("Topic entities:" if links else "Topic entities: -", highlight=False)
+    for line in links:
+        out.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
     if result.analysis:
         out.print(f"Indicator: {result.analysis.indicator}")
     st = result.subgraph
@@ -139,6 +149,8 @@ def show_ask_result(result: PoGResult, names: dict[str, str], as_json: bool) -> 
     """Print a result, or end with one error line. A failed question prints nothing on
     stdout in text mode unless it got as far as reasoning paths (kept, as computed
     results are); --json always prints the result, whose `ok`/`error` say what happened."""
+    if result.error_kind == "unknown-entity" and not as_json:
+        fail(result.error or "unknown entity")  # the error names the mention, with suggestions
     if as_json:
         emit_json(result_dict(result))
     elif result.ok or result.paths:

@@ -41,7 +41,11 @@ def register(app: typer.Typer) -> None:
     @app.command("eval")
     def eval_command(
         ctx: typer.Context,
-        dataset: str = typer.Argument(None, help=f"One of: {', '.join(sorted(SPECS))}."),
+        dataset: str = typer.Argument(
+            None,
+            help=f"One of: {', '.join(sorted(SPECS))}; or a PathQuestion-family file (PQ, PQL, "
+            "6 columns) to evaluate against --kg.",
+        ),
         split: str | None = typer.Option(None, help="Dataset split (default: the dataset's)."),
         hops: int | None = typer.Option(None, help="MetaQA / PathQuestion hop count."),
         limit: int | None = typer.Option(None, help="Only the first N questions."),
@@ -93,9 +97,15 @@ def register(app: typer.Typer) -> None:
         )
         s = loaded.settings
         try:
-            data = load(dataset, split=split, hops=hops, root=data_dir)
+            if dataset not in SPECS and Path(dataset).is_file():  # an IRN/PathQuestion file
+                data = load("pq", path=dataset)
+            else:
+                data = load(dataset, split=split, hops=hops, root=data_dir)
         except DatasetError as e:
             fail(str(e))
+        if not data.records:  # every line skipped: nothing to evaluate is a failure
+            first = f"; first: {data.problems[0]}" if data.problems else ""
+            fail(f"{dataset}: no question could be read ({len(data.problems)} skipped{first})")
         for p in data.problems[:20]:
             err_console().print(f"skipped {p}", markup=False, style="yellow")
         records = data.records[:limit] if limit else data.records

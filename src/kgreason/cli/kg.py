@@ -127,6 +127,10 @@ def info(
     for h in data["hubs"]:
         hubs.add_row(h["id"], h["name"], f"{h['degree']:,}", f"{h['out']:,}", f"{h['in']:,}")
     con.print(hubs)
+    inv = data.get("inverse_relations") or []
+    con.print(f"inverse relation pairs (one hop in PoG): {len(inv) or 'none'}")
+    for p in inv[:top]:
+        con.print(f"  {p['relation']} <-> {p['inverse']} ({p['source']}, mirrored {p['mirrored']})")
 
 
 def register(app: typer.Typer) -> None:

@@ -297,36 +297,72 @@ def parse_metaqa_lines(
     return out
 
 
+def _pq_record(path: Path, n: int, question: str, answers: list[Answer], chain: str) -> Record:
+    items = chain.split("#<end>#")[0].split("#")
+    return Record(
+        id=f"{path.stem}/{n}",
+        dataset="pathquestion",
+        task="kgqa",
+        question=question.strip(),
+        answers=answers,
+        topic_entities={items[0]: items[0]},
+        hops=(len(items) - 1) // 2,
+        gold_path=items,
+    )
+
+
+def _pq_six_columns(path: Path, n: int, parts: list[str]) -> Record | str:
+    """question, one answer, `h#r#t...` chains joined by `*`, the full answer set
+    (`/`-separated), supporting triples (`///`-separated), topic entities (`/`-separated)."""
+    question, answer, chains, answer_set, _support, topics = (p.strip() for p in parts)
+    chain_list = [c for c in chains.split("*") if c.strip()]
+    if not question or not chain_list or len(chain_list[0].split("#")) < 3:
+        return "expected a question and at least one 'h#r#t' reasoning path in columns 1 and 3"
+    names = list(dict.fromkeys(a.strip() for a in [answer, *answer_set.split("/")] if a.strip()))
+    if not names:
+        return "no answer in columns 2 and 4"
+    rec = _pq_record(path, n, question, [Answer(a, a) for a in names], chain_list[0])
+    given = [t.strip() for t in topics.split("/") if t.strip()]
+    if given:
+        rec.topic_entities = {t: t for t in dict.fromkeys(given)}
+    return rec
+
+
 def load_pathquestion(path: Path) -> LoadResult:
-    """PathQuestion (PQ/PQL): `question<TAB>answer(alias1/alias2/)<TAB>subj#r1#e1#r2#ans[#<end>#ans]`."""
+    """The IRN / PathQuestion family, by column count:
+    - PQ / PQL: `question<TAB>answer(ans1/ans2/)<TAB>subj#r1#e1#r2#ans[#<end>#ans]`; every
+      name in the parentheses is a gold answer (the full answer set);
+    - six columns: see `_pq_six_columns`.
+    A malformed line is skipped and reported with its number."""
     if not path.is_file():
         raise DatasetError(f"dataset file {path} does not exist")
     out = LoadResult(records=[])
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
+        raw = line.rstrip("\r\n").split("\t")  # keep empty trailing columns
         parts = line.strip().split("\t")
+        if len(raw) == 6:
+            rec = _pq_six_columns(path, n, raw)
+            if isinstance(rec, str):
+                out.problems.append(LoadProblem(str(path), f"line {n}", rec))
+            else:
+                out.records.append(rec)
+            continue
         m = re.fullmatch(r"(.*?)\((.*)\)", parts[1]) if len(parts) == 3 else None
         if m is None:
             out.problems.append(
                 LoadProblem(
-                    str(path), f"line {n}", "expected 'question<TAB>answer(aliases)<TAB>path'"
+                    str(path),
+                    f"line {n}",
+                    f"expected 'question<TAB>answer(aliases)<TAB>path' or 6 tab-separated "
+                    f"columns, found {len(parts)} column(s)",
                 )
             )
             continue
-        path_items = parts[2].split("#<end>#")[0].split("#")
         aliases = [a for a in m.group(2).split("/") if a and a != m.group(1)]
         out.records.append(
-            Record(
-                id=f"{path.stem}/{n}",
-                dataset="pathquestion",
-                task="kgqa",
-                question=parts[0].strip(),
-                answers=[Answer(m.group(1), m.group(1), aliases)],
-                topic_entities={path_items[0]: path_items[0]},
-                hops=(len(path_items) - 1) // 2,
-                gold_path=path_items,
-            )
+            _pq_record(path, n, parts[0], [Answer(m.group(1), m.group(1), aliases)], parts[2])
         )
     return out
 

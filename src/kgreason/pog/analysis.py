@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kgreason.kg.memory import normalize_name
+from kgreason.kg.ranking import normalize_name
 from kgreason.llm.base import ChatLLM
 from kgreason.llm.parse import ParseError, extract_json
 from kgreason.pog.llm_common import call_stage, topics_field
@@ -75,6 +75,16 @@ def read_indicator(indicator: str, topic_names: Sequence[str]) -> IndicatorReadi
     return IndicatorReading(order, distances)
 
 
+def checked_order(order: Sequence[str], topics: Sequence[TopicEntity]) -> list[str]:
+    """The topic order PoG explores in must name every topic entity exactly once (issue 16):
+    a topic the indicator names twice keeps its first place, one it omits goes last, in the
+    linked order. (read_indicator already reads it so; this is the guard.)"""
+    ids = [t.id for t in topics]
+    out = [t for t in dict.fromkeys(order) if t in ids]
+    out += [t for t in dict.fromkeys(ids) if t not in out]
+    return out
+
+
 def parse_analysis(text: str, topics: Sequence[TopicEntity]) -> QuestionAnalysis:
     data = extract_json(text)
     if not isinstance(data, dict):
@@ -91,7 +101,7 @@ def parse_analysis(text: str, topics: Sequence[TopicEntity]) -> QuestionAnalysis
     return QuestionAnalysis(
         split_questions=[s.strip() for s in splits if s.strip()],
         indicator=indicator.strip(),
-        ordered_topics=[topics[i].id for i in reading.order],
+        ordered_topics=checked_order([topics[i].id for i in reading.order], topics),
         predicted_depth=reading.depth,
         raw=text,
     )

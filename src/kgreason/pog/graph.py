@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kgreason.kg.base import KnowledgeGraph
+from kgreason.kg.inverses import fold_inverse_triples, known_inverses
 from kgreason.pog.clustering import ClusteredGraph
 from kgreason.pog.reduction import Reduction, reduce_graph
 from kgreason.pog.settings import PoGSettings
@@ -53,8 +54,13 @@ async def prepare_graph(
     sub = await detect_subgraph(kg, topics, settings)
     t1 = time.perf_counter()
     timings["subgraph"] = t1 - t0
+    # an explicit inverse edge (r_inverse, owl:inverseOf, exact mirror) beside its mirror is
+    # the same fact: one hop, not two parallel edges (kgreason.kg.inverses)
     clustered = ClusteredGraph.from_triples(
-        sub.triples, variant=settings.variant, seed=settings.seed, isolated=topics
+        fold_inverse_triples(sub.triples, known_inverses(kg)),
+        variant=settings.variant,
+        seed=settings.seed,
+        isolated=topics,
     )
     t2 = time.perf_counter()
     timings["clustering"] = t2 - t1

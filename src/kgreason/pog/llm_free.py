@@ -3,22 +3,25 @@
     link by name -> subgraph -> clustering -> reduction -> entity paths -> FuzzySelect
 
 Differences from PoG, all forced by the absence of an LLM and labelled in the result:
-- topic entities: given ids, else `[bracketed]` mentions, else the longest word n-grams of the
-  question that the KG's name search matches (case/diacritic-insensitive); when some match
-  with the exact spelling and case (proper names: "France"), only those are kept, so common
-  words that happen to name a node ("country") do not become topic entities;
-- no question analysis: the topic order is the order found, and every length PoG could ever
-  search is used (1 <= length <= |Topic| * D_max, the supplement condition), since there is no
-  D_predict;
+- topic entities: given ids or names, else `[bracketed]` mentions, else the longest word
+  spans of the question that match a KG name exactly (up to case, spacing, underscores,
+  punctuation, diacritics) or closely enough (pog.link_threshold), each reported with its
+  score and method (linking.py); a mention that matches nothing is a named error;
+- no question analysis, hence no topic order: entity paths are searched for every order of
+  the topic entities and scored in one canonical orientation (order_free.py), so the ranking
+  does not depend on the order the topics were given or found in; every length PoG could
+  ever search is used (1 <= length <= |Topic| * D_max, the supplement condition), since
+  there is no D_predict;
 - the indicator of FuzzySelect is the question itself;
 - when no path joins all topic entities, each topic entity's own paths (length <= D_max) are
   ranked instead, and the trace says so (`fallback`);
 - the result has mode="llm-free", `answers` EMPTY, `candidates` = entities of the top-ranked
   paths (the end sets for one topic entity; the non-topic entities on the path otherwise),
-  ranked by path rank, and a trace entry saying these are retrieval candidates.
+  ranked by path rank, then within a set by the number of chains through them, and a trace
+  entry saying these are retrieval candidates.
 
 API:
-    await link_by_name(kg, question, *, max_ngram=6) -> list[TopicEntity]
+    await link_by_name(kg, question, *, threshold=0.85, max_ngram=6) -> list[TopicEntity]
     await explore_llm_free(kg, fuzzy, settings, topics, question) -> LLMFreeRun
     await run_llm_free(kg, fuzzy, settings, question, topic_entities=None, *,
                        top_k=None, max_candidates=50) -> PoGResult
@@ -26,97 +29,46 @@ API:
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from kgreason.kg.base import UNNAMED, KnowledgeGraph
+from kgreason.kg.base import UNNAMED, KnowledgeGraph, UnknownEntityError
+from kgreason.pog.clustering import ClusteredGraph
 from kgreason.pog.fuzzy import FuzzySelector, ScoredPath
 from kgreason.pog.graph import PreparedGraph, prepare_graph
-from kgreason.pog.paths import PathSearch, find_entity_paths, supplement_paths
+from kgreason.pog.linking import DEFAULT_THRESHOLD, dedupe, link_spans, resolve_mention
+from kgreason.pog.order_free import (
+    collision_path,
+    member_support,
+    mention_order,
+    order_free_paths,
+)
+from kgreason.pog.paths import PathSearch, find_entity_paths
 from kgreason.pog.render import NameBook, displayed_ids
 from kgreason.pog.settings import PoGSettings
+from kgreason.pog.topic import bracketed_topics
 from kgreason.pog.types import AnswerEntity, PoGResult, ReasoningPath, TopicEntity
 
 LABEL = (
     "LLM-free mode: candidates are entities on the paths ranked most similar to the question; "
     "they are retrieval candidates, not an answer produced by PoG."
 )
-_BRACKET = re.compile(r"\[([^\[\]]+)\]")
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "in",
-        "on",
-        "at",
-        "to",
-        "for",
-        "by",
-        "with",
-        "from",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "how",
-        "is",
-        "are",
-        "was",
-        "were",
-        "did",
-        "do",
-        "does",
-        "be",
-        "been",
-        "that",
-        "this",
-        "these",
-        "those",
-        "and",
-        "or",
-        "film",
-        "films",
-        "movie",
-        "movies",
-    ]
-)
 
 
 async def link_by_name(
-    kg: KnowledgeGraph, question: str, *, max_ngram: int = 6
+    kg: KnowledgeGraph,
+    question: str,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    max_ngram: int = 6,
 ) -> list[TopicEntity]:
-    mentions = _BRACKET.findall(question)
-    out: list[TopicEntity] = []
+    """`[bracketed]` mentions (each must link: UnknownMentionError names the one that does
+    not), else the question's word spans (linking.link_spans)."""
+    mentions = bracketed_topics(question)
     if mentions:
-        for m in mentions:
-            hits = [h for h in await kg.search(m, limit=1, fuzzy=False)]
-            if hits:
-                out.append(TopicEntity(hits[0].id, hits[0].name, m, hits[0].score))
-        return out
-    words = re.findall(r"[\w'’.-]+", question)
-    used = [False] * len(words)
-    found: list[tuple[int, TopicEntity]] = []
-    for n in range(min(max_ngram, len(words)), 0, -1):
-        for i in range(len(words) - n + 1):
-            if any(used[i : i + n]):
-                continue
-            gram = words[i : i + n]
-            if all(w.lower() in _STOP for w in gram) or (n == 1 and len(gram[0]) < 3):
-                continue
-            text = " ".join(gram).strip(".")
-            hits = await kg.search(text, limit=1, fuzzy=False)
-            if hits:
-                found.append((i, TopicEntity(hits[0].id, hits[0].name, text, hits[0].score)))
-                used[i : i + n] = [True] * n
-    exact = [f for f in found if f[1].name == f[1].keyword]
-    return [t for _, t in sorted(exact or found, key=lambda x: x[0])]
+        return dedupe([await resolve_mention(kg, m, threshold=threshold) for m in mentions])
+    return await link_spans(kg, question, threshold=threshold, max_ngram=max_ngram)
 
 
 @dataclass
@@ -143,12 +95,13 @@ async def explore_llm_free(
     prepared = await prepare_graph(kg, topics, settings)
     timings = dict(prepared.timings_s)
     t0 = time.perf_counter()
-    search = supplement_paths(
+    reference = mention_order(await kg.names(list(prepared.topics)), question)
+    search = order_free_paths(
         prepared.graph,
         list(prepared.topics),
-        n_topics=len(prepared.topics),
         d_max=settings.d_max,
         max_paths=settings.max_paths,
+        reference=reference,
     )
     fallback = ""
     if not search.paths and len(prepared.topics) > 1:
@@ -184,6 +137,24 @@ async def explore_llm_free(
     return LLMFreeRun(prepared, search, ranked, book, timings, fallback)
 
 
+async def _topics(
+    kg: KnowledgeGraph,
+    settings: PoGSettings,
+    question: str,
+    given: Sequence[str | TopicEntity] | None,
+) -> list[TopicEntity]:
+    if not given:
+        return await link_by_name(kg, question, threshold=settings.link_threshold)
+    ids = [g for g in given if isinstance(g, str)]
+    names = await kg.names(ids) if ids else {}
+    unknown = [g for g in ids if g not in names]
+    if unknown:
+        raise UnknownEntityError(f"not in {kg.name}: {unknown}")
+    return dedupe(
+        [g if isinstance(g, TopicEntity) else TopicEntity(g, names[g], g, 1.0) for g in given]
+    )
+
+
 def rerank_by_length(ranked: Sequence[ScoredPath], penalty: float) -> list[ScoredPath]:
     """Order by fuzzy score minus `penalty` per hop beyond the first (stable on ties)."""
     if penalty == 0:
@@ -191,20 +162,40 @@ def rerank_by_length(ranked: Sequence[ScoredPath], penalty: float) -> list[Score
     return sorted(ranked, key=lambda sp: -(sp.score - penalty * (sp.path.length - 1)))
 
 
-def candidate_ids(paths: Sequence[ReasoningPath], topics: Sequence[str]) -> list[str]:
+def demote_collisions(ranked: Sequence[ScoredPath], graph: ClusteredGraph) -> list[ScoredPath]:
+    """Paths through a merged node (order_free.collision_path) after all others, each group
+    in its order: MetaQA's genre/film "War" otherwise puts its director in many answers."""
+    bad = [collision_path(graph, s.path) for s in ranked]
+    return [s for s, b in zip(ranked, bad, strict=True) if not b] + [
+        s for s, b in zip(ranked, bad, strict=True) if b
+    ]
+
+
+def candidate_ids(
+    paths: Sequence[ReasoningPath],
+    topics: Sequence[str],
+    graph: ClusteredGraph | None = None,
+    *,
+    limit: int | None = None,
+) -> list[str]:
     """Entities of ranked paths, in rank order: end sets for a single topic entity, the
-    non-topic entities along the path (in hop order) for entity paths."""
+    non-topic entities along the path (in hop order) for entity paths. Within a set, members
+    on more chains of the path come first when `graph` is given (else by id)."""
     skip = set(topics)
     out: dict[str, None] = {}
     for p in paths:
-        if len(set(p.entity_list)) <= 1:
-            ids: Sequence[str] = p.end_entities()
-        else:
-            ids = [e for h in p.hops for e in h.dst]
-        for e in ids:
-            if e not in skip:
-                out.setdefault(e)
-    return list(out)
+        if limit is not None and len(out) >= limit:
+            break  # enough: later paths cannot change the first `limit`
+        support = member_support(graph, p) if graph is not None else None
+        hop_idx = [len(p.hops) - 1] if len(set(p.entity_list)) <= 1 else range(len(p.hops))
+        for j in hop_idx:
+            members = p.hops[j].dst
+            if support is not None:
+                members = tuple(sorted(members, key=lambda v, s=support[j]: (-s.get(v, 0.0), v)))
+            for e in members:
+                if e not in skip:
+                    out.setdefault(e)
+    return list(out)[:limit]
 
 
 async def run_llm_free(
@@ -212,28 +203,25 @@ async def run_llm_free(
     fuzzy: FuzzySelector,
     settings: PoGSettings,
     question: str,
-    topic_entities: Sequence[str] | None = None,
+    topic_entities: Sequence[str | TopicEntity] | None = None,
     *,
     top_k: int | None = None,
     max_candidates: int = 50,
 ) -> PoGResult:
-    """`top_k` paths (default W_max) are returned as `paths`, materialized with triples."""
+    """`top_k` paths (default W_max) are returned as `paths`, materialized with triples.
+    `topic_entities`: ids of the KG, or TopicEntity links made by the caller."""
     result = PoGResult(question=question, mode="llm-free")
     result.trace.append({"stage": "llm-free", "note": LABEL})
     t_start = time.perf_counter()
-    if topic_entities:
-        names = await kg.names(list(topic_entities))
-        topics = [TopicEntity(t, names.get(t, t)) for t in topic_entities if t in names]
-        unknown = [t for t in topic_entities if t not in names]
-        if unknown:
-            result.error_kind, result.error = "unknown-entity", f"not in {kg.name}: {unknown}"
-            return result
-    else:
-        topics = await link_by_name(kg, question)
+    try:
+        topics = await _topics(kg, settings, question, topic_entities)
+    except UnknownEntityError as e:
+        result.error_kind, result.error = "unknown-entity", str(e)
+        return result
     result.topic_entities = topics
     if not topics:
         result.error_kind = "unknown-entity"
-        result.error = f"no topic entity of the question found by name in {kg.name}"
+        result.error = f"no entity of {kg.name} is named in the question: mark it [in brackets] or pass --topic"
         return result
     run = await explore_llm_free(kg, fuzzy, settings, [t.id for t in topics], question)
     result.subgraph = run.prepared.stats
@@ -255,15 +243,20 @@ async def run_llm_free(
         result.error_kind = "no-paths"
         result.error = f"no path of length <= {run.search.max_len} from the topic entities"
         return result
-    # one topic entity: the answer ends a path of unknown length, so prefer shorter paths;
-    # several: paths must join them, their length is the graph's, not a choice to penalise
-    penalty = settings.llm_free_length_penalty if len(topics) == 1 else 0.0
-    learned = getattr(fuzzy, "answers", False)  # a trained ranker (pog/ranker): it answers
-    penalty = 0.0 if getattr(fuzzy, "ranker", None) is not None else penalty
+    # with no predicted depth, shorter paths are preferred between near-equal scores, for
+    # one topic entity and for paths joining several alike (a 6-hop join is no likelier);
+    # a trained ranker (pog/ranker) already scores length, and it answers
+    learned = getattr(fuzzy, "answers", False)
+    penalty = (
+        0.0 if getattr(fuzzy, "ranker", None) is not None else settings.llm_free_length_penalty
+    )
     ranked = rerank_by_length(run.ranked, penalty)
+    if all(t.name == t.id for t in topics):  # names are ids (MetaQA): merged-node trap
+        ranked = demote_collisions(ranked, run.search.graph)
+    ids = [t.id for t in topics]
     top = [s.path for s in ranked[: top_k or settings.w_max]]
     result.paths = run.search.materialize(top)
-    cands = candidate_ids([s.path for s in ranked], [t.id for t in topics])
+    cands = candidate_ids([s.path for s in ranked], ids, run.search.graph, limit=max_candidates * 2)
     await run.book.ensure(cands[: max_candidates * 2])
     named = [c for c in cands if run.book.names.get(c) not in (None, UNNAMED)]
     result.candidates = [AnswerEntity(run.book.get(c), c) for c in named[:max_candidates]]

@@ -236,7 +236,9 @@ class PoG:
         ids = None
         if topic_entities:
             try:
-                ids = [t.id for t in await given_topics(self.kg, self.embedder, topic_entities)]
+                ids = await given_topics(
+                    self.kg, self.embedder, topic_entities, threshold=self.settings.link_threshold
+                )
             except KGError as e:
                 r = PoGResult(question=question, mode="llm-free")
                 r.error_kind, r.error = error_kind(e), str(e)

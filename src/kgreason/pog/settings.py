@@ -37,3 +37,9 @@ class PoGSettings(BaseModel):
     #: SBERT) or "combined" (both, z-scored). The LLM-free mode uses the ranker whenever one
     #: is configured.
     fuzzy_stage: Literal["sbert", "learned", "combined"] = "sbert"
+    #: topic linking: a mention that matches no name exactly (after normalisation) links to
+    #: the closest name only when their similarity (rapidfuzz ratio, 0..1) reaches this;
+    #: below it the question ends with an unknown-entity error offering suggestions.
+    #: "Once Were Warrior" -> "Once Were Warriors" is 0.97; "Nonexistent FC" ->
+    #: "Newcastle United FC" is 0.61.
+    link_threshold: float = 0.85

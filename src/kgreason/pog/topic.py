@@ -2,31 +2,50 @@
 and each keyword is linked to one KG entity.
 
 Linking: the paper embeds the keyword and *all* KG entities with SentenceBERT and takes the
-most similar. Embedding a whole KG per question is not practical on an endpoint, so candidates
-come from the KG's name search (exact, normalised, then approximate) and SentenceBERT ranks
-them; an exact or normalised name match is kept as is. Datasets that name their topic
-entities (CWQ/WebQSP/GrailQA `topic_entity` {id: name}, MetaQA's `[brackets]`) skip the LLM.
-A keyword that matches no entity ends the question with UnknownEntityError naming it.
+most similar, which always returns SOME entity, however unrelated. Here a keyword links only
+to a name that matches it exactly (up to case, spacing, underscores, punctuation and
+diacritics) or to the closest name when that is similar enough (pog.link_threshold), and the
+TopicEntity says which (`method`, `score`); otherwise the question ends with an
+UnknownMentionError naming the keyword and suggesting up to 3 names (see linking.py).
+Datasets that name their topic entities (CWQ/WebQSP/GrailQA `topic_entity` {id: name},
+MetaQA's `[brackets]`) skip the LLM.
 """
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections.abc import Mapping, Sequence
 
-from kgreason.embed.base import Embedder, cosine_topk
-from kgreason.kg.base import InvalidIdentifierError, KnowledgeGraph, UnknownEntityError
+from kgreason.embed.base import Embedder
+from kgreason.kg.base import KnowledgeGraph, UnknownEntityError
 from kgreason.llm.base import ChatLLM
 from kgreason.llm.parse import ParseError
+from kgreason.pog.linking import (
+    DEFAULT_THRESHOLD,
+    SEARCH_LIMIT,
+    UnknownMentionError,
+    dedupe,
+    resolve_given,
+    resolve_mention,
+)
 from kgreason.pog.llm_common import call_stage
 from kgreason.pog.settings import PoGSettings
 from kgreason.pog.types import TopicEntity
 
+__all__ = [
+    "SEARCH_LIMIT",
+    "TopicInput",
+    "UnknownMentionError",
+    "bracketed_topics",
+    "extract_keywords",
+    "given_topics",
+    "link_keyword",
+    "parse_keywords",
+    "recognise_topics",
+]
+
 _BRACKETS = re.compile(r"\[([^\[\]]+)\]")
 _KEYWORDS = re.compile(r"topic[ _-]?entit(?:y|ies)\s*:?\s*\{([^{}]*)\}", re.I)
-
-SEARCH_LIMIT = 10
 
 TopicInput = Mapping[str, str] | Sequence[str]
 
@@ -62,49 +81,30 @@ async def extract_keywords(llm: ChatLLM, question: str, settings: PoGSettings) -
     return value
 
 
-async def link_keyword(kg: KnowledgeGraph, embedder: Embedder, keyword: str) -> TopicEntity:
-    # exact / normalised matches first: an approximate scan is only needed without them
-    matches = await kg.search(keyword, limit=SEARCH_LIMIT, fuzzy=False)
-    if not matches:
-        matches = await kg.search(keyword, limit=SEARCH_LIMIT, fuzzy=True)
-    if not matches:
-        raise UnknownEntityError(f"no entity in {kg.name} matches the topic '{keyword}'")
-    exact = [m for m in matches if m.kind in ("exact", "normalized")]
-    if exact:
-        m = exact[0]
-        return TopicEntity(m.id, m.name, keyword, m.score)
-    names = [m.name for m in matches]
-    idx, scores = cosine_topk(embedder.embed([keyword])[0], embedder.embed(names), 1)
-    m = matches[int(idx[0])]
-    return TopicEntity(m.id, m.name, keyword, round(float(scores[0]), 4))
+async def link_keyword(
+    kg: KnowledgeGraph,
+    embedder: Embedder | None,
+    keyword: str,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+) -> TopicEntity:
+    """One keyword to one entity, exactly or by a reported fuzzy match (`embedder` is kept
+    for the API; linking is by name only, so it never picks an unrelated entity)."""
+    return await resolve_mention(kg, keyword, threshold=threshold)
 
 
 async def _link_all(
-    kg: KnowledgeGraph, embedder: Embedder, keywords: Sequence[str]
+    kg: KnowledgeGraph, keywords: Sequence[str], threshold: float
 ) -> list[TopicEntity]:
-    out: list[TopicEntity] = []
-    for kw in keywords:
-        t = await link_keyword(kg, embedder, kw)
-        if all(t.id != o.id for o in out):
-            out.append(t)
-    return out
-
-
-async def _names_of_ids(kg: KnowledgeGraph, candidates: Sequence[str]) -> dict[str, str]:
-    """D(.) of the candidates that are ids of this KG; a name is not an id, and endpoints
-    refuse what fails their id syntax (InvalidIdentifierError), so try those one by one."""
-    try:
-        return await kg.names(list(candidates))
-    except InvalidIdentifierError:
-        out: dict[str, str] = {}
-        for c in candidates:
-            with contextlib.suppress(InvalidIdentifierError):
-                out.update(await kg.names([c]))
-        return out
+    return dedupe([await resolve_mention(kg, kw, threshold=threshold) for kw in keywords])
 
 
 async def given_topics(
-    kg: KnowledgeGraph, embedder: Embedder, given: TopicInput
+    kg: KnowledgeGraph,
+    embedder: Embedder | None,
+    given: TopicInput,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
 ) -> list[TopicEntity]:
     """Topic entities the caller supplied: {id: name} (ids must exist), or a list of ids or
     names (an id the KG knows is used directly; anything else is linked by name)."""
@@ -113,30 +113,27 @@ async def given_topics(
         missing = [i for i in given if i not in known]
         if missing:
             raise UnknownEntityError(f"topic entity id(s) not in {kg.name}: {', '.join(missing)}")
-        return [TopicEntity(i, given[i] or known[i]) for i in given]
-    known = await _names_of_ids(kg, list(given))
-    out = [TopicEntity(g, known[g]) for g in given if g in known]
-    out += await _link_all(kg, embedder, [g for g in given if g not in known])
-    return out
+        return dedupe([TopicEntity(i, given[i] or known[i], i, 1.0, "given") for i in given])
+    return await resolve_given(kg, list(given), threshold=threshold)
 
 
 async def recognise_topics(
     kg: KnowledgeGraph,
     llm: ChatLLM | None,
-    embedder: Embedder,
+    embedder: Embedder | None,
     question: str,
     settings: PoGSettings,
     given: TopicInput | None = None,
 ) -> list[TopicEntity]:
-    """Topic(q): supplied topics, else MetaQA brackets, else LLM keywords (name search when
-    there is no LLM: the whole question is then the keyword)."""
+    """Topic(q): supplied topics, else MetaQA brackets, else LLM keywords."""
+    th = settings.link_threshold
     if given:
-        return await given_topics(kg, embedder, given)
+        return await given_topics(kg, embedder, given, threshold=th)
     bracketed = bracketed_topics(question)
     if bracketed:
-        return await _link_all(kg, embedder, bracketed)
+        return await _link_all(kg, bracketed, th)
     if llm is None:
         raise UnknownEntityError(
             "no topic entity given and no LLM to extract one: pass --topic ENTITY"
         )
-    return await _link_all(kg, embedder, await extract_keywords(llm, question, settings))
+    return await _link_all(kg, await extract_keywords(llm, question, settings), th)

@@ -68,6 +68,10 @@ class TopicEntity:
     #: the question keyword it was linked from ("" when the dataset supplied it)
     keyword: str = ""
     score: float = 1.0
+    #: how it was linked: "given" (an id or {id: name} the caller supplied), "exact" (the
+    #: name, up to case/spacing/underscores/punctuation/diacritics) or "fuzzy" (closest name,
+    #: similarity `score` >= pog.link_threshold)
+    method: str = "given"
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 The vendored file is built into a store on first use, in the user's cache directory
 (KGREASON_CACHE_DIR, else $XDG_CACHE_HOME/kgreason, else ~/.cache/kgreason), keyed by the
-file's hash. A lock file serialises concurrent first uses and the build itself is an atomic
+file's hash and the store format version. A lock file serialises concurrent first uses and the build itself is an atomic
 rename, so a reader never sees a half-built store.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from kgreason.kg.loaders import Source
 from kgreason.kg.store import build_store
-from kgreason.kg.store.format import MANIFEST
+from kgreason.kg.store.format import FORMAT_VERSION, MANIFEST
 
 BUNDLED_FILE = "metaqa/kb.txt.gz"
 
@@ -39,11 +39,13 @@ def bundled_store_path(env: Mapping[str, str] | None = None) -> Path:
     kb = bundled_kb_file()
     digest = hashlib.sha256(kb.read_bytes()).hexdigest()[:16]
     root = cache_dir(env) / "stores"
-    out = root / f"metaqa-{digest}"
+    # keyed by the store format too: a cache built by an older kgreason is never opened
+    # (it would be refused), a new one is built beside it
+    out = root / f"metaqa-{digest}-v{FORMAT_VERSION}"
     if (out / MANIFEST).is_file():
         return out
     root.mkdir(parents=True, exist_ok=True)
-    with open(root / f"metaqa-{digest}.lock", "w") as lock:
+    with open(root / f"{out.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             if not (out / MANIFEST).is_file():  # another process may have built it meanwhile

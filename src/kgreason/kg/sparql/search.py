@@ -3,7 +3,8 @@
 The server is asked for (a) names equal to the text (an index lookup) and (b) a bounded set
 of candidates whose name shares a character trigram with the text (REGEX, case-insensitive).
 The candidates are then ranked by `kgreason.kg.ranking.rank`, the ranking `MemoryKG.search`
-uses (exact, then case/diacritic-insensitive via `normalize_name`, then difflib ratio >= 0.6),
+uses (exact, then the same name under the one normaliser `normalize_name`: case, diacritics,
+underscores, punctuation, spacing; then fuzzy similarity >= 0.6),
 so an endpoint and the in-memory KG agree whenever the candidate set covers the matches.
 
 Virtuoso 7's REGEX works on UTF-8 bytes and does not match non-ASCII pattern characters,

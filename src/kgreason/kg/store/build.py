@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from kgreason.kg.base import KGError
+from kgreason.kg.inverses import detect_inverses
 from kgreason.kg.loaders import Source, resolve_names
 from kgreason.kg.store.build_index import csr, key_ranks, write_name_indexes
 from kgreason.kg.store.format import (
@@ -195,6 +196,7 @@ def build_into(directory: Path, sources: Sequence[Source], progress: Progress | 
     first = _dedupe(h, r, t, n, m)
     h, r, t = h[first], r[first], t[first]
     e = len(h)
+    inverse_relations = detect_inverses(h, r, t, keys, rels)
     idx_t = np.int32 if max(n, m, e) < 2**31 else np.int64
 
     fwd_ptr, fwd_order = csr(h, n)
@@ -237,6 +239,7 @@ def build_into(directory: Path, sources: Sequence[Source], progress: Progress | 
         },
         sources=[d for s in sources for d in s.describe()],
         has_names=has_names,
+        inverse_relations=inverse_relations,
     )
     manifest.write(directory)  # last: its presence marks a complete store
     return manifest

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kgreason.kg.memory import normalize_name
+from kgreason.kg.ranking import normalize_name
 from kgreason.kg.store.format import (
     hash_many,
     ranges,

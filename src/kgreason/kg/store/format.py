@@ -10,14 +10,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from kgreason.kg.base import KGError
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: names normalised without punctuation; inverse relations in the manifest
 MANIFEST = "manifest.json"
 RELATIONS = "relations.json"
 
@@ -160,6 +160,8 @@ class Manifest:
     counts: dict[str, int]
     sources: list[dict[str, object]]
     has_names: bool
+    #: explicit inverse relation pairs found at build time (kgreason.kg.inverses)
+    inverse_relations: list[dict[str, object]] = field(default_factory=list)
 
     @classmethod
     def read(cls, directory: Path) -> Manifest:
@@ -168,7 +170,7 @@ class Manifest:
             raise StoreFormatError(f"{directory}: not a kgreason store (no {MANIFEST})")
         try:
             data = json.loads(path.read_text())
-            m = cls(**{k: data[k] for k in cls.__dataclass_fields__})
+            m = cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
         except (ValueError, KeyError, TypeError) as e:
             raise StoreFormatError(f"{path}: unreadable manifest: {e}") from e
         if m.format_version != FORMAT_VERSION:

@@ -8,13 +8,12 @@ through stable 64-bit hashes sorted for `searchsorted`, verified against the str
 from __future__ import annotations
 
 from collections.abc import Sequence
-from difflib import SequenceMatcher
 from pathlib import Path
 
 import numpy as np
 
 from kgreason.kg.base import UNNAMED, EntityMatch
-from kgreason.kg.memory import normalize_name
+from kgreason.kg.ranking import FUZZY_MIN_RATIO, fuzzy_scores, normalize_name
 from kgreason.kg.store.build_index import byte_trigrams, ranges
 from kgreason.kg.store.format import HashIndex, Manifest, StringTable, load_array
 from kgreason.kg.store.materialize import string_ranks
@@ -23,7 +22,7 @@ from kgreason.kg.store.materialize import string_ranks
 #: exactly MemoryKG's answer); above it, only the best trigram candidates are scored.
 EXHAUSTIVE_FUZZY = 50_000
 TRIGRAM_CANDIDATES = 2_000
-FUZZY_CUTOFF = 0.6
+FUZZY_CUTOFF = FUZZY_MIN_RATIO
 
 
 class NameIndex:
@@ -48,6 +47,8 @@ class NameIndex:
         self.tri_codes = load_array(d, "tri.codes")
         self.tri_ptr = load_array(d, "tri.indptr")
         self.tri_val = load_array(d, "tri.val")
+        #: every normalised name, read on the first exhaustive fuzzy search
+        self._all_norms: list[str] | None = None
 
     def lookup(self, keys: Sequence[str]) -> np.ndarray:
         """Node id of each key, -1 where the store has no such node. The usual single
@@ -91,7 +92,7 @@ class NameIndex:
         return [EntityMatch(k, lab, kind, score) for k, lab in rows]
 
     def search(self, text: str, limit: int, fuzzy: bool) -> list[EntityMatch]:
-        """Exact name, then normalised name, then fuzzy (difflib ratio >= 0.6), best first;
+        """Exact name, then normalised name, then fuzzy (similarity >= 0.6), best first;
         ties broken by id, as MemoryKG does."""
         exact = [
             c for c in self.label_index.candidates([text])[0].tolist() if self.labels[c] == text
@@ -124,25 +125,15 @@ class NameIndex:
         return self.norm_val[self.norm_ptr[nid] : self.norm_ptr[nid + 1]].tolist()
 
     def _fuzzy_norms(self, q: str) -> list[tuple[int, float]]:
-        n = len(self.norms)
-        if n <= EXHAUSTIVE_FUZZY:
-            la = len(q)
-            lb = np.asarray(self.norm_len, dtype=np.float64)
-            total = la + lb
-            # difflib's real_quick_ratio, an upper bound of ratio(): cheap length filter
-            upper = np.where(total > 0, 2.0 * np.minimum(la, lb) / np.maximum(total, 1), 1.0)
-            cands = np.flatnonzero(upper >= FUZZY_CUTOFF)
-        else:
-            cands = self._trigram_candidates(q)
-        out = []
-        sm = SequenceMatcher(None, q, "")
-        for c, s in zip(cands.tolist(), self.norms.many(cands), strict=True):
-            sm.set_seq2(s)
-            if sm.quick_ratio() >= FUZZY_CUTOFF:
-                r = sm.ratio()
-                if r >= FUZZY_CUTOFF:
-                    out.append((c, r))
-        return out
+        """(norm id, similarity) of every normalised name within FUZZY_CUTOFF of `q`: all
+        names when there are few enough (MemoryKG's answer), else the best trigram ones."""
+        if len(self.norms) <= EXHAUSTIVE_FUZZY:
+            if self._all_norms is None:
+                self._all_norms = self.norms.all()
+            return [h for h in fuzzy_scores(q, self._all_norms, cutoff=FUZZY_CUTOFF) if h[1] < 1]
+        cands = self._trigram_candidates(q).tolist()
+        strings = self.norms.many(cands)
+        return [(cands[i], r) for i, r in fuzzy_scores(q, strings, cutoff=FUZZY_CUTOFF) if r < 1]
 
     def _trigram_candidates(self, q: str) -> np.ndarray:
         codes = np.unique(byte_trigrams([q])[0])

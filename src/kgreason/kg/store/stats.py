@@ -15,8 +15,8 @@ def _figures(deg: np.ndarray) -> dict[str, float]:
         return {"mean": 0.0, "median": 0.0, "p99": 0.0, "max": 0}
     return {
         "mean": round(float(deg.mean()), 3),
-        "median": float(np.median(deg)),
-        "p99": float(np.percentile(deg, 99)),
+        "median": round(float(np.median(deg)), 3),
+        "p99": round(float(np.percentile(deg, 99)), 3),
         "max": int(deg.max()),
     }
 
@@ -56,5 +56,7 @@ def store_info(kg: StoreKG, top: int = 10) -> dict[str, Any]:
             }
             for k, n, h in zip(kg.index.keys.many(hubs), hub_names, hubs.tolist(), strict=True)
         ],
+        #: explicit inverse pairs (r, r_inverse / owl:inverseOf / exact mirrors): one hop in PoG
+        "inverse_relations": kg.manifest.inverse_relations,
         "sources": kg.manifest.sources,
     }

@@ -1,0 +1,210 @@
+"""LLM-free multi-entity answering that does not depend on the order of the topic entities.
+
+PoG's entity paths run through the topic entities in the order the LLM's question analysis
+gives. Without an LLM there is no such order, and the order the entities happen to be found
+in changed the answer (22 of 100 two-entity football questions). So:
+- `order_free_paths` searches the entity paths for EVERY order of the topics (up to
+  `MAX_PERMUTED` topics; above, the given order only) and keeps each path once, oriented
+  by the order the QUESTION mentions the topics in (`mention_order`, ids for the rest):
+  the pool of paths, and the texts the fuzzy selector scores, are the same whatever the
+  order the topics were given or found in;
+- `member_support` ranks the members of a path's sets by relevance: the number of KG chains
+  of this path's relation sequence that pass through the member (from the start set, and
+  into the end topic for entity paths), so a middle set of 161 entities is not read in
+  alphabetical order before a candidate cap applies.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+
+from kgreason.kg.ranking import normalize_name
+from kgreason.pog.clustering import ClusteredGraph, Key
+from kgreason.pog.paths import PathSearch, path_signature, supplement_paths
+from kgreason.pog.types import Hop, ReasoningPath
+
+#: 4 topics = 24 orders; above that the given order alone (the search cost grows with k!)
+MAX_PERMUTED = 4
+
+
+def reverse_hop(h: Hop) -> Hop:
+    return Hop(
+        h.dst,
+        h.relation,
+        h.src,
+        not h.forward,
+        h.triples,
+        tuple((r, not f) for r, f in h.alt_relations),
+    )
+
+
+def reverse_path(p: ReasoningPath) -> ReasoningPath:
+    return ReasoningPath(
+        tuple(reverse_hop(h) for h in reversed(p.hops)), tuple(reversed(p.entity_list))
+    )
+
+
+def mention_order(names: Mapping[str, str], question: str) -> list[str]:
+    """Topic ids (id -> name) in the order the question mentions them (normalised text),
+    unmentioned ones after, by id: fixed by the question, whatever order they came in."""
+    q = f" {normalize_name(question)} "
+
+    def pos(tid: str) -> tuple[int, str]:
+        for text in (names.get(tid) or tid, tid):
+            i = q.find(f" {normalize_name(text)} ")
+            if i >= 0:
+                return i, tid
+        return len(q), tid
+
+    return sorted(names, key=pos)
+
+
+def orient(p: ReasoningPath, topics: Sequence[str]) -> ReasoningPath:
+    """The orientation that meets `topics` in their order as far as possible (the first
+    one earliest); a tie keeps the smaller signature, so the result is deterministic."""
+    order = {t: i for i, t in enumerate(topics)}
+    seq = [p.hops[0].src, *(h.dst for h in p.hops)] if p.hops else []
+
+    def ranks(sets: list[tuple[str, ...]]) -> tuple[int, ...]:
+        return tuple(order[s[0]] for s in sets if len(s) == 1 and s[0] in order)
+
+    r = reverse_path(p)
+    if (ranks(seq), path_signature(p)) <= (ranks(seq[::-1]), path_signature(r)):
+        return p
+    return r
+
+
+def order_free_paths(
+    graph: ClusteredGraph,
+    topics: Sequence[str],
+    *,
+    d_max: int,
+    max_paths: int,
+    reference: Sequence[str] | None = None,
+) -> PathSearch:
+    """Supplement-condition entity paths (length <= |Topic| * D_max) through all topics, for
+    every order of them, each path once, oriented by `reference` (default: ids sorted; use
+    `mention_order`), shortest first."""
+    ents = list(dict.fromkeys(topics))
+    if len(ents) <= 1:  # nothing to order: free paths from the one topic entity
+        return supplement_paths(graph, ents, n_topics=len(ents), d_max=d_max, max_paths=max_paths)
+    orders = (
+        list(itertools.permutations(sorted(ents))) if len(ents) <= MAX_PERMUTED else [tuple(ents)]
+    )
+    ref = tuple(reference or sorted(ents))
+    found: dict[tuple, ReasoningPath] = {}
+    first: PathSearch | None = None
+    bound_reasons: list[str] = []
+    expansions = 0
+    for order in orders:
+        res = supplement_paths(
+            graph, list(order), n_topics=len(ents), d_max=d_max, max_paths=max_paths
+        )
+        first = first or res
+        expansions += res.expansions
+        if res.bound_hit:
+            bound_reasons.append(res.bound_reason)
+        for p in res.paths:
+            c = orient(ReasoningPath(p.hops, ref), ref)
+            found.setdefault(path_signature(c), c)
+    assert first is not None
+    paths = sorted(found.values(), key=lambda p: (p.length, path_signature(p)))
+    return PathSearch(
+        paths[:max_paths],
+        ref,
+        first.min_len,
+        first.max_len,
+        graph,
+        bound_hit=bool(bound_reasons) or len(paths) > max_paths,
+        bound_reason="; ".join(dict.fromkeys(bound_reasons))
+        or (f"max_paths={max_paths} over all topic orders" if len(paths) > max_paths else ""),
+        expansions=expansions,
+        missing=first.missing,
+    )
+
+
+def _push(graph: ClusteredGraph, h: Hop, weight: dict[str, float]) -> dict[str, float]:
+    """Chains reaching each member of h.dst: the sum over its predecessors in h.src."""
+    dst = set(h.dst)
+    out: dict[str, float] = dict.fromkeys(h.dst, 0.0)
+    for u in h.src:
+        w = weight.get(u, 0.0)
+        if not w:
+            continue
+        adj = graph.adj.get(u, {})
+        reached: set[str] = set()
+        for key in h.relation_keys():
+            reached.update(v for v in adj.get(key, ()) if v in dst)
+        for v in reached:
+            out[v] += w
+    return out
+
+
+def member_support(graph: ClusteredGraph, path: ReasoningPath) -> list[dict[str, float]]:
+    """For each hop's dst set: chains of this path through each member. An entity path
+    (ending at a single topic entity) counts chains that also reach its end."""
+    if not path.hops:
+        return []
+    fwd = [dict.fromkeys(path.hops[0].src, 1.0)]
+    for h in path.hops:
+        fwd.append(_push(graph, h, fwd[-1]))
+    if len(path.entity_list) <= 1:
+        return fwd[1:]
+    bwd = [dict.fromkeys(path.hops[-1].dst, 1.0)]
+    for h in reversed(path.hops):
+        bwd.append(_push(graph, reverse_hop(h), bwd[-1]))
+    bwd.reverse()
+    return [{v: f * bwd[j].get(v, 0.0) for v, f in fwd[j].items()} for j in range(1, len(fwd))]
+
+
+def ranked_members(graph: ClusteredGraph, path: ReasoningPath, dst_index: int) -> list[str]:
+    """Members of hop `dst_index`'s dst set, most supported first (ties by id)."""
+    support = member_support(graph, path)[dst_index]
+    return sorted(path.hops[dst_index].dst, key=lambda v: (-support.get(v, 0.0), v))
+
+
+#: name-collision pass (see `collision_path`): entered as a value shared by this many...
+COLLECTOR_DEGREE = 50
+#: ...and left through a relation it has at most this many edges of...
+COLLISION_OTHER_DEGREE = 2
+#: ...among at least this many such small relations (a whole second entity on the node)
+MERGED_KEYS = 3
+
+
+def collision_path(graph: ClusteredGraph, path: ReasoningPath) -> bool:
+    """True when the path continues past some step ONLY through nodes that look like two
+    things merged into one node: entered as a shared value (>= COLLECTOR_DEGREE entities
+    point to it through the entering relation) and left through a DIFFERENT relation it
+    has at most COLLISION_OTHER_DEGREE edges of. MetaQA's names are its ids, so the genre
+    "War" (442 films point to it by has_genre in a typical question subgraph) is also the
+    2007 film "War" (one directed_by edge, to Philip G. Atwell, and a few other film facts),
+    and the year "1969" is also a film: paths "genre of X's films -> directed_by" end at Atwell in unrelated questions.
+    Only meaningful where names are ids; the caller decides when to apply it."""
+    for j in range(len(path.hops) - 1):
+        h, nxt = path.hops[j], path.hops[j + 1]
+        enter = [(r, not f) for r, f in h.relation_keys()]
+        enter_rels = {r for r, _ in enter}
+        leave = nxt.relation_keys()
+        if {r for r, _ in leave} & enter_rels:
+            continue
+        going = [v for v in h.dst if any(graph.adj.get(v, {}).get(k) for k in leave)]
+        if going and all(_merged(graph.adj.get(v, {}), enter, leave) for v in going):
+            return True
+    return False
+
+
+def _merged(adj: Mapping[Key, tuple[str, ...]], enter: list[Key], leave: Sequence[Key]) -> bool:
+    """A shared value (entered by >= COLLECTOR_DEGREE edges) that also carries a whole other
+    entity: the leaving relation and at least MERGED_KEYS relations in all, each with few
+    edges (MetaQA's "War" as a film: directed_by, starred_actors, release_year...). A value
+    with one stray fact (PathQuestion's "Male" -> subject_of) is not one."""
+    enter_rels = {r for r, _ in enter}
+    if max(len(adj.get(k, ())) for k in enter) < COLLECTOR_DEGREE:
+        return False
+    if sum(len(adj.get(k, ())) for k in leave) > COLLISION_OTHER_DEGREE:
+        return False
+    few = [
+        k for k, ns in adj.items() if k[0] not in enter_rels and len(ns) <= COLLISION_OTHER_DEGREE
+    ]
+    return len(few) >= MERGED_KEYS
