@@ -131,7 +131,9 @@ async def explore_llm_free(
     await book.ensure(displayed_ids(search.paths))
     t2 = time.perf_counter()
     timings["names"] = t2 - t1
-    indicator = question.replace("[", "").replace("]", "")
+    # a trained ranker masks the [mention] itself; SBERT compares plain text
+    learned = getattr(fuzzy, "ranker", None) is not None
+    indicator = question if learned else question.replace("[", "").replace("]", "")
     ranked = fuzzy.rank(indicator, search.paths, book.names, top=top_w or settings.w1)
     timings["fuzzy"] = time.perf_counter() - t2
     return LLMFreeRun(prepared, search, ranked, book, timings, fallback)
@@ -198,6 +200,19 @@ def candidate_ids(
     return list(out)[:limit]
 
 
+def bracket_mentions(question: str, mentions: Sequence[str]) -> str:
+    """Mark each linked mention `[as MetaQA does]`, so rankers that mask the topic mention
+    find it even when it was linked fuzzily ("Once Were Warrior" is no substring of the
+    entity's name "Once Were Warriors")."""
+    for m in sorted({m.strip() for m in mentions if m and m.strip()}, key=len, reverse=True):
+        if f"[{m.lower()}]" in question.lower():
+            continue
+        at = question.lower().find(m.lower())
+        if at >= 0 and "[" not in question[:at].rsplit("]", 1)[-1]:
+            question = f"{question[:at]}[{question[at : at + len(m)]}]{question[at + len(m) :]}"
+    return question
+
+
 async def run_llm_free(
     kg: KnowledgeGraph,
     fuzzy: FuzzySelector,
@@ -223,7 +238,8 @@ async def run_llm_free(
         result.error_kind = "unknown-entity"
         result.error = f"no entity of {kg.name} is named in the question: mark it [in brackets] or pass --topic"
         return result
-    run = await explore_llm_free(kg, fuzzy, settings, [t.id for t in topics], question)
+    ranked_question = bracket_mentions(question, [t.keyword for t in topics])
+    run = await explore_llm_free(kg, fuzzy, settings, [t.id for t in topics], ranked_question)
     result.subgraph = run.prepared.stats
     result.bounds_hit = [*run.prepared.bounds_hit, *run.search.bounds_hit()]
     result.timings_s = dict(run.timings_s)
