@@ -20,7 +20,7 @@ import pytest
 
 from tests.data import SMALL_DATA, shared_data_dir
 
-SKIP_REASON = "needs the shared data: set KGREASON_SHARED_DATA (see tests/README.md)"
+SKIP_REASON = "needs the shared data: set KGREASON_SHARED_DATA (see tests/data/README.md)"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

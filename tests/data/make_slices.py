@@ -24,11 +24,21 @@ FIRST_PROGRAMS = 60  # test_programs.py reads up to recs[:60]
 #: records named by id in tests/lkg/test_logiclm_arlsat.py
 EXTRA_IDS = {"ar_lsat_201112_2-G_1_3", "ar_lsat_200006_1-G_2_12"}
 METAQA_LINES = 300
+#: tests/lkg/test_logiclm_deduction.py samples the first 3 three- and five-object puzzles
+PUZZLE_SIZES = ("[IN] [1, 2, 3]", "[IN] [1, 2, 3, 4, 5]\n")
+
+
+def _program(record: dict) -> str:
+    progs = record.get("raw_logic_programs") or [""]
+    return progs[0] or ""
 
 
 def slice_programs(src: Path, dst: Path) -> None:
     records = json.loads(src.read_text(encoding="utf-8"))
-    keep = [r for i, r in enumerate(records) if i < FIRST_PROGRAMS or r["id"] in EXTRA_IDS]
+    wanted = set(EXTRA_IDS)
+    for marker in PUZZLE_SIZES:
+        wanted |= set([r["id"] for r in records if marker in _program(r)][:3])
+    keep = [r for i, r in enumerate(records) if i < FIRST_PROGRAMS or r["id"] in wanted]
     dst.parent.mkdir(parents=True, exist_ok=True)
     dst.write_text(json.dumps(keep, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
