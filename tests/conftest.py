@@ -18,9 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.data import SMALL_DATA, shared_data_dir
-
-SKIP_REASON = "needs the shared data: set KGREASON_SHARED_DATA (see tests/data/README.md)"
+from tests.data import SKIP_REASON, SMALL_DATA, shared_data_dir
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 SMALL_DATA = Path(__file__).resolve().parent
 REPO = SMALL_DATA.parents[1]
 ENV = "KGREASON_SHARED_DATA"
+SKIP_REASON = "needs the shared data: set KGREASON_SHARED_DATA (see tests/data/README.md)"
 
 
 def shared_data_dir() -> Path | None:
@@ -23,12 +24,3 @@ def shared_data_dir() -> Path | None:
         return path.resolve() if path.is_dir() else None
     beside = REPO.parent / "shared" / "data"
     return beside if beside.is_dir() else None
-
-
-def data_path(relative: str) -> Path:
-    """`relative` (e.g. "logic/folio-gold/folio-validation.jsonl") in the full shared data
-    when present, else the vendored slice of the same name (which may hold fewer records)."""
-    shared = shared_data_dir()
-    if shared is not None and (shared / relative).exists():
-        return shared / relative
-    return SMALL_DATA / relative
