@@ -107,7 +107,7 @@ def load_bert(folder: Path) -> BertWeights:
     try:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
         tensors = load_file(str(folder / "model.safetensors"))
-    except (OSError, ValueError) as e:
+    except Exception as e:  # OSError, bad JSON, or safetensors' own SafetensorError
         raise EmbedderError(f"BERT weights in {folder} could not be read: {e}") from e
     if config.get("model_type", "bert") != "bert":
         raise EmbedderError(f"{folder} holds a {config.get('model_type')!r} model, not BERT")
