@@ -12,6 +12,7 @@ import typer
 from rich.panel import Panel
 
 from kgreason.cli.common import JsonOption, console, emit_json, fail, settings, want_json
+from kgreason.cli.embedder_option import EmbedderOption, embedder_override
 from kgreason.config import Settings
 from kgreason.embed.errors import EmbedderError
 from kgreason.kg.base import KGError, KnowledgeGraph
@@ -126,6 +127,7 @@ def register(app: typer.Typer) -> None:
             None, help="Path pruning: three-step | fuzzy | precise | branch"
         ),
         variant: str | None = typer.Option(None, help="pog | pog-e"),
+        embedder: EmbedderOption = None,
         json_out: JsonOption = False,
     ) -> None:
         """Answer a question with Paths-over-Graph and show the reasoning paths."""
@@ -135,6 +137,7 @@ def register(app: typer.Typer) -> None:
             "kg.dialect": dialect,
             "pog.strategy": strategy,
             "pog.variant": variant,
+            **embedder_override(embedder),
         }
         s = settings(ctx, **overrides).settings
         if not question.strip():

@@ -10,6 +10,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from kgreason.cli.common import JsonOption, console, emit_json, fail, settings, want_json
+from kgreason.cli.embedder_option import EmbedderOption, embedder_override
 from kgreason.eval import rundir
 from kgreason.eval.datasets import SPECS, load
 from kgreason.eval.loaders import DatasetError
@@ -53,6 +54,7 @@ def register(app: typer.Typer) -> None:
         sparql: str | None = typer.Option(None, help="SPARQL endpoint URL instead of a store."),
         dialect: str | None = typer.Option(None, help="freebase | wikidata | generic"),
         no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the LLM response cache."),
+        embedder: EmbedderOption = None,
         json_out: JsonOption = False,
     ) -> None:
         """Evaluate a method on a dataset; results are appended per question (resumable)."""
@@ -68,7 +70,11 @@ def register(app: typer.Typer) -> None:
             fail("name a DATASET, or pass --replay RUN_DIR")
         if method not in METHODS:
             fail(f"unknown method '{method}' (choose from {', '.join(METHODS)})")
-        loaded = settings(ctx, **{"kg.store": kg, "kg.sparql_url": sparql, "kg.dialect": dialect})
+        loaded = settings(
+            ctx,
+            **{"kg.store": kg, "kg.sparql_url": sparql, "kg.dialect": dialect},
+            **embedder_override(embedder),
+        )
         s = loaded.settings
         try:
             data = load(dataset, split=split, hops=hops, root=data_dir)
