@@ -54,10 +54,16 @@ class BertWeights:
 
 
 def layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
-    mean = x.mean(axis=-1, keepdims=True)
-    xc = x - mean
-    var = np.mean(xc * xc, axis=-1, keepdims=True)
-    return xc / np.sqrt(var + LN_EPS) * w + b
+    """LayerNorm over the last axis, in place (x is overwritten and returned)."""
+    x -= x.mean(axis=-1, keepdims=True)
+    var = np.einsum("...i,...i->...", x, x)[..., None]
+    var /= np.float32(x.shape[-1])
+    var += np.float32(LN_EPS)
+    np.sqrt(var, out=var)
+    x /= var
+    x *= w
+    x += b
+    return x
 
 
 def erf(x: np.ndarray) -> np.ndarray:
@@ -99,7 +105,8 @@ def attention(x: np.ndarray, bias: np.ndarray, layer: Layer, heads: int) -> np.n
     """Multi-head self-attention of x (batch, seq, hidden); bias (batch, seq) masks padding."""
     b, n, h = x.shape
     d = h // heads
-    qkv = x.reshape(b * n, h) @ layer.qkv_w + layer.qkv_b
+    qkv = x.reshape(b * n, h) @ layer.qkv_w
+    qkv += layer.qkv_b
     qkv = qkv.reshape(b, n, 3, heads, d).transpose(2, 0, 3, 1, 4)  # (3, b, heads, n, d)
     q, k, v = qkv[0], qkv[1], qkv[2]
     scores = (q @ k.transpose(0, 1, 3, 2)) * np.float32(1.0 / np.sqrt(d))
@@ -108,20 +115,30 @@ def attention(x: np.ndarray, bias: np.ndarray, layer: Layer, heads: int) -> np.n
     np.exp(scores, out=scores)
     scores /= scores.sum(axis=-1, keepdims=True)
     ctx = (scores @ v).transpose(0, 2, 1, 3).reshape(b * n, h)
-    return (ctx @ layer.attn_out_w + layer.attn_out_b).reshape(b, n, h)
+    out = ctx @ layer.attn_out_w
+    out += layer.attn_out_b
+    return out.reshape(b, n, h)
 
 
 def encode(ids: np.ndarray, mask: np.ndarray, w: BertWeights) -> np.ndarray:
     """Mean-pooled, unit-normalised sentence vectors of padded token ids (batch, seq)."""
     b, n = ids.shape
-    x = w.word[ids] + w.position[:n][None, :, :] + w.token_type0
+    x = w.word[ids]
+    x += w.position[:n][None, :, :]
+    x += w.token_type0
     x = layer_norm(x, w.emb_ln_w, w.emb_ln_b)
     bias = np.where(mask > 0, np.float32(0.0), _MASKED).astype(np.float32)
     for layer in w.layers:
-        x = layer_norm(x + attention(x, bias, layer, w.num_heads), layer.attn_ln_w, layer.attn_ln_b)
-        inter = gelu(x.reshape(b * n, -1) @ layer.inter_w + layer.inter_b)
-        out = (inter @ layer.out_w + layer.out_b).reshape(b, n, -1)
-        x = layer_norm(x + out, layer.out_ln_w, layer.out_ln_b)
+        attn = attention(x, bias, layer, w.num_heads)
+        attn += x
+        x = layer_norm(attn, layer.attn_ln_w, layer.attn_ln_b)
+        inter = x.reshape(b * n, -1) @ layer.inter_w
+        inter += layer.inter_b
+        out = gelu(inter) @ layer.out_w
+        out += layer.out_b
+        out = out.reshape(b, n, -1)
+        out += x
+        x = layer_norm(out, layer.out_ln_w, layer.out_ln_b)
     m = mask.astype(np.float32)[:, :, None]
     pooled = (x * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
     norms = np.linalg.norm(pooled, axis=1, keepdims=True)
