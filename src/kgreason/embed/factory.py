@@ -7,8 +7,6 @@ from kgreason.embed.cache import CachedEmbedder
 from kgreason.embed.errors import EmbedderError
 from kgreason.embed.settings import EmbedSettings
 
-SBERT_EXTRA = "pip install 'kgreason[sbert]'"
-
 
 def build_embedder(s: EmbedSettings) -> Embedder:
     """The torch-free MiniLM (default), the vendored static model (or `s.model`), or a
@@ -30,8 +28,8 @@ def build_embedder(s: EmbedSettings) -> Embedder:
             require_sbert()
         except ImportError as e:
             raise EmbedderError(
-                f"embed.backend {s.backend!r} needs torch and sentence-transformers "
-                f"({SBERT_EXTRA}): {e}"
+                f"embed.backend {s.backend!r} needs torch and sentence-transformers ({e}): "
+                f"install kgreason's sbert extra"
             ) from e
         if s.model:
             inner = SentenceTransformerEmbedder(s.model, batch_size=s.batch_size)
