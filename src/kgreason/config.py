@@ -161,10 +161,6 @@ def load_settings(
 
 def _check_paths(settings: Settings, origins: dict[str, str]) -> None:
     model = settings.embed.model
-    if settings.embed.backend == "sentence-transformers" and model is None:
-        raise ConfigError(
-            "setting 'embed.model' is required when embed.backend is 'sentence-transformers'"
-        )
     if model and (model.startswith((".", "/", "~")) and not Path(model).expanduser().exists()):
         raise ConfigError(
             f"setting 'embed.model' from {origins.get('embed.model', 'default')}: "

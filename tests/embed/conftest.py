@@ -1,4 +1,7 @@
-"""Each model is loaded once per session, with outbound network blocked during the load."""
+"""Each model is loaded once per session, with outbound network blocked during the load.
+
+`minilm` is the default torch-free MiniLM; `sbert` the sentence-transformers reference, which
+skips with a reason when the `kgreason[sbert]` extra (torch) is not installed."""
 
 from __future__ import annotations
 
@@ -8,8 +11,11 @@ from contextlib import contextmanager
 
 import pytest
 
-from kgreason.embed.sbert import SentenceTransformerEmbedder
+from kgreason.embed.minilm import MiniLMEmbedder
+from kgreason.embed.sbert import SentenceTransformerEmbedder, require_sbert
 from kgreason.embed.static import StaticEmbedder
+
+SBERT_SKIP = "needs torch + sentence-transformers (pip install -e '.[sbert]')"
 
 
 @contextmanager
@@ -31,8 +37,26 @@ def no_network(attempts: list) -> Iterator[None]:
         mp.undo()
 
 
+def sbert_available() -> bool:
+    try:
+        require_sbert()
+    except ImportError:
+        return False
+    return True
+
+
 @pytest.fixture(scope="session")
-def minilm_loaded() -> tuple[SentenceTransformerEmbedder, list]:
+def minilm_loaded() -> tuple[MiniLMEmbedder, list]:
+    attempts: list = []
+    with no_network(attempts):
+        emb = MiniLMEmbedder(batch_size=32)
+    return emb, attempts
+
+
+@pytest.fixture(scope="session")
+def sbert_loaded() -> tuple[SentenceTransformerEmbedder, list]:
+    if not sbert_available():
+        pytest.skip(SBERT_SKIP)
     attempts: list = []
     with no_network(attempts):
         emb = SentenceTransformerEmbedder.minilm(batch_size=32)
@@ -48,8 +72,13 @@ def static_loaded() -> tuple[StaticEmbedder, list]:
 
 
 @pytest.fixture(scope="session")
-def minilm(minilm_loaded) -> SentenceTransformerEmbedder:
+def minilm(minilm_loaded) -> MiniLMEmbedder:
     return minilm_loaded[0]
+
+
+@pytest.fixture(scope="session")
+def sbert(sbert_loaded) -> SentenceTransformerEmbedder:
+    return sbert_loaded[0]
 
 
 @pytest.fixture(scope="session")

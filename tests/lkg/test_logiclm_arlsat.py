@@ -26,9 +26,9 @@ def _record(shared: Path, model: str, rid: str):
     return recs[rid]
 
 
-def test_recital_record_cannot_be_true(shared_data: Path, runner: Z3Runner):
+def test_recital_record_cannot_be_true(small_data: Path, runner: Z3Runner):
     """ar_lsat_201112_2-G_1_3 (gpt-3.5-turbo): five recital slots, is_exception(is_sat(..))."""
-    rec = _record(shared_data, "gpt-3.5-turbo", "ar_lsat_201112_2-G_1_3")
+    rec = _record(small_data, "gpt-3.5-turbo", "ar_lsat_201112_2-G_1_3")
     out = run_arlsat(rec.program, runner=runner)
     # reference: the program's constraints over every order of 5 distinct slots
     # (its range line sits in # Declarations, which Logic-LM ignores; 1..5 suffices here)
@@ -44,9 +44,9 @@ def test_recital_record_cannot_be_true(shared_data: Path, runner: Z3Runner):
     assert any("ignored (as Logic-LM)" in n for n in out.notes)
 
 
-def test_cd_sale_record_against_all_interpretations(shared_data: Path, runner: Z3Runner):
+def test_cd_sale_record_against_all_interpretations(small_data: Path, runner: Z3Runner):
     """ar_lsat_200006_1-G_2_12 (text-davinci-003): on_sale(type, condition) -> bool."""
-    rec = _record(shared_data, "text-davinci-003", "ar_lsat_200006_1-G_2_12")
+    rec = _record(small_data, "text-davinci-003", "ar_lsat_200006_1-G_2_12")
     out = run_arlsat(rec.program, runner=runner)
     types, conds = ["jazz", "opera", "pop", "rap", "soul"], ["new", "used"]
     possible = dict.fromkeys("ABCDE", False)

@@ -85,8 +85,8 @@ def _sample(shared: Path, model: str) -> list:
 
 
 @pytest.mark.parametrize("model", ["gpt-3.5-turbo", "text-davinci-003"])
-def test_real_programs_match_brute_force(shared_data: Path, runner: Z3Runner, model: str):
-    records = _sample(shared_data, model)
+def test_real_programs_match_brute_force(small_data: Path, runner: Z3Runner, model: str):
+    records = _sample(small_data, model)
     assert len(records) == 6
     for rec in records:
         out = run_deduction(rec.program, runner=runner)
@@ -94,8 +94,8 @@ def test_real_programs_match_brute_force(shared_data: Path, runner: Z3Runner, mo
         assert out.letter == brute_force(rec.program), rec.id
 
 
-def test_first_book_record_answers_gold(shared_data: Path, runner: Z3Runner):
-    f = load_file(shared_data / "logic/logiclm-programs/LogicalDeduction_dev_gpt-3.5-turbo.json")
+def test_first_book_record_answers_gold(small_data: Path, runner: Z3Runner):
+    f = load_file(small_data / "logic/logiclm-programs/LogicalDeduction_dev_gpt-3.5-turbo.json")
     rec = f.records[0]
     out = run_deduction(rec.program, runner=runner)
     assert out.letter == rec.answer == brute_force(rec.program)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from tests.data import SMALL_DATA
 
 from kgreason.lkg.logiclm.fol import fol_to_prover9, parse_fol, parse_logiclm_fol, translate
 from kgreason.lkg.solvers import ProgramFormatError, Prover9Runner, Sandbox, SolverLimits
 
-LOGIC = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "logic"
+LOGIC = SMALL_DATA / "logic"  # vendored slices (tests/data)
 
 
 @pytest.mark.parametrize(

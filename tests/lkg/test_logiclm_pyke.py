@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from tests.data import SMALL_DATA
 
 from kgreason.lkg.logiclm.pyke import parse_atom, parse_pyke_program, run_logiclm_rules
 from kgreason.lkg.solvers import Atom, ProgramFormatError
 
-LOGIC = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "logic"
+LOGIC = SMALL_DATA / "logic"  # vendored slices (tests/data)
 
 PROGRAM = """Predicates:
 Cold($x, bool) ::: Is x cold?

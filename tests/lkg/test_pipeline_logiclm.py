@@ -5,18 +5,16 @@ from the real solvers and must equal what `kgreason.lkg.programs` gives on the s
 these gpt-3.5 programs are wrong, e.g. ProntoQA_1 queries `Sour(Max, False)` for "Max is sour".)"""
 
 import json
-from pathlib import Path
 
 import pytest
+from tests.data import SMALL_DATA
 
 from kgreason.lkg.pipeline import SymbolLKG
 from kgreason.lkg.programs import run_program
 from kgreason.lkg.settings import LKGSettings
 from kgreason.llm.testing import ScriptedLLM
 
-PROGRAMS = (
-    Path(__file__).resolve().parents[2].parent / "shared" / "data" / "logic" / "logiclm-programs"
-)
+PROGRAMS = SMALL_DATA / "logic" / "logiclm-programs"  # vendored slices (tests/data)
 N = 8
 
 

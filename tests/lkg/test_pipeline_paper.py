@@ -2,9 +2,9 @@
 the extraction and programs a model would write; every verdict comes from a real solver."""
 
 import json
-from pathlib import Path
 
 import pytest
+from tests.data import SMALL_DATA, shared_data_dir
 from tests.lkg.test_pipeline_fixtures import (
     ARLSAT_CONTEXT,
     ARLSAT_EXTRACTION,
@@ -35,7 +35,7 @@ from kgreason.lkg.pipeline import SymbolLKG
 from kgreason.lkg.settings import LKGSettings
 from kgreason.llm.testing import ScriptedLLM
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "logic"
+DATA = (shared_data_dir() or SMALL_DATA) / "logic"  # AR-LSAT gold: full data only
 SETTINGS = LKGSettings(solver_timeout_s=10, solver_memory_mb=1024)
 
 

@@ -48,8 +48,8 @@ def _first(shared: Path, dataset: str):
     [("ProntoQA", "pyke"), ("ProofWriter", "pyke"), ("FOLIO", "fol"),
      ("LogicalDeduction", "deduction"), ("AR-LSAT", "arlsat")],
 )  # fmt: skip
-def test_detects_every_logiclm_format_on_real_programs(shared_data: Path, dataset, fmt):
-    records = _first(shared_data, dataset)[:25]
+def test_detects_every_logiclm_format_on_real_programs(small_data: Path, dataset, fmt):
+    records = _first(small_data, dataset)[:25]
     assert {detect_format(r.program) for r in records if r.program.strip()} == {fmt}
 
 
@@ -93,9 +93,9 @@ def test_prover9_native(sandbox: Sandbox):
     assert two.status == "parse_error" and two.error_kind == "bad_goal"
 
 
-def test_logiclm_formats_answer_letters(shared_data: Path, sandbox: Sandbox):
+def test_logiclm_formats_answer_letters(small_data: Path, sandbox: Sandbox):
     for dataset in ("FOLIO", "ProntoQA", "ProofWriter", "LogicalDeduction", "AR-LSAT"):
-        recs = _first(shared_data, dataset)
+        recs = _first(small_data, dataset)
         solved = []
         for rec in recs[:60]:
             if len(solved) == 5:

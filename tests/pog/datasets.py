@@ -12,15 +12,18 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
+
+import pytest
+from tests.data import SKIP_REASON, SMALL_DATA, shared_data_dir
 
 from kgreason.kg.base import Triple
-from kgreason.kg.loaders.lines import iter_metaqa_ids, open_binary, read_id_table
+from kgreason.kg.bundled import bundled_kb_file
+from kgreason.kg.loaders import Source
 from kgreason.kg.memory import MemoryKG
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "kgqa"
-METAQA = DATA / "metaqa"
-PQ = DATA / "pathquestion" / "PathQuestion"
+METAQA = SMALL_DATA / "kgqa" / "metaqa"  # dev slices vendored in tests/data
+_SHARED = shared_data_dir()
+PQ = _SHARED / "kgqa" / "pathquestion" / "PathQuestion" if _SHARED else None  # not vendored
 
 #: MetaQA question-type words -> the KB relation joining a movie to that type
 _METAQA_REL = {
@@ -47,18 +50,13 @@ class Case:
 
 
 def metaqa_kg() -> MemoryKG:
-    d = METAQA / "kb_ids_incomplete"
-    ents = read_id_table(d / "entity2text.txt")
-    rels = read_id_table(d / "relation2text.txt")
-    triples: list[tuple[str, str, str]] = []
-    for name in ("train.tsv", "dev.tsv", "test_old.tsv"):
-        raw, stream = open_binary(d / name)
-        with raw:
-            triples.extend(iter_metaqa_ids(d / name, stream, ents, rels))
-    return MemoryKG(triples, name="metaqa-kb-incomplete")
+    """The package's bundled MetaQA KB (the distinct triples of kb_ids_incomplete)."""
+    return MemoryKG(list(Source(bundled_kb_file())), name="metaqa-kb-incomplete")
 
 
 def pathquestion_kg(hops: int = 2) -> MemoryKG:
+    if PQ is None:
+        pytest.skip(f"PathQuestion is not vendored (no licence): {SKIP_REASON}")
     rows = (ln.rstrip("\n").split("\t") for ln in (PQ / f"{hops}H-kb.txt").open(encoding="utf-8"))
     return MemoryKG([tuple(r) for r in rows if len(r) == 3], name=f"pathquestion-{hops}H")
 

@@ -9,12 +9,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from tests.data import SMALL_DATA
 
 from kgreason.kg.base import Triple
 from kgreason.kg.memory import MemoryKG
 
 REPO = Path(__file__).resolve().parents[2]
-METAQA = REPO.parent / "shared" / "data" / "kgqa" / "metaqa"
+METAQA = SMALL_DATA / "kgqa" / "metaqa"  # dev slices vendored in tests/data
 NIJMEGEN_NT = REPO / "tests" / "fixtures" / "nijmegen" / "freebase.nt"
 
 

@@ -20,6 +20,7 @@ from kgreason.cli.common import (
     settings,
     want_json,
 )
+from kgreason.cli.embedder_option import EmbedderOption, embedder_override
 from kgreason.config import Settings
 from kgreason.embed.errors import EmbedderError
 from kgreason.kg.base import KGError, KnowledgeGraph
@@ -179,6 +180,7 @@ def register(app: typer.Typer) -> None:
         ranker: str | None = typer.Option(
             None, "--ranker", help="Path ranker: auto | none | hop-aligned | artefact DIR."
         ),
+        embedder: EmbedderOption = None,
         json_out: JsonOption = False,
     ) -> None:
         """Answer a question with Paths-over-Graph and show the reasoning paths."""
@@ -189,6 +191,7 @@ def register(app: typer.Typer) -> None:
             "pog.strategy": strategy,
             "pog.variant": variant,
             "pog.ranker": ranker,
+            **embedder_override(embedder),
         }
         s = settings(ctx, **overrides).settings
         if not question.strip():

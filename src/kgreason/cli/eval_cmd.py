@@ -19,6 +19,7 @@ from kgreason.cli.common import (
     settings,
     want_json,
 )
+from kgreason.cli.embedder_option import EmbedderOption, embedder_override
 from kgreason.cli.eval_summary import headline, print_headline
 from kgreason.eval import rundir
 from kgreason.eval.datasets import SPECS, load
@@ -70,6 +71,7 @@ def register(app: typer.Typer) -> None:
         ranker: str | None = typer.Option(
             None, "--ranker", help="Path ranker: auto | none | hop-aligned | artefact DIR."
         ),
+        embedder: EmbedderOption = None,
         json_out: JsonOption = False,
     ) -> None:
         """Evaluate a method on a dataset; results are appended per question (resumable)."""
@@ -94,6 +96,7 @@ def register(app: typer.Typer) -> None:
                 "kg.dialect": dialect,
                 "pog.ranker": ranker,
             },
+            **embedder_override(embedder),
         )
         s = loaded.settings
         try:

@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from kgreason.cli.common import JsonOption, console, emit_json, fail, settings, want_json
+from kgreason.cli.embedder_option import EmbedderOption, embedder_override
 from kgreason.cli.errors import CLIGroup
 from kgreason.cli.lkg_common import (
     make_embedder,
@@ -38,13 +39,14 @@ def build_command(
     docs: list[Path] = typer.Argument(..., help="Text files to extract from."),
     out: Path = typer.Option(..., "--out", help="Store directory (created if missing)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the LLM response cache."),
+    embedder: EmbedderOption = None,
     json_out: JsonOption = False,
 ) -> None:
     """Extract each document into the store; documents already stored (same content) are
     skipped without an LLM call."""
     from kgreason.lkg.construction import LKGBuilder
 
-    s = settings(ctx).settings
+    s = settings(ctx, **embedder_override(embedder)).settings
     texts: list[tuple[Path, str]] = []
     for d in docs:
         try:
@@ -112,13 +114,14 @@ def query_command(
     solve: bool = typer.Option(False, "--solve", help="Also route and solve (needs an LLM)."),
     embed: bool = typer.Option(True, "--embed/--no-embed", help="Vector anchors on/off."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the LLM response cache."),
+    embedder: EmbedderOption = None,
     json_out: JsonOption = False,
 ) -> None:
     """Retrieve the logical hull for a question (LLM entity extraction and pruning when an
     LLM is configured, deterministic name matching otherwise)."""
     from kgreason.lkg.pipeline import SymbolLKG
 
-    s = settings(ctx).settings
+    s = settings(ctx, **embedder_override(embedder)).settings
     store = _open(directory)
     opts = parse_options(options)
     embedder = make_embedder(s, embed)

@@ -9,30 +9,32 @@ from kgreason.embed.settings import EmbedSettings
 
 
 def build_embedder(s: EmbedSettings) -> Embedder:
-    """MiniLM (bundled), the vendored static model (or `s.model`), or any sentence-transformers
-    model in `s.model`; raises `ModelNotFoundError` naming a model that is not available locally."""
+    """The torch-free MiniLM (default), the vendored static model (or `s.model`), or a
+    sentence-transformers model; raises `ModelNotFoundError` naming a model that is not
+    available locally and `EmbedderError` when the sbert extra is not installed."""
     inner: Embedder
     if s.backend == "minilm":
-        from kgreason.embed.sbert import SentenceTransformerEmbedder
+        from kgreason.embed.minilm import MiniLMEmbedder
 
-        if s.model is not None:
-            raise EmbedderError(
-                f"embed.model={s.model!r} is not used by backend 'minilm' "
-                "(use backend 'sentence-transformers' or 'static' for a custom model)"
-            )
-        inner = SentenceTransformerEmbedder.minilm(batch_size=s.batch_size)
+        inner = MiniLMEmbedder(s.model, batch_size=s.batch_size)
     elif s.backend == "static":
         from kgreason.embed.static import StaticEmbedder
 
         inner = StaticEmbedder(s.model, batch_size=max(s.batch_size, 1024))
-    elif s.backend == "sentence-transformers":
-        from kgreason.embed.sbert import SentenceTransformerEmbedder
+    elif s.backend in ("sentence-transformers", "sbert"):
+        try:
+            from kgreason.embed.sbert import SentenceTransformerEmbedder, require_sbert
 
-        if not s.model:
+            require_sbert()
+        except ImportError as e:
             raise EmbedderError(
-                "embed.model is required when embed.backend is 'sentence-transformers'"
-            )
-        inner = SentenceTransformerEmbedder(s.model, batch_size=s.batch_size)
+                f"embed.backend {s.backend!r} needs torch and sentence-transformers ({e}): "
+                f"install kgreason's sbert extra"
+            ) from e
+        if s.model:
+            inner = SentenceTransformerEmbedder(s.model, batch_size=s.batch_size)
+        else:
+            inner = SentenceTransformerEmbedder.minilm(batch_size=s.batch_size)
     else:  # pragma: no cover - the Literal type forbids it
         raise EmbedderError(f"unknown embed.backend {s.backend!r}")
     return CachedEmbedder(inner, s.cache_size) if s.cache_size > 0 else inner

