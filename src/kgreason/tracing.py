@@ -84,7 +84,7 @@ def log_event(event: StageEvent) -> None:
     log = logging.getLogger(f"kgreason.{event.pipeline}.{event.stage}")
     if event.kind == "start":
         if log.isEnabledFor(logging.DEBUG):
-            log.debug("start %s", _fmt(event.sizes))
+            log.debug("start%s", f" {_fmt(event.sizes)}" if event.sizes else "")
         return
     if not log.isEnabledFor(logging.INFO):
         return
