@@ -234,7 +234,7 @@ class SymbolLKG:
             res.answer = out.answer
             res.verdict = answer_to_verdict(out.answer, options)
             if res.verdict is not None:
-                res.status = "solved"
+                res.status, res.error_kind = "solved", None
             else:
                 last = out.attempts[-1] if out.attempts else None
                 res.error_kind = "no-verdict"
