@@ -83,3 +83,22 @@ def test_symbollkg_stage_events_timings_and_trace() -> None:
     assert ends["construct"].usage["calls"] == r.usage["lkg_construct"]["calls"]
     assert ends["codegen"].sizes["attempts"] == len(r.attempts)
     assert {"stage": "route", "route": "horn"} in r.trace
+
+
+def test_opentelemetry_never_imported_when_off() -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from kgreason.tracing import Tracer, call_span\n"
+        "import kgreason.pog.pipeline, kgreason.lkg.pipeline, kgreason.eval.runner\n"
+        "with Tracer('x').stage('s'), call_span('llm'):\n"
+        "    pass\n"
+        "print('opentelemetry' in sys.modules)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "KGREASON_OTEL"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
