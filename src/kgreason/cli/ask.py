@@ -5,7 +5,6 @@ says so: the output is then retrieval candidates, never PoG's answer."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from typing import Any
 
 import typer
@@ -46,8 +45,7 @@ def link_line(t: TopicEntity) -> str:
 
 
 def result_dict(result: PoGResult) -> dict[str, Any]:
-    data = dataclasses.asdict(result)
-    data["ok"] = result.ok
+    data = result.to_dict()
     if result.mode == "llm-free":
         from kgreason.cli.ranker_output import LABEL as RANKER_LABEL
 

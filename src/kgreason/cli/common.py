@@ -91,6 +91,44 @@ def emit_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to the *current* sys.stderr, so one process running several commands (tests,
+    notebooks) logs each to the stderr of its time."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: Any) -> None:
+        pass
+
+
 def setup_logging(verbose: int) -> None:
-    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    """-v: each stage of `kgreason.*` with its timing (INFO); -vv: also each LLM, SPARQL
+    and solver call (DEBUG). Other libraries log warnings only. One handler on the root
+    logger, replaced (not added) when a second command runs in the same process."""
+    root = logging.getLogger()
+    for h in [h for h in root.handlers if isinstance(h, _StderrHandler)]:
+        root.removeHandler(h)
+    handler = _StderrHandler()
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    root.addHandler(handler)
+    if root.level == logging.NOTSET or root.level > logging.WARNING:
+        root.setLevel(logging.WARNING)
+    level = logging.NOTSET if verbose <= 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    logging.getLogger("kgreason").setLevel(level)
+
+
+def hoist_verbose(args: list[str]) -> list[str]:
+    """`kgreason ask -vv ...` means `kgreason -vv ask ...`: -v/--verbose given after the
+    command name (before any `--`) move to the front, where the root option reads them."""
+    end = args.index("--") if "--" in args else len(args)
+    flags = [a for a in args[:end] if a == "--verbose" or (len(a) > 1 and a.strip("v") == "-")]
+    if not flags:
+        return args
+    rest = [a for a in args[:end] if a not in flags]
+    return [*flags, *rest, *args[end:]]

@@ -12,7 +12,7 @@ from typing import Any
 from typer.core import TyperGroup
 
 from kgreason.cli import clickcompat as ck
-from kgreason.cli.common import options, print_error
+from kgreason.cli.common import hoist_verbose, options, print_error
 
 #: Exit status of a usage error (click's convention) and of an unexpected exception.
 USAGE_EXIT = 2
@@ -66,6 +66,7 @@ class CLIGroup(TyperGroup):
     ) -> Any:
         """Typer's main without its multi-line usage panels: run non-standalone and turn
         what it raises into one line and an exit status."""
+        args = hoist_verbose(list(sys.argv[1:] if args is None else args))
         try:
             rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except ck.NoArgsIsHelpError as e:  # `kgreason kg`: typer has printed the help

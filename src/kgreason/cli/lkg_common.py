@@ -91,7 +91,7 @@ def exit_for(r: Any) -> None:
 def show_result(r: Any, as_json: bool) -> None:
     """Print one solve result (JSON or text) and exit non-zero if it ended in an error."""
     if as_json:
-        emit_json(r.model_dump(mode="json"))
+        emit_json(r.to_dict())
     else:
         print_result(r)
     exit_for(r)

@@ -20,6 +20,7 @@ from kgreason.cli.lkg_common import (
 from kgreason.config import Settings
 from kgreason.lkg.pipeline import SolveResult, SymbolLKG
 from kgreason.llm.usage import Budget
+from kgreason.result import llm_error_kind
 
 
 def _read(path: Path, what: str) -> str:
@@ -60,11 +61,14 @@ async def _one(pipe: SymbolLKG, i: int, p: Any) -> dict[str, Any]:
         r = await pipe.asolve(
             str(p.get("context", "")), p["question"], p.get("options") or None, id=pid
         )
-        row = r.model_dump(mode="json")
+        row = r.to_dict()
     except Exception as e:  # one failure never stops the batch
         q = str(p.get("question", "")) if isinstance(p, dict) else ""
         err = f"{type(e).__name__}: {e}"
-        row = SolveResult(id=pid, question=q, status="error", error=err).model_dump(mode="json")
+        kind = llm_error_kind(e) or (
+            "bad-problem" if isinstance(e, ValueError) else "internal-error"
+        )
+        row = SolveResult(id=pid, question=q, status="error", error_kind=kind, error=err).to_dict()
     row["gold"] = gold
     row["correct"] = None if gold is None else row["verdict"] == gold
     return row

@@ -22,6 +22,7 @@ from kgreason.eval.records import Record
 from kgreason.kg.base import KGError
 from kgreason.llm.base import ChatLLM, LLMBudgetExceeded, LLMError, LLMOutputError
 from kgreason.llm.usage import Budget, MeteredLLM, UsageLedger
+from kgreason.tracing import Callback, Tracer
 
 Progress = Callable[[int, int], None]
 
@@ -125,15 +126,19 @@ async def run(
     resume: bool = False,
     budget: Budget | None = None,
     progress: Progress | None = None,
+    callbacks: Sequence[Callback] = (),
 ) -> RunSummary:
+    """Answer every record not already in `out`. `callbacks` (kgreason.tracing) hear a
+    `eval.question` stage per question, with its index, id, error kind and LLM usage."""
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise rundir.io_error(out, e) from None
     # the lock comes first: two writers must never both pass the checks below
     with rundir.RunLock(out):
+        tracer = Tracer("eval", callbacks)
         return await _run_locked(
-            records, method, llm, out, config, concurrency, resume, budget, progress
+            records, method, llm, out, config, concurrency, resume, budget, progress, tracer
         )
 
 
@@ -147,6 +152,7 @@ async def _run_locked(
     resume: bool,
     budget: Budget | None,
     progress: Progress | None,
+    tracer: Tracer,
 ) -> RunSummary:
     results_path = out / rundir.RESULTS
     timings_path = out / rundir.TIMINGS
@@ -186,7 +192,10 @@ async def _run_locked(
     async def work(i: int, rec: Record) -> None:
         nonlocal finished, errors
         async with sem:
-            row, timing = await answer_one(i, rec, method, llm, budget)
+            with tracer.stage("question", index=i, id=rec.id) as st:
+                row, timing = await answer_one(i, rec, method, llm, budget)
+                st.size(error_kind=row["error_kind"], llm_calls=row["llm_calls"])
+                st.size(tokens=row["prompt_tokens"] + row["completion_tokens"])
         async with lock:
             results.write(row)
             timings.write({"id": rec.id, "index": i, **timing})

@@ -8,13 +8,12 @@ exhausted budget ends the problem with `status="error"` and the reason, so a bat
 
 from __future__ import annotations
 
-import time
 import weakref
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Self
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from kgreason.aio import run_sync
 from kgreason.embed.base import Embedder
@@ -30,6 +29,8 @@ from kgreason.lkg.solvers.sandbox import Sandbox
 from kgreason.lkg.storage import LKGStore
 from kgreason.llm.base import ChatLLM, LLMError
 from kgreason.llm.usage import Budget, MeteredLLM, UsageLedger
+from kgreason.result import ResultBase, llm_error_kind
+from kgreason.tracing import Callback, Tracer
 
 if TYPE_CHECKING:
     from kgreason.config import LoadedSettings, Settings
@@ -45,7 +46,10 @@ class LKGNeedsLLM(LLMError):
     """Raised when a stage that only an LLM can do is asked for without one."""
 
 
-class SolveResult(BaseModel):
+class SolveResult(ResultBase, BaseModel):
+    """One problem's outcome. `ok`/`error_kind`/`trace`/`usage`/`timings_s` and
+    `to_dict()` are shared with PoGResult (kgreason.result)."""
+
     id: str | None = None
     question: str
     options: list[str] = Field(default_factory=list)
@@ -54,6 +58,8 @@ class SolveResult(BaseModel):
     #: the solver-level answer (True/False/Unknown, or the option letter)
     answer: str | None = None
     status: Literal["solved", "unsolved", "error"] = "unsolved"
+    #: None when solved; "no-verdict" when unsolved; the LLM error's kind on error
+    error_kind: str | None = None
     error: str | None = None
     route: RouteDecision | None = None
     #: the program that produced the verdict (else the last one tried)
@@ -66,6 +72,15 @@ class SolveResult(BaseModel):
     lkg_rejected: list[str] = Field(default_factory=list)
     usage: dict = Field(default_factory=dict)
     timings_s: dict[str, float] = Field(default_factory=dict)
+    #: one record per stage that left notes (kgreason.tracing)
+    trace: list[dict[str, Any]] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _kind(self) -> SolveResult:
+        """A result built with only a status (the CLI's per-problem errors) names a kind."""
+        if self.error_kind is None and self.status != "solved":
+            self.error_kind = "no-verdict" if self.status == "unsolved" else "error"
+        return self
 
 
 def answer_to_verdict(answer: str | None, options: Sequence[str] | None) -> str | None:
@@ -100,8 +115,11 @@ class SymbolLKG:
         sandbox: Sandbox | None = None,
         prune: bool = True,
         include_context: bool = True,
+        callbacks: Sequence[Callback] = (),
     ):
         self.llm, self.embedder = llm, embedder
+        #: tracing callbacks told of each stage's start and end (kgreason.tracing)
+        self.callbacks = list(callbacks)
         self.settings = settings or LKGSettings()
         self.budget = budget
         self.prune, self.include_context = prune, include_context
@@ -178,40 +196,48 @@ class SymbolLKG:
         ledger = UsageLedger()
         llm = self._metered(ledger)
         res = SolveResult(id=id, question=question, options=list(options or []))
-        t: dict[str, float] = {}
-        t0 = time.perf_counter()
+        tr = Tracer("lkg", self.callbacks, ledger=ledger)
         own_store = store is None
         try:
-            if store is None:
-                graph = await LKGBuilder(
-                    llm, temperature=self.settings.temperature, max_tokens=self.settings.max_tokens
-                ).extract(context, question)
-                store = LKGStore()
-                store.add_document(context, graph, source=id or "")
-                res.lkg_rejected = graph.rejected
-            res.lkg_counts = store.counts()
-            t["construct"] = time.perf_counter() - t0
-            query = " ".join([question, *(split_option(o)[1] for o in options or [])])
-            sub = await self.retriever(store, llm).retrieve(query)
-            res.subgraph = sub
-            t["retrieve"] = time.perf_counter() - t0 - sum(t.values())
-            res.route = await route(llm, sub, question, options)
-            t["route"] = time.perf_counter() - t0 - sum(t.values())
-            gen = ProgramGenerator(
-                llm, self.executor, max_repairs=self.settings.max_repairs,
-                temperature=self.settings.temperature, max_tokens=self.settings.max_tokens,
-            )  # fmt: skip
-            out = await gen.generate(
-                res.route.route, question, options, sub, context if self.include_context else ""
-            )
-            t["codegen"] = time.perf_counter() - t0 - sum(t.values())
+            with tr.stage("construct") as st:
+                if store is None:
+                    graph = await LKGBuilder(
+                        llm, temperature=self.settings.temperature,
+                        max_tokens=self.settings.max_tokens,
+                    ).extract(context, question)  # fmt: skip
+                    store = LKGStore()
+                    store.add_document(context, graph, source=id or "")
+                    res.lkg_rejected = graph.rejected
+                res.lkg_counts = store.counts()
+                st.size(**res.lkg_counts, rejected=len(res.lkg_rejected))
+            with tr.stage("retrieve") as st:
+                query = " ".join([question, *(split_option(o)[1] for o in options or [])])
+                sub = await self.retriever(store, llm).retrieve(query)
+                res.subgraph = sub
+                st.size(nodes=len(sub.nodes), edges=len(sub.edges))
+            with tr.stage("route") as st:
+                res.route = await route(llm, sub, question, options)
+                st.size(route=res.route.route)
+                st.note(route=res.route.route)
+            with tr.stage("codegen") as st:
+                gen = ProgramGenerator(
+                    llm, self.executor, max_repairs=self.settings.max_repairs,
+                    temperature=self.settings.temperature, max_tokens=self.settings.max_tokens,
+                )  # fmt: skip
+                out = await gen.generate(
+                    res.route.route, question, options, sub,
+                    context if self.include_context else "",
+                )  # fmt: skip
+                st.size(attempts=len(out.attempts), answer=out.answer)
+                st.note(attempts=[a.status for a in out.attempts])
             res.attempts, res.solver, res.program = out.attempts, out.solver, out.program
             res.answer = out.answer
             res.verdict = answer_to_verdict(out.answer, options)
             if res.verdict is not None:
-                res.status = "solved"
+                res.status, res.error_kind = "solved", None
             else:
                 last = out.attempts[-1] if out.attempts else None
+                res.error_kind = "no-verdict"
                 res.error = (
                     f"no verdict after {len(out.attempts)} attempt(s): "
                     f"{last.error_kind or last.status}: {last.error}"
@@ -220,9 +246,14 @@ class SymbolLKG:
                 )
         except LLMError as e:
             res.status, res.error = "error", f"{type(e).__name__}: {e}"
+            res.error_kind = llm_error_kind(e) or "llm-error"
         finally:
             if own_store and store is not None:
                 store.close()
         res.usage = ledger.to_dict()
-        res.timings_s = {k: round(v, 4) for k, v in t.items()}
+        res.timings_s = {k: round(v, 4) for k, v in tr.timings_s.items()}
+        res.trace = tr.trace
         return res
+
+    #: the same verbs as PoG's `ask`/`ask_async` (and `aask`)
+    solve_async = asolve

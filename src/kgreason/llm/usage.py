@@ -6,10 +6,14 @@ stack with it, so every answer's trace carries its own figures and no global sta
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import asdict, dataclass, field
 
 from kgreason.llm.base import ChatLLM, Completion, LLMBudgetExceeded, Message
+from kgreason.tracing import call_span
+
+log = logging.getLogger("kgreason.llm")
 
 
 @dataclass
@@ -103,10 +107,20 @@ class MeteredLLM:
         t0 = time.perf_counter()
         self._in_flight += 1
         try:
-            c = await self.inner.complete(
-                messages, stage=stage, temperature=temperature, max_tokens=max_tokens, sample=sample
-            )
+            with call_span("llm", stage=stage, model=self.model or "", sample=sample):
+                c = await self.inner.complete(
+                    messages, stage=stage, temperature=temperature, max_tokens=max_tokens,
+                    sample=sample,
+                )  # fmt: skip
+        except Exception as e:
+            log.debug("%s: failed after %.3f s: %s", stage, time.perf_counter() - t0, e)
+            raise
         finally:
             self._in_flight -= 1
-        self.ledger.record(stage, c, time.perf_counter() - t0)
+        latency = time.perf_counter() - t0
+        self.ledger.record(stage, c, latency)
+        log.debug(
+            "%s: %d+%d tokens in %.3f s%s", stage, c.usage.prompt_tokens,
+            c.usage.completion_tokens, latency, " (cache hit)" if c.cached else "",
+        )  # fmt: skip
         return c

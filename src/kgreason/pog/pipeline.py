@@ -12,8 +12,7 @@ early. Without an LLM it runs the LLM-free mode (candidates, never an answer).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
@@ -43,6 +42,7 @@ from kgreason.pog.settings import PoGSettings
 from kgreason.pog.subgraph import EmptySubgraphError
 from kgreason.pog.topic import TopicInput, given_topics, recognise_topics
 from kgreason.pog.types import AnswerEntity, PoGResult, ReasoningPath
+from kgreason.tracing import Callback, Tracer
 
 if TYPE_CHECKING:
     from kgreason.config import LoadedSettings, Settings
@@ -81,6 +81,7 @@ class PoG:
         *,
         budget: Budget | None = None,
         fuzzy: FuzzySelector | None = None,
+        callbacks: Sequence[Callback] = (),
     ):
         self.kg = kg
         self.llm = llm
@@ -90,6 +91,8 @@ class PoG:
         # shared across questions (and, when passed in, across PoG objects): path-text
         # embeddings recur on shared hubs
         self.fuzzy = fuzzy or FuzzySelector(embedder)
+        #: tracing callbacks told of each stage's start and end (kgreason.tracing)
+        self.callbacks = list(callbacks)
         #: the KG this object opened (from_settings) and so must close; never a caller's
         self._owned_kg: KnowledgeGraph | None = None
 
@@ -153,53 +156,50 @@ class PoG:
         return run_sync(self.ask_async(question, topic_entities))
 
     async def ask_async(self, question: str, topic_entities: TopicInput | None = None) -> PoGResult:
+        """Answer one question (the LLM-free mode when there is no LLM). Also `aask`."""
         if self.llm is None:
             return await self._llm_free(question, topic_entities)
         s = self.settings
         ledger = UsageLedger()
         llm = MeteredLLM(self.llm, ledger, self.budget)
         result = PoGResult(question=question, mode=s.variant)
+        tr = Tracer("pog", self.callbacks, ledger=ledger)
         explorer: Explorer | None = None
         prepared = None
         t_start = time.perf_counter()
-
-        @contextmanager
-        def timed(stage: str) -> Iterator[None]:
-            t0 = time.perf_counter()
-            try:
-                yield
-            finally:
-                result.timings_s[stage] = result.timings_s.get(stage, 0.0) + (
-                    time.perf_counter() - t0
-                )
-
         try:
-            with timed("topic_entity"):
+            with tr.stage("topic_entity") as st:
                 topics = await recognise_topics(
                     self.kg, llm, self.embedder, question, s, topic_entities
                 )
+                st.size(topics=len(topics))
+                st.note(topics=[t.id for t in topics])
             result.topic_entities = topics
-            result.trace.append({"stage": "topic_entity", "topics": [t.id for t in topics]})
-            with timed("graph"):
+            with tr.stage("graph", topics=len(topics)) as st:
                 prepared = await prepare_graph(self.kg, [t.id for t in topics], s)
+                st.size(triples=prepared.stats.triples, reduced=prepared.stats.reduced_triples)
+                st.note(reduction=prepared.reduction.note)
+            result.timings_s.update(tr.timings_s)  # keys in the order they always had
             result.timings_s.update(prepared.timings_s)
             result.subgraph = prepared.stats
             result.bounds_hit += prepared.bounds_hit
-            result.trace.append({"stage": "graph", "reduction": prepared.reduction.note})
             if not prepared.subgraph.triples:
                 names = ", ".join(f"{t.name} ({t.id})" for t in topics)
                 raise EmptySubgraphError(f"no KG edge around the topic entities: {names}")
-            with timed("question_analysis"):
+            with tr.stage("question_analysis") as st:
                 analysis = await analyse_question(llm, question, topics, s)
+                st.size(depth=analysis.predicted_depth)
             result.analysis = analysis
             ctx = QuestionContext(question, tuple(topics), analysis)
             book = NameBook(self.kg, {t.id: t.name for t in topics})
             pruner = Pruner(llm, self.fuzzy, book, s)
             explorer = Explorer(self.kg, llm, pruner, prepared, s, self.embedder)
-            with timed("exploration"):
+            with tr.stage("exploration") as st:
                 outcome = await explorer.run(ctx)
-            with timed("faithfulness"):
+                st.size(phase=outcome.phase, paths=len(outcome.paths))
+            with tr.stage("faithfulness") as st:
                 await self._finish(result, outcome, book, prepared.graph)
+                st.size(unverified=len(result.unverified_triples))
         except Exception as e:
             kind = error_kind(e)
             if kind is None:
@@ -208,12 +208,17 @@ class PoG:
             if explorer is not None and prepared is not None and explorer.latest:
                 result.paths = materialize(prepared.graph, explorer.latest)
         finally:
+            result.timings_s.update(tr.timings_s)
+            result.trace = tr.trace
             if explorer is not None:
                 result.trace += explorer.trace
                 result.bounds_hit += explorer.bounds_hit
             result.usage = ledger.to_dict()
             result.timings_s["total"] = time.perf_counter() - t_start
         return result
+
+    #: the same verbs as SymbolLKG's `solve`/`asolve` (and `solve_async`)
+    aask = ask_async
 
     async def _finish(
         self, result: PoGResult, outcome: Outcome, book: NameBook, graph: ClusteredGraph
@@ -244,7 +249,11 @@ class PoG:
                 r.error_kind, r.error = error_kind(e), str(e)
                 return r
         try:
-            return await run_llm_free(self.kg, self.fuzzy, self.settings, question, ids)
+            with Tracer("pog", self.callbacks).stage("llm_free") as st:
+                r = await run_llm_free(self.kg, self.fuzzy, self.settings, question, ids)
+                st.size(candidates=len(r.candidates), paths=len(r.paths))
+                st.size(**{f"{k}_ms": round(v * 1000, 1) for k, v in r.timings_s.items()})
+            return r
         except KGError as e:
             r = PoGResult(question=question, mode="llm-free")
             r.error_kind, r.error = error_kind(e), str(e)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from kgreason.kg.base import Triple
+from kgreason.result import ResultBase
 
 Phase = Literal["topic-entity-path", "llm-supplement", "node-expand", "final-llm-knowledge"]
 Mode = Literal["pog", "pog-e", "llm-free"]
@@ -106,7 +107,10 @@ class AnswerEntity:
 
 
 @dataclass
-class PoGResult:
+class PoGResult(ResultBase):
+    """One question's outcome. `ok`/`error_kind`/`trace`/`usage`/`timings_s` and
+    `to_dict()` are shared with SolveResult (kgreason.result)."""
+
     question: str
     mode: Mode
     answers: list[AnswerEntity] = field(default_factory=list)
@@ -129,7 +133,3 @@ class PoGResult:
     candidates: list[AnswerEntity] = field(default_factory=list)
     raw_answer: str = ""
     trace: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.error_kind is None

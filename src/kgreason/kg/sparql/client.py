@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import random
 import re
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +30,9 @@ import httpx
 from kgreason import __version__
 from kgreason.kg.base import KGError
 from kgreason.loopclient import LoopClient
+from kgreason.tracing import call_span
+
+log = logging.getLogger("kgreason.kg.sparql")
 
 _ACCEPT_SELECT = "application/sparql-results+json, application/json;q=0.9"
 #: Public endpoints (Wikidata's) refuse anonymous generic user agents.
@@ -239,6 +244,20 @@ class SparqlClient:
         )
 
     async def _post(self, query: str) -> tuple[Reply, Any]:
+        t0 = time.perf_counter()
+        with call_span("sparql", endpoint=self.url, query_chars=len(query)):
+            try:
+                resp, body = await self._post_retrying(query)
+            except SparqlEndpointError as e:
+                log.info("%s failed after %.3f s: %s", self.url, time.perf_counter() - t0, e)
+                raise
+        log.debug(
+            "%s: HTTP %d, %d bytes in %.3f s", self.url, resp.status_code, len(resp.content),
+            time.perf_counter() - t0,
+        )  # fmt: skip
+        return resp, body
+
+    async def _post_retrying(self, query: str) -> tuple[Reply, Any]:
         data = {"query": query}
         if self._default_graph:
             data["default-graph-uri"] = self._default_graph
@@ -246,7 +265,10 @@ class SparqlClient:
         last: SparqlEndpointError | None = None
         for attempt in range(attempts):
             if attempt:
-                await self._sleep(self.retry.delay(attempt - 1))
+                delay = self.retry.delay(attempt - 1)
+                log.info("%s: retry %d/%d in %.2f s after: %s", self.url, attempt,
+                         attempts - 1, delay, last)  # fmt: skip
+                await self._sleep(delay)
             progress: list[str] = []
             try:
                 async with asyncio.timeout(self.timeout_s):  # connect + headers + whole body

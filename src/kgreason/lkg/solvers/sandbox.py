@@ -12,6 +12,7 @@ missing (no Landlock and `require_isolation`), nothing runs: the result says
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 import signal
@@ -26,6 +27,9 @@ from typing import IO
 from kgreason.lkg.solvers import _launch
 from kgreason.lkg.solvers.base import SolverLimits, SolverResult
 from kgreason.lkg.solvers.isolation import NOBODY, SYSTEM_READ, Isolation, detect
+from kgreason.tracing import call_span
+
+log = logging.getLogger("kgreason.lkg.solvers")
 
 _MEMORY_MARKERS = (
     "out of memory",
@@ -53,6 +57,14 @@ class SandboxRun:
     #: "unavailable: ..." when the sandbox itself could not run the engine (not the
     #: program's fault: never shown to the LLM for repair).
     infra: str | None = None
+
+
+def _status(run: SandboxRun) -> str:
+    if run.infra:
+        return run.infra
+    if run.limit_hit:
+        return f"{run.limit_hit} limit ({run.reason})"
+    return f"exit {run.returncode}"
 
 
 def _fmt(x: float) -> str:
@@ -158,7 +170,11 @@ class Sandbox:
                 found = shutil.which(argv[0], path=env["PATH"])
                 argv = [found or argv[0], *argv[1:]]
             cmd = [*iso.prefix, *iso.launcher, *opts, "--"]
-            return self._run([*cmd, *argv], workdir, env, lim, cpu, iso)
+            name = engine or os.path.basename(argv[0] if argv else "?")
+            with call_span("solver", engine=name):
+                res = self._run([*cmd, *argv], workdir, env, lim, cpu, iso)
+            log.debug("%s: %s in %.3f s (cpu %.3f s)", name, _status(res), res.time_s, res.cpu_s)
+            return res
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
 
