@@ -51,3 +51,11 @@ def test_missing_model_path(tmp_path: Path):
     f.write_text('[embed]\nbackend = "sentence-transformers"\nmodel = "./no/such/model"\n')
     with pytest.raises(ConfigError, match=r"embed.model.*does not exist"):
         load_settings(f, environ={})
+
+
+def test_non_setting_variables_are_not_read_as_settings():
+    """.ci/run exports KGREASON_SHARED_DATA: it must not break every command (it did)."""
+    env = {"KGREASON_SHARED_DATA": "/data", "KGREASON_OTEL": "1", "KGREASON_CACHE_DIR": "/c"}
+    assert load_settings(environ=env).settings.pog.w1 == 80
+    with pytest.raises(ConfigError, match="KGREASON_SHAREDDATA"):
+        load_settings(environ={"KGREASON_SHAREDDATA": "/data"})  # a typo is still named

@@ -30,7 +30,13 @@ from kgreason.pog.settings import PoGSettings
 
 ENV_PREFIX = "KGREASON_"
 #: KGREASON_* variables that are not settings: the config file, the cache and data folders.
-RESERVED_ENV = {"KGREASON_CONFIG", "KGREASON_CACHE_DIR", "KGREASON_DATA_DIR"}
+RESERVED_ENV = {
+    "KGREASON_CONFIG",
+    "KGREASON_CACHE_DIR",
+    "KGREASON_DATA_DIR",
+    "KGREASON_SHARED_DATA",  # the tests' full datasets (tests/data/__init__.py)
+    "KGREASON_OTEL",  # switches the OpenTelemetry exporter on (kgreason.otel)
+}
 DEFAULT_CONFIG_FILE = "kgreason.toml"
 
 
