@@ -110,12 +110,13 @@ def check_embed(s: Settings) -> Report:
     }
 
 
-def check_solvers() -> Report:
+def check_solvers(solvers: Any = None) -> Report:
+    """Each solver of `solvers` (a SolverRegistry; default_solvers() when None)."""
     available, missing = _optional("kgreason.lkg.solvers", "available")
     if missing:
         return missing
     try:
-        found = available()
+        found = available(solvers=solvers)
     except Exception as e:
         return {"status": "error", "detail": f"{type(e).__name__}: {e}"}
     if isinstance(found, Mapping):

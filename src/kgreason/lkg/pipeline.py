@@ -26,6 +26,7 @@ from kgreason.lkg.retrieval import HybridRetriever, RetrievedSubgraph
 from kgreason.lkg.router import RouteDecision, options_kind, route, split_option
 from kgreason.lkg.settings import LKGSettings
 from kgreason.lkg.solvers.base import SolverLimits
+from kgreason.lkg.solvers.registry import SolverRegistry, default_solvers
 from kgreason.lkg.solvers.sandbox import Sandbox
 from kgreason.lkg.storage import LKGStore
 from kgreason.llm.base import ChatLLM, LLMError
@@ -100,13 +101,16 @@ class SymbolLKG:
         sandbox: Sandbox | None = None,
         prune: bool = True,
         include_context: bool = True,
+        solvers: SolverRegistry | None = None,
     ):
         self.llm, self.embedder = llm, embedder
         self.settings = settings or LKGSettings()
         self.budget = budget
         self.prune, self.include_context = prune, include_context
         limits = solver_limits(self.settings)
-        self.executor = ProgramExecutor(limits, sandbox or Sandbox(limits))
+        self.executor = ProgramExecutor(
+            limits, sandbox or Sandbox(limits), solvers or default_solvers()
+        )
         #: one retrieval index per persistent store, rebuilt only when the store changes
         self._indices: weakref.WeakKeyDictionary[LKGStore, LKGIndex] = weakref.WeakKeyDictionary()
 
@@ -195,7 +199,7 @@ class SymbolLKG:
             sub = await self.retriever(store, llm).retrieve(query)
             res.subgraph = sub
             t["retrieve"] = time.perf_counter() - t0 - sum(t.values())
-            res.route = await route(llm, sub, question, options)
+            res.route = await route(llm, sub, question, options, solvers=self.executor.solvers)
             t["route"] = time.perf_counter() - t0 - sum(t.values())
             gen = ProgramGenerator(
                 llm, self.executor, max_repairs=self.settings.max_repairs,
