@@ -138,7 +138,8 @@ async def check_kg(s: Settings) -> Report:
     open_kg, missing = _optional("kgreason.kg", "open_kg")
     if missing:
         return missing
-    where = str(s.kg.sparql_url or s.kg.store or "bundled KG")
+    files = ", ".join(map(str, s.kg.files))
+    where = str(s.kg.sparql_url or s.kg.store or files or "bundled KG")
     try:
         kg = open_kg(s.kg)
         if inspect.isawaitable(kg):

@@ -37,7 +37,7 @@ from kgreason.pog.graph import prepare_graph
 from kgreason.pog.llm_common import QuestionContext
 from kgreason.pog.llm_free import run_llm_free
 from kgreason.pog.paths import materialize
-from kgreason.pog.pruning import Pruner
+from kgreason.pog.pruning import Pruner, PruningStrategies, default_strategies
 from kgreason.pog.render import NameBook
 from kgreason.pog.settings import PoGSettings
 from kgreason.pog.subgraph import EmptySubgraphError
@@ -81,6 +81,7 @@ class PoG:
         *,
         budget: Budget | None = None,
         fuzzy: FuzzySelector | None = None,
+        strategies: PruningStrategies | None = None,
     ):
         self.kg = kg
         self.llm = llm
@@ -90,6 +91,9 @@ class PoG:
         # shared across questions (and, when passed in, across PoG objects): path-text
         # embeddings recur on shared hubs
         self.fuzzy = fuzzy or FuzzySelector(embedder)
+        #: the pruning strategies `settings.strategy` names one of
+        self.strategies = strategies or default_strategies()
+        self.strategies.get(self.settings.strategy)  # an unknown name fails here, not mid-question
         #: the KG this object opened (from_settings) and so must close; never a caller's
         self._owned_kg: KnowledgeGraph | None = None
 
@@ -194,7 +198,7 @@ class PoG:
             result.analysis = analysis
             ctx = QuestionContext(question, tuple(topics), analysis)
             book = NameBook(self.kg, {t.id: t.name for t in topics})
-            pruner = Pruner(llm, self.fuzzy, book, s)
+            pruner = Pruner(llm, self.fuzzy, book, s, self.strategies)
             explorer = Explorer(self.kg, llm, pruner, prepared, s, self.embedder)
             with timed("exploration"):
                 outcome = await explorer.run(ctx)
