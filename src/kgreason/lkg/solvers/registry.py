@@ -42,12 +42,19 @@ class Solver(Protocol):
     formats   program formats (`kgreason solve --format`) it runs; aliases map to them
     """
 
-    name: str
-    label: str
-    engine: str
-    route_words: tuple[str, ...]
-    formats: tuple[str, ...]
-    aliases: Mapping[str, str]
+    # read-only members: a frozen dataclass's fields (or properties) satisfy them
+    @property
+    def name(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def engine(self) -> str: ...
+    @property
+    def route_words(self) -> tuple[str, ...]: ...
+    @property
+    def formats(self) -> tuple[str, ...]: ...
+    @property
+    def aliases(self) -> Mapping[str, str]: ...
 
     def codegen_prompt(self) -> str:
         """The codegen template ($question, $options, $logfile, $context)."""
