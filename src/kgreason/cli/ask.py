@@ -26,6 +26,7 @@ from kgreason.kg.base import KGError, KnowledgeGraph
 from kgreason.llm.base import LLMError
 from kgreason.llm.usage import Budget
 from kgreason.pog.pipeline import PoG
+from kgreason.pog.pruning import default_strategies
 from kgreason.pog.render import render_path
 from kgreason.pog.types import PoGResult, TopicEntity
 
@@ -172,7 +173,7 @@ def register(app: typer.Typer) -> None:
             None, "--topic", help="Topic entity id or name (repeatable); skips extraction."
         ),
         strategy: str | None = typer.Option(
-            None, help="Path pruning: three-step | fuzzy | precise | branch"
+            None, help="Path pruning: " + " | ".join(default_strategies().names())
         ),
         variant: str | None = typer.Option(None, help="pog | pog-e"),
         ranker: str | None = typer.Option(

@@ -110,12 +110,13 @@ def check_embed(s: Settings) -> Report:
     }
 
 
-def check_solvers() -> Report:
+def check_solvers(solvers: Any = None) -> Report:
+    """Each solver of `solvers` (a SolverRegistry; default_solvers() when None)."""
     available, missing = _optional("kgreason.lkg.solvers", "available")
     if missing:
         return missing
     try:
-        found = available()
+        found = available(solvers=solvers)
     except Exception as e:
         return {"status": "error", "detail": f"{type(e).__name__}: {e}"}
     if isinstance(found, Mapping):
@@ -137,7 +138,8 @@ async def check_kg(s: Settings) -> Report:
     open_kg, missing = _optional("kgreason.kg", "open_kg")
     if missing:
         return missing
-    where = str(s.kg.sparql_url or s.kg.store or "bundled KG")
+    files = ", ".join(map(str, s.kg.files))
+    where = str(s.kg.sparql_url or s.kg.store or files or "bundled KG")
     try:
         kg = open_kg(s.kg)
         if inspect.isawaitable(kg):

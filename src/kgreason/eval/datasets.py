@@ -4,12 +4,16 @@ Datasets are not shipped with the package (their licences vary), except MetaQA's
 questions, which are vendored beside the bundled MetaQA KB (CC BY 3.0). Everything else is
 read from a data directory laid out as the project's `shared/data` (kgqa/..., logic/...),
 given by --data-dir or KGREASON_DATA_DIR, or as an explicit file path.
+
+`SPECS` is the built-in table (read-only by convention); a caller adds a dataset by passing
+`load(..., specs={**default_datasets(), "mine": DatasetSpec(...)})`, no global to mutate.
 """
 
 from __future__ import annotations
 
 import gzip
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -103,6 +107,11 @@ DATASET_NAMES = {
 }
 
 
+def default_datasets() -> dict[str, DatasetSpec]:
+    """A fresh copy of the built-in dataset table, for a caller to extend."""
+    return dict(SPECS)
+
+
 def data_dir(explicit: str | Path | None = None) -> Path | None:
     d = explicit or os.environ.get("KGREASON_DATA_DIR")
     return Path(d) if d else None
@@ -132,11 +141,14 @@ def load(
     hops: int | None = None,
     path: str | Path | None = None,
     root: str | Path | None = None,
+    specs: Mapping[str, DatasetSpec] | None = None,
 ) -> LoadResult:
-    """Load dataset `name`; `path` overrides the registry's location."""
-    if name not in SPECS:
-        raise L.DatasetError(f"unknown dataset '{name}' (known: {', '.join(sorted(SPECS))})")
-    spec = SPECS[name]
+    """Load dataset `name` from `specs` (the built-in `SPECS` by default); `path`
+    overrides the registry's location."""
+    specs = SPECS if specs is None else specs
+    if name not in specs:
+        raise L.DatasetError(f"unknown dataset '{name}' (known: {', '.join(sorted(specs))})")
+    spec = specs[name]
     split = split or spec.default_split
     if spec.kind in ("metaqa", "pathquestion") and hops is None:
         hops = 1 if spec.kind == "metaqa" else 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from kgreason.kg.base import DEFAULT_NOISE_PREFIXES
 
@@ -13,9 +13,14 @@ from kgreason.kg.base import DEFAULT_NOISE_PREFIXES
 class KGSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    #: "store", "sparql", "memory" or a backend registered in the `KGBackends` passed to
+    #: `open_kg` (kg/open.py); unset = inferred: sparql_url set -> sparql, else store.
+    backend: str | None = None
     #: A store directory built by `kgreason kg build`; None means the bundled KG.
     store: Path | None = None
     sparql_url: str | None = None
+    #: Triple files (TSV, MetaQA, N-Triples, Turtle...) the "memory" backend loads.
+    files: list[Path] = []
     dialect: Literal["freebase", "wikidata", "generic"] = "freebase"
     #: One deadline per SPARQL request: connect + headers + the whole body.
     timeout_s: float = 30.0
@@ -33,3 +38,15 @@ class KGSettings(BaseModel):
     #: a store built under the other policy is an error) and by SparqlKG, which supports
     #: "drop" only. Line formats (TSV, MetaQA) have no literals.
     literals: Literal["drop", "keep"] = "drop"
+
+    @field_validator("backend")
+    @classmethod
+    def _known_backend(cls, v: str | None, info: ValidationInfo) -> str | None:
+        """Checked against the registry in the validation context {"kg_backends": ...},
+        else the built-in backends."""
+        from kgreason.kg.open import default_backends  # open imports this module
+
+        reg = (info.context or {}).get("kg_backends") or default_backends()
+        if v is not None and v not in reg:
+            raise ValueError(f"unknown KG backend {v!r}; one of {list(reg.names())}")
+        return v

@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import asdict
+from string import Template
 
 from pydantic import BaseModel, Field
 
@@ -29,7 +30,6 @@ _FENCE = re.compile(r"```[ \t]*([\w+-]*)[ \t]*\n(.*?)```", re.S)
 #: never sent to the LLM (a wall-clock timeout is the host's load or a stall; a CPU-bound
 #: program hits the CPU limit first).
 INFRASTRUCTURE = frozenset({"unavailable", "wall_clock"})
-_SOLVER_NAMES = {"z3": "Z3 (SMT-LIB 2)", "prover9": "Prover9", "horn": "Horn-rule (clingo)"}
 
 
 class Attempt(BaseModel):
@@ -148,8 +148,9 @@ class ProgramGenerator:
         sub: RetrievedSubgraph,
         context: str = "",
     ) -> CodegenOutcome:
-        prompt = load_prompt(
-            f"codegen_{route}",
+        solver = self.executor.solvers.get(route)  # its prompt and the name repairs use
+        # safe_substitute: rule programs in the templates use `$x` variables of their own
+        prompt = Template(solver.codegen_prompt()).safe_substitute(
             question=question,
             options=json.dumps(list(options or []), ensure_ascii=False),
             logfile=logfile(sub),
@@ -179,7 +180,7 @@ class ProgramGenerator:
                 res.error = res.error or f"the solver answered {res.verdict!r}, not a usable answer"
             fix = load_prompt(
                 "repair",
-                solver=_SOLVER_NAMES.get(route, route),
+                solver=solver.label,
                 kind=str(res.error_kind or res.status),
                 error=str(res.error),
                 program=program or reply.strip()[:2000],

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from kgreason.lkg.router import options_kind, split_option
 from kgreason.lkg.solvers.base import ProgramFormatError, SolverLimits, SolverResult
 from kgreason.lkg.solvers.prover9 import Prover9Runner
+from kgreason.lkg.solvers.registry import RunContext, SolverRegistry, default_solvers
 from kgreason.lkg.solvers.sandbox import Sandbox
 from kgreason.lkg.solvers.screens import screen_ladr_outside, screen_smtlib
 from kgreason.lkg.solvers.sexpr import split_top
@@ -73,10 +74,12 @@ def _fail(solver: str, program: str, message: str, kind: str = "parse_error") ->
 
 @dataclass
 class ProgramExecutor:
-    """Runs route programs. One sandbox (network isolation detected once) for all runs."""
+    """Runs route programs on the registered solvers. One sandbox (network isolation
+    detected once) for all runs."""
 
     limits: SolverLimits = field(default_factory=SolverLimits)
     sandbox: Sandbox | None = None
+    solvers: SolverRegistry = field(default_factory=default_solvers)
 
     def __post_init__(self) -> None:
         if self.sandbox is None:
@@ -85,16 +88,9 @@ class ProgramExecutor:
     def run(
         self, route: str, program: str, question: str, options: Sequence[str] | None
     ) -> SolverResult:
-        if route == "z3":
-            return self.run_z3(program, question, options)
-        if route == "prover9":
-            return self.run_prover9(program)
-        if route == "horn":
-            two_valued = options_kind(options) == "tf" or (
-                not options and not re.search(r"unknown|uncertain", question, re.I)
-            )
-            return self.run_horn(program, closed_world=two_valued)
-        raise ValueError(f"unknown route {route!r}")
+        """The route's solver decides the program (an unknown route is a ValueError)."""
+        ctx = RunContext(self.limits, self.sandbox, question, options)
+        return self.solvers.get(route).run(program, ctx)
 
     # ---- z3 -----------------------------------------------------------------------------
     def run_z3(self, program: str, question: str, options: Sequence[str] | None) -> SolverResult:

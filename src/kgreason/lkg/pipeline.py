@@ -25,6 +25,7 @@ from kgreason.lkg.retrieval import HybridRetriever, RetrievedSubgraph
 from kgreason.lkg.router import RouteDecision, options_kind, route, split_option
 from kgreason.lkg.settings import LKGSettings
 from kgreason.lkg.solvers.base import SolverLimits
+from kgreason.lkg.solvers.registry import SolverRegistry, default_solvers
 from kgreason.lkg.solvers.sandbox import Sandbox
 from kgreason.lkg.storage import LKGStore
 from kgreason.llm.base import ChatLLM, LLMError
@@ -116,6 +117,7 @@ class SymbolLKG:
         prune: bool = True,
         include_context: bool = True,
         callbacks: Sequence[Callback] = (),
+        solvers: SolverRegistry | None = None,
     ):
         self.llm, self.embedder = llm, embedder
         #: tracing callbacks told of each stage's start and end (kgreason.tracing)
@@ -124,7 +126,9 @@ class SymbolLKG:
         self.budget = budget
         self.prune, self.include_context = prune, include_context
         limits = solver_limits(self.settings)
-        self.executor = ProgramExecutor(limits, sandbox or Sandbox(limits))
+        self.executor = ProgramExecutor(
+            limits, sandbox or Sandbox(limits), solvers or default_solvers()
+        )
         #: one retrieval index per persistent store, rebuilt only when the store changes
         self._indices: weakref.WeakKeyDictionary[LKGStore, LKGIndex] = weakref.WeakKeyDictionary()
 
@@ -216,7 +220,7 @@ class SymbolLKG:
                 res.subgraph = sub
                 st.size(nodes=len(sub.nodes), edges=len(sub.edges))
             with tr.stage("route") as st:
-                res.route = await route(llm, sub, question, options)
+                res.route = await route(llm, sub, question, options, solvers=self.executor.solvers)
                 st.size(route=res.route.route)
                 st.note(route=res.route.route)
             with tr.stage("codegen") as st:

@@ -22,8 +22,10 @@ Formats (`detect_format` returns the name; `run_program(fmt=...)` also takes the
 - "arlsat": Logic-LM's AR-LSAT programs (SatLM's Z3 DSL: `# Declarations` / `# Constraints`
   / `# Options`) -> SMT-LIB; the answer is the first option whose check passes.
 
-Every solver runs in the sandboxed subprocess of `kgreason.lkg.solvers` under `limits`;
-no program text is executed in Python.
+Formats, aliases and the solver each routes to are read from a `SolverRegistry`
+(`default_solvers()` unless one is passed): a registered solver's own formats run through
+its `run(program, ctx)`. Every built-in solver runs in the sandboxed subprocess of
+`kgreason.lkg.solvers` under `limits`; no program text is executed in Python.
 """
 
 from __future__ import annotations
@@ -40,14 +42,13 @@ from kgreason.lkg.logiclm.smtquery import ChoiceOutcome
 from kgreason.lkg.router import options_kind, split_option
 from kgreason.lkg.solvers import HornRunner, Prover9Runner, Sandbox, SolverLimits, Z3Runner
 from kgreason.lkg.solvers.base import ProgramFormatError, SolverResult
+from kgreason.lkg.solvers.registry import RunContext, SolverRegistry, default_solvers
 from kgreason.lkg.solvers.screens import screen_ladr_outside
 
-FORMATS = ("smtlib", "prover9", "fol", "pyke", "asp", "deduction", "arlsat")
-ALIASES = {"smt2": "smtlib", "smt": "smtlib", "z3": "smtlib", "ladr": "prover9",
-           "horn": "pyke", "rules": "pyke", "clingo": "asp", "csp": "deduction",
-           "lsat": "arlsat", "folio": "fol"}  # fmt: skip
-ROUTES = {"smtlib": "z3", "deduction": "z3", "arlsat": "z3", "prover9": "prover9",
-          "fol": "prover9", "pyke": "horn", "asp": "horn"}  # fmt: skip
+#: The built-in formats, aliases and routes (read-only views of `default_solvers()`).
+FORMATS: tuple[str, ...] = tuple(default_solvers().format_routes())
+ALIASES: dict[str, str] = default_solvers().aliases()
+ROUTES: dict[str, str] = default_solvers().format_routes()
 #: Logic-LM's letters for True / False / Unknown per dataset.
 TFU_LETTERS = {"ProntoQA": ("A", "B", "B"), "ProofWriter": ("A", "B", "C"),
                "FOLIO": ("A", "B", "C")}  # fmt: skip
@@ -108,12 +109,14 @@ def detect_format(text: str) -> str:
     )
 
 
-def normalise_format(fmt: str) -> str:
+def normalise_format(fmt: str, solvers: SolverRegistry | None = None) -> str:
+    reg = solvers or default_solvers()
+    formats = reg.format_routes()
     f = fmt.strip().lower()
-    f = ALIASES.get(f, f)
-    if f not in FORMATS:
+    f = reg.aliases().get(f, f)
+    if f not in formats:
         raise ProgramFormatError(
-            f"unknown program format {fmt!r}; use one of {list(FORMATS)}", kind="unknown_format"
+            f"unknown program format {fmt!r}; use one of {list(formats)}", kind="unknown_format"
         )
     return f
 
@@ -137,8 +140,9 @@ def tfu_letter(
     return None
 
 
-def _from_result(fmt: str, res: SolverResult) -> ProgramOutcome:
-    out = ProgramOutcome(fmt, ROUTES[fmt], res.status, solver=res.solver, results=[res])
+def _from_result(fmt: str, res: SolverResult, route: str | None = None) -> ProgramOutcome:
+    route = route or ROUTES[fmt]
+    out = ProgramOutcome(fmt, route, res.status, solver=res.solver, results=[res])
     out.verdict = res.answer or res.verdict
     out.proof, out.model, out.time_s = res.proof, res.model, res.time_s
     if not res.ok:
@@ -177,13 +181,23 @@ def run_program(
     dataset: str | None = None,
     limits: SolverLimits | None = None,
     sandbox: Sandbox | None = None,
+    solvers: SolverRegistry | None = None,
 ) -> ProgramOutcome:
     """Detect (or take) the format, translate, and run on the route's sandboxed solver.
     Parse problems come back as an outcome with status "parse_error" and `error_kind`
-    naming the problem; only an unknown format raises ProgramFormatError."""
-    fmt = normalise_format(fmt) if fmt else detect_format(text)
+    naming the problem; only an unknown format raises ProgramFormatError. A format of a
+    solver registered beyond the built-ins must be named (`fmt`): detection knows only
+    the built-in formats."""
+    fmt = normalise_format(fmt, solvers) if fmt else detect_format(text)
     limits = limits or SolverLimits()
     sandbox = sandbox or Sandbox(limits)
+    if fmt not in ROUTES:  # a registered solver's own format: its run() decides it
+        solver = (solvers or default_solvers()).for_format(fmt)
+        ctx = RunContext(limits, sandbox, question, options)
+        out = _from_result(fmt, solver.run(text, ctx), solver.name)
+        tfu = out.ok and out.verdict in ("True", "False", "Unknown")
+        out.answer = tfu_letter(out.verdict, options, dataset) if tfu else None
+        return out
     if fmt == "deduction":
         return _from_choice(fmt, run_deduction(text, runner=Z3Runner(sandbox, limits)))
     if fmt == "arlsat":

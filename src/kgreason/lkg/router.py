@@ -5,6 +5,9 @@ count, numbers) and the question's answer form; it decides alone when no LLM is 
 and checks the LLM's choice otherwise. Disagreement is recorded, not hidden. One choice is
 overridden: only the Z3 route can pick among free-text options, so an LLM choosing another
 engine for a statement-option question is switched to Z3 (and the override recorded).
+
+The structural rules pick among the three built-in engines; the LLM may also name any
+solver registered in the `SolverRegistry` it is given (words and labels come from there).
 """
 
 from __future__ import annotations
@@ -19,11 +22,15 @@ from pydantic import BaseModel, Field
 
 from kgreason.lkg.prompts import load_prompt
 from kgreason.lkg.retrieval import RetrievedSubgraph
+from kgreason.lkg.solvers.registry import SolverRegistry, default_solvers
 from kgreason.llm.base import ChatLLM, LLMError
 from kgreason.llm.parse import ParseError, ask_parsed
 
-Route = Literal["z3", "prover9", "horn"]
-ROUTES: tuple[str, ...] = ("z3", "prover9", "horn")
+#: A registered solver's name; the structural router returns one of the built-in three.
+Route = str
+BUILTIN_ROUTES: tuple[str, ...] = ("z3", "prover9", "horn")
+#: kept for callers that list the built-in routes
+ROUTES = BUILTIN_ROUTES
 OptionsKind = Literal["none", "tf", "tfu", "statements"]
 
 _NUMBER = re.compile(r"(?<![A-Za-z_])\d+(?:\.\d+)?")
@@ -32,7 +39,6 @@ _FO_HINTS = re.compile(
     r"\b(either|or|neither|nor|not all|some|no one|none|exists|unless|if and only if)\b|[∃∨⊕↔¬]",
     re.I,
 )
-_LLM_WORDS = {"Z3": "z3", "PROVER9": "prover9", "PYKE": "horn", "HORN": "horn"}
 
 
 def split_option(opt: str) -> tuple[str, str]:
@@ -110,11 +116,32 @@ class RouteDecision(BaseModel):
     features: RouteFeatures
 
 
-def parse_route(text: str) -> Route:
-    found = {_LLM_WORDS[w] for w in re.findall(r"\b(Z3|PROVER9|PYKE|HORN)\b", text.upper())}
+def parse_route(text: str, solvers: SolverRegistry | None = None) -> Route:
+    """The one solver a router reply names, by the registry's route words."""
+    words = (solvers or default_solvers()).route_words()
+    alts = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    found = {words[w] for w in re.findall(rf"\b({alts})\b", text.upper())}
     if len(found) != 1:
-        raise ParseError("expected exactly one of Z3, PROVER9, PYKE")
-    return found.pop()  # type: ignore[return-value]
+        raise ParseError(f"expected exactly one of {', '.join(_shown_words(words))}")
+    return found.pop()
+
+
+def _shown_words(words: dict[str, str]) -> list[str]:
+    """One word per solver (the first registered), as the prompt lists them."""
+    seen: dict[str, str] = {}
+    for w, name in words.items():
+        seen.setdefault(name, w)
+    return list(seen.values())
+
+
+def _extra_engines(solvers: SolverRegistry) -> str:
+    """Prompt lines for registered solvers beyond the built-in three (none: the paper's
+    prompt unchanged)."""
+    extra = [s for s in solvers if s.name not in BUILTIN_ROUTES]
+    if not extra:
+        return ""
+    lines = [f"- {s.route_words[0].upper()}: {s.label}" for s in extra]
+    return "\nOther engines you may return instead:\n" + "\n".join(lines) + "\n"
 
 
 async def route(
@@ -124,7 +151,9 @@ async def route(
     options: Sequence[str] | None = None,
     *,
     max_tokens: int | None = 16,
+    solvers: SolverRegistry | None = None,
 ) -> RouteDecision:
+    solvers = solvers or default_solvers()
     f = features(sub, question, options)
     s_route, reason = structural_route(f)
     base = {"structural": s_route, "structural_reason": reason, "features": f}
@@ -142,13 +171,15 @@ async def route(
         entity_count=str(f.entity_count),
         numbers="yes" if f.numbers_present else "no",
     )
+    prompt += _extra_engines(solvers)
+    shown = " OR ".join(_shown_words(solvers.route_words()))
     try:
         choice, _ = await ask_parsed(
             llm,
             [{"role": "user", "content": prompt}],
-            parse_route,
+            lambda text: parse_route(text, solvers),
             stage="route",
-            reminder="Return ONLY one word: Z3 OR PROVER9 OR PYKE.",
+            reminder=f"Return ONLY one word: {shown}.",
             max_tokens=max_tokens,
         )
     except LLMError as e:

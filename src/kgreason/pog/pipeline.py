@@ -36,7 +36,7 @@ from kgreason.pog.graph import prepare_graph
 from kgreason.pog.llm_common import QuestionContext
 from kgreason.pog.llm_free import run_llm_free
 from kgreason.pog.paths import materialize
-from kgreason.pog.pruning import Pruner
+from kgreason.pog.pruning import Pruner, PruningStrategies, default_strategies
 from kgreason.pog.render import NameBook
 from kgreason.pog.settings import PoGSettings
 from kgreason.pog.subgraph import EmptySubgraphError
@@ -82,6 +82,7 @@ class PoG:
         budget: Budget | None = None,
         fuzzy: FuzzySelector | None = None,
         callbacks: Sequence[Callback] = (),
+        strategies: PruningStrategies | None = None,
     ):
         self.kg = kg
         self.llm = llm
@@ -93,6 +94,9 @@ class PoG:
         self.fuzzy = fuzzy or FuzzySelector(embedder)
         #: tracing callbacks told of each stage's start and end (kgreason.tracing)
         self.callbacks = list(callbacks)
+        #: the pruning strategies `settings.strategy` names one of
+        self.strategies = strategies or default_strategies()
+        self.strategies.get(self.settings.strategy)  # an unknown name fails here, not mid-question
         #: the KG this object opened (from_settings) and so must close; never a caller's
         self._owned_kg: KnowledgeGraph | None = None
 
@@ -192,7 +196,7 @@ class PoG:
             result.analysis = analysis
             ctx = QuestionContext(question, tuple(topics), analysis)
             book = NameBook(self.kg, {t.id: t.name for t in topics})
-            pruner = Pruner(llm, self.fuzzy, book, s)
+            pruner = Pruner(llm, self.fuzzy, book, s, self.strategies)
             explorer = Explorer(self.kg, llm, pruner, prepared, s, self.embedder)
             with tr.stage("exploration") as st:
                 outcome = await explorer.run(ctx)

@@ -1,10 +1,17 @@
-"""Path pruning (Algorithm 2): the four beam-search strategies, dispatched by
-`PoGSettings.strategy`, with the width each step kept recorded for the trace.
+"""Path pruning (Algorithm 2): beam-search strategies looked up by name in a
+`PruningStrategies` registry, with the width each step kept recorded for the trace.
 
     fuzzy       FuzzySelect(W_max)
     precise     FuzzySelect(W1) -> PrecisePathSelect(W_max)
     branch      FuzzySelect(W1) -> BranchReduceSelect(W_max, PrecisePathSelect inside)
     three-step  FuzzySelect(W1) -> BranchReduceSelect(W2) -> PrecisePathSelect(W_max)
+
+A strategy is an async function `(run: PruneRun, paths) -> kept paths` composed from the
+steps `PruneRun` offers (fuzzy, branch, precise, or its own, recorded with `record`).
+`default_strategies()` builds a fresh registry of the four above; a caller adds one with
+`register(name, fn)` on its own copy (no import-time registration, no global state) and
+passes it to `PoG(..., strategies=...)` and, to validate a custom `pog.strategy`, as
+`PoGSettings.model_validate(data, context={"strategies": registry})`.
 
 FuzzySelect ranks by similarity to the indicator (I_LLM, or I_Sup for supplement paths); the
 LLM steps see paths rendered with ids (`{m.x: Name} -> r -> {...}`). With a path ranker in
@@ -14,7 +21,7 @@ QUESTION instead: the ranker was trained on questions, not on the LLM's indicato
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,11 +43,126 @@ class Pruned:
 
 
 @dataclass
+class PruneRun:
+    """One pruning call: the steps a strategy composes, each recording its widths."""
+
+    pruner: Pruner
+    ctx: QuestionContext
+    entity_list: Sequence[str]
+    #: what FuzzySelect ranks against (the indicator, or the question for a ranker)
+    indicator: str
+    out: Pruned
+
+    @property
+    def settings(self) -> PoGSettings:
+        return self.pruner.settings
+
+    def record(self, step: str, n_in: int, kept: Sequence[ReasoningPath], **extra: Any) -> None:
+        self.out.steps.append({"step": step, "in": n_in, "out": len(kept), **extra})
+
+    def fuzzy(self, paths: Sequence[ReasoningPath], width: int) -> list[ReasoningPath]:
+        p = self.pruner
+        kept = p.fuzzy.select(self.indicator, paths, p.book.names, width)
+        self.record("fuzzy", len(paths), kept)
+        return kept
+
+    async def branch(self, paths: Sequence[ReasoningPath], width: int) -> list[ReasoningPath]:
+        s = self.settings
+        select = self.pruner.precise_selector(self.ctx)
+        br = await branch_reduce_select(list(paths), self.entity_list, width, s.d_max, select)
+        self.record(
+            "branch", len(paths), br.paths,
+            width=width, selector_calls=br.selector_calls, rounds=br.rounds,
+        )  # fmt: skip
+        return br.paths
+
+    async def precise(self, paths: Sequence[ReasoningPath], width: int) -> list[ReasoningPath]:
+        kept = await self.pruner.precise_selector(self.ctx)(paths, width)
+        self.record("precise", len(paths), kept)
+        return kept
+
+
+Strategy = Callable[[PruneRun, Sequence[ReasoningPath]], Awaitable[list[ReasoningPath]]]
+
+
+async def fuzzy_only(run: PruneRun, paths: Sequence[ReasoningPath]) -> list[ReasoningPath]:
+    return run.fuzzy(paths, run.settings.w_max)
+
+
+async def fuzzy_precise(run: PruneRun, paths: Sequence[ReasoningPath]) -> list[ReasoningPath]:
+    s = run.settings
+    return await run.precise(run.fuzzy(paths, s.w1), s.w_max)
+
+
+async def fuzzy_branch(run: PruneRun, paths: Sequence[ReasoningPath]) -> list[ReasoningPath]:
+    s = run.settings
+    return await run.branch(run.fuzzy(paths, s.w1), s.w_max)
+
+
+async def three_step(run: PruneRun, paths: Sequence[ReasoningPath]) -> list[ReasoningPath]:
+    s = run.settings
+    kept = await run.branch(run.fuzzy(paths, s.w1), s.w2)
+    return await run.precise(kept, s.w_max)
+
+
+class UnknownStrategy(KeyError, ValueError):
+    """A pruning strategy name no registry entry has."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class PruningStrategies:
+    """Strategy name -> async function, with a one-line description for `--help`."""
+
+    def __init__(self) -> None:
+        self._fns: dict[str, Strategy] = {}
+        self._help: dict[str, str] = {}
+
+    def register(self, name: str, fn: Strategy, help: str = "") -> Strategy:
+        if name in self._fns:
+            raise ValueError(f"pruning strategy {name!r} is already registered")
+        self._fns[name], self._help[name] = fn, help
+        return fn
+
+    def get(self, name: str) -> Strategy:
+        try:
+            return self._fns[name]
+        except KeyError:
+            raise UnknownStrategy(
+                f"unknown pruning strategy {name!r}; one of {list(self._fns)}"
+            ) from None
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._fns)
+
+    def describe(self, name: str) -> str:
+        return self._help.get(name, "")
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._fns
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._fns)
+
+
+def default_strategies() -> PruningStrategies:
+    """A new registry with Algorithm 2's four strategies (three-step is PoG's default)."""
+    reg = PruningStrategies()
+    reg.register("three-step", three_step, "fuzzy W1 -> branch W2 -> precise W_max")
+    reg.register("fuzzy", fuzzy_only, "fuzzy W_max only")
+    reg.register("precise", fuzzy_precise, "fuzzy W1 -> precise W_max")
+    reg.register("branch", fuzzy_branch, "fuzzy W1 -> branch W_max")
+    return reg
+
+
+@dataclass
 class Pruner:
     llm: ChatLLM
     fuzzy: FuzzySelector
     book: NameBook
     settings: PoGSettings
+    strategies: PruningStrategies = field(default_factory=default_strategies)
 
     async def render(self, paths: Sequence[ReasoningPath]) -> list[str]:
         await self.book.ensure(displayed_ids(paths))
@@ -60,35 +182,13 @@ class Pruner:
         entity_list: Sequence[str],
         indicator: str | None = None,
     ) -> Pruned:
-        s = self.settings
-        ind = indicator or ctx.analysis.indicator
+        strategy = self.strategies.get(self.settings.strategy)
         out = Pruned(list(paths))
         if not paths:
             return out
         await self.book.ensure(displayed_ids(paths))
-        first_w = s.w_max if s.strategy == "fuzzy" else s.w1
+        ind = indicator or ctx.analysis.indicator
         if getattr(self.fuzzy, "ranker", None) is not None:
             ind = ctx.question
-        kept = self.fuzzy.select(ind, paths, self.book.names, first_w)
-        out.steps.append({"step": "fuzzy", "in": len(paths), "out": len(kept)})
-        select = self.precise_selector(ctx)
-        if s.strategy in ("branch", "three-step"):
-            w = s.w_max if s.strategy == "branch" else s.w2
-            br = await branch_reduce_select(kept, entity_list, w, s.d_max, select)
-            out.steps.append(
-                {
-                    "step": "branch",
-                    "in": len(kept),
-                    "out": len(br.paths),
-                    "width": w,
-                    "selector_calls": br.selector_calls,
-                    "rounds": br.rounds,
-                }
-            )
-            kept = br.paths
-        if s.strategy in ("precise", "three-step"):
-            before = len(kept)
-            kept = await select(kept, s.w_max)
-            out.steps.append({"step": "precise", "in": before, "out": len(kept)})
-        out.paths = kept
+        out.paths = await strategy(PruneRun(self, ctx, entity_list, ind, out), paths)
         return out

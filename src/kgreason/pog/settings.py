@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 
 class PoGSettings(BaseModel):
@@ -17,8 +17,10 @@ class PoGSettings(BaseModel):
     exploration_temperature: float = 0.4
     reasoning_temperature: float = 0.0
     max_tokens: int = 256
-    #: Algorithm 2's strategies: fuzzy+precise (3-step beam search), fuzzy, precise, branch
-    strategy: Literal["three-step", "fuzzy", "precise", "branch"] = "three-step"
+    #: a pruning strategy's name (pog/pruning.py): Algorithm 2's three-step beam search,
+    #: fuzzy, precise, branch, or one registered in the `PruningStrategies` passed as
+    #: validation context {"strategies": registry}
+    strategy: str = "three-step"
     variant: Literal["pog", "pog-e"] = "pog"
     seed: int = 0
     #: Bounds that keep a question tractable; hitting one is reported in the result.
@@ -43,3 +45,14 @@ class PoGSettings(BaseModel):
     #: "Once Were Warrior" -> "Once Were Warriors" is 0.97; "Nonexistent FC" ->
     #: "Newcastle United FC" is 0.61.
     link_threshold: float = 0.85
+
+    @field_validator("strategy")
+    @classmethod
+    def _known_strategy(cls, v: str, info: ValidationInfo) -> str:
+        """Checked against the registry in the validation context, else the built-ins."""
+        from kgreason.pog.pruning import default_strategies  # pruning imports this module
+
+        reg = (info.context or {}).get("strategies") or default_strategies()
+        if v not in reg:
+            raise ValueError(f"unknown pruning strategy {v!r}; one of {list(reg.names())}")
+        return v

@@ -1,5 +1,6 @@
 """Solver layer: Z3 (SMT-LIB 2), Prover9 (first-order logic) and a Horn-rule engine (clingo),
-each run in a sandboxed subprocess with CPU, memory and wall-clock limits."""
+each run in a sandboxed subprocess with CPU, memory and wall-clock limits, behind the
+`Solver` protocol; `default_solvers()` builds the registry the pipeline reads."""
 
 from kgreason.lkg.solvers.availability import available
 from kgreason.lkg.solvers.base import (
@@ -13,6 +14,13 @@ from kgreason.lkg.solvers.base import (
 from kgreason.lkg.solvers.horn import HornRunner, run_asp, run_horn
 from kgreason.lkg.solvers.horn_asp import Atom, HornProgram, Rule
 from kgreason.lkg.solvers.prover9 import Prover9Runner, run_prover9
+from kgreason.lkg.solvers.registry import (
+    RunContext,
+    Solver,
+    SolverRegistry,
+    UnknownSolver,
+    default_solvers,
+)
 from kgreason.lkg.solvers.sandbox import Sandbox
 from kgreason.lkg.solvers.z3 import Z3Runner, check_options, run_z3
 
@@ -23,15 +31,20 @@ __all__ = [
     "ProgramFormatError",
     "Prover9Runner",
     "Rule",
+    "RunContext",
     "Sandbox",
+    "Solver",
     "SolverError",
     "SolverFailed",
     "SolverLimits",
+    "SolverRegistry",
     "SolverResult",
     "SolverUnavailable",
+    "UnknownSolver",
     "Z3Runner",
     "available",
     "check_options",
+    "default_solvers",
     "run_asp",
     "run_horn",
     "run_prover9",

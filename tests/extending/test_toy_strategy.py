@@ -1,0 +1,59 @@
+"""The "add a pruning strategy" recipe, followed: one module (toy_shortest.py) plus one
+registration line; settings validate against the registry and PoG prunes with it."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from kgreason.embed import build_embedder
+from kgreason.embed.settings import EmbedSettings
+from kgreason.llm.testing import ScriptedLLM
+from kgreason.pog.pipeline import PoG
+from kgreason.pog.pruning import PruningStrategies, UnknownStrategy, default_strategies
+from kgreason.pog.settings import PoGSettings
+from tests.extending.toy_shortest import keep_shortest
+from tests.pog.scripted_pog import answer_from
+from tests.pog.test_e2e_nijmegen import FRANCE, NIJMEGEN, QUESTION, load_fixture, script
+
+
+@pytest.fixture
+def strategies() -> PruningStrategies:
+    reg = default_strategies()
+    reg.register("shortest", keep_shortest, "the W_max shortest paths")  # the one line
+    return reg
+
+
+def test_settings_validate_against_the_registry(strategies):
+    with pytest.raises(ValidationError, match="unknown pruning strategy 'shortest'"):
+        PoGSettings(strategy="shortest")  # the default registry does not have it
+    s = PoGSettings.model_validate({"strategy": "shortest"}, context={"strategies": strategies})
+    assert s.strategy == "shortest"
+    assert default_strategies().names() == ("three-step", "fuzzy", "precise", "branch")
+
+
+def test_pog_refuses_a_strategy_its_registry_lacks(strategies):
+    s = PoGSettings.model_validate({"strategy": "shortest"}, context={"strategies": strategies})
+    emb = build_embedder(EmbedSettings(backend="static"))
+    with pytest.raises(UnknownStrategy, match="shortest"):
+        PoG(load_fixture(), None, emb, s)
+
+
+def test_pog_prunes_with_the_toy(strategies):
+    s = PoGSettings.model_validate(
+        {"strategy": "shortest", "w_max": 2}, context={"strategies": strategies}
+    )
+    llm = ScriptedLLM(
+        script(final_answer=answer_from(lambda p: ["Germany"] if "Weeze" in p else None))
+    )
+    emb = build_embedder(EmbedSettings(backend="static"))
+    r = PoG(load_fixture(), llm, emb, s, strategies=strategies).ask(
+        QUESTION, topic_entities=[NIJMEGEN, FRANCE]
+    )
+    pruned = [t for t in r.trace if t.get("pruning")]
+    assert pruned, r.trace
+    for t in pruned:
+        assert [st["step"] for st in t["pruning"]] == ["shortest"]
+        assert t["pruning"][0]["out"] == len(t["paths"]) <= 2
+    calls = {k for k in r.usage if k != "total"}
+    assert "precise_select" not in calls  # the toy asks no LLM
