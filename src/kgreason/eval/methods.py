@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from kgreason.eval.records import Record
 from kgreason.llm.base import ChatLLM, LLMOutputError
 from kgreason.llm.parse import ParseError, ask_parsed
+from kgreason.prompts import load_prompt
 
 
 @dataclass
@@ -46,10 +47,6 @@ class Method(Protocol):
     async def answer(self, record: Record, llm: ChatLLM | None) -> Outcome: ...
 
 
-def load_prompt(name: str) -> str:
-    return resources.files("kgreason.eval").joinpath("prompts", f"{name}.txt").read_text("utf-8")
-
-
 def prompt_hashes() -> dict[str, str]:
     """sha256 of every prompt file the eval package ships (recorded in each run)."""
     folder = resources.files("kgreason.eval").joinpath("prompts")
@@ -68,17 +65,17 @@ def parse_final_braces(text: str) -> str:
     return found[-1].strip()
 
 
-def render_prompt(template: str, record: Record) -> str:
-    out = template.replace("{question}", record.question)
+def render_prompt(kind: str, record: Record) -> str:
+    """The baseline prompt `kind` ("io" or "cot") for `record`, by the shared strict loader."""
     if record.task == "logic":
-        out = out.replace("{context}", record.context or "")
-        out = out.replace("{options}", "\n".join(record.options))
-    return out
-
-
-def _template(kind: str, record: Record) -> str:
-    task = "logic" if record.task == "logic" else "kgqa"
-    return load_prompt(f"{task}_{kind}")
+        return load_prompt(
+            "kgreason.eval",
+            f"logic_{kind}",
+            question=record.question,
+            context=record.context or "",
+            options="\n".join(record.options),
+        )
+    return load_prompt("kgreason.eval", f"kgqa_{kind}", question=record.question)
 
 
 def _answer_value(value: str, record: Record) -> str:
@@ -102,9 +99,7 @@ class PromptBaseline:
     async def answer(self, record: Record, llm: ChatLLM | None) -> Outcome:
         if llm is None:
             return Outcome(error_kind="no_llm", error=f"method '{self.name}' needs an LLM")
-        messages = [
-            {"role": "user", "content": render_prompt(_template(self.kind, record), record)}
-        ]
+        messages = [{"role": "user", "content": render_prompt(self.kind, record)}]
         try:
             value, raw = await ask_parsed(
                 llm,
@@ -133,7 +128,7 @@ class SelfConsistency:
     async def answer(self, record: Record, llm: ChatLLM | None) -> Outcome:
         if llm is None:
             return Outcome(error_kind="no_llm", error="method 'sc' needs an LLM")
-        messages = [{"role": "user", "content": render_prompt(_template("cot", record), record)}]
+        messages = [{"role": "user", "content": render_prompt("cot", record)}]
         votes: Counter[str] = Counter()
         surface: dict[str, str] = {}
         texts: list[str] = []
