@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kgreason.lkg.ids import node_id, normalize_name, normalize_text
+from kgreason.lkg.ids import lkg_name_key, node_id, normalize_text
 from kgreason.lkg.prompts import load_prompt
 from kgreason.lkg.types import (
     APPLIES_TO,
@@ -92,12 +92,12 @@ class _Linker:
 
     def add(self, n: Node) -> None:
         for name in [n.name, *n.aliases]:
-            ids = self.by_name.setdefault(normalize_name(name), [])
+            ids = self.by_name.setdefault(lkg_name_key(name), [])
             if n.id not in ids:
                 ids.append(n.id)
 
     def resolve(self, name: str) -> tuple[list[str], bool]:
-        key = normalize_name(name)
+        key = lkg_name_key(name)
         if key in self.by_name:
             return self.by_name[key], False
         squashed = key.replace(" ", "")
@@ -125,7 +125,7 @@ def extraction_to_graph(ex: Extraction, source_text: str, into: LKGraph | None =
         except ValidationError as e:
             g.rejected.append(f"{what} {item!r}: {e.errors()[0]['msg']}")
             return
-        if not normalize_name(raw.name):
+        if not lkg_name_key(raw.name):
             g.rejected.append(f"{what} {raw.name!r}: empty name after normalisation")
             return
         typ = "Concept" if kind == "concept" else raw.type

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from kgreason.lkg.ids import normalize_name, normalize_text
+from kgreason.lkg.ids import lkg_name_key, normalize_text
 from kgreason.lkg.index import LKGIndex
 from kgreason.lkg.prompts import load_prompt
 from kgreason.lkg.types import Edge, Node
@@ -97,7 +97,7 @@ def content_words(text: str) -> list[str]:
 def fallback_entities(index: LKGIndex, query: str, max_n: int = 4) -> list[str]:
     """Names of graph entities/concepts whose normalised form is an n-gram of the query
     (longest first; a shorter n-gram inside an accepted one is skipped)."""
-    words = normalize_name(query).split()
+    words = lkg_name_key(query).split()
     found: list[str] = []
     grams: list[str] = []
     for n in range(max_n, 0, -1):

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Self
 from kgreason.aio import run_sync
 from kgreason.embed.base import Embedder
 from kgreason.kg.base import InvalidIdentifierError, KGError, KnowledgeGraph, UnknownEntityError
-from kgreason.kg.memory import normalize_name
+from kgreason.kg.ranking import normalize_name
 from kgreason.llm.base import (
     ChatLLM,
     LLMBudgetExceeded,
@@ -31,7 +31,7 @@ from kgreason.llm.base import (
 from kgreason.llm.usage import Budget, MeteredLLM, UsageLedger
 from kgreason.pog.analysis import analyse_question
 from kgreason.pog.clustering import ClusteredGraph
-from kgreason.pog.exploration import Explorer, Outcome
+from kgreason.pog.exploration import ExplorationOutcome, Explorer
 from kgreason.pog.fuzzy import FuzzySelector
 from kgreason.pog.graph import prepare_graph
 from kgreason.pog.llm_common import QuestionContext
@@ -216,7 +216,7 @@ class PoG:
         return result
 
     async def _finish(
-        self, result: PoGResult, outcome: Outcome, book: NameBook, graph: ClusteredGraph
+        self, result: PoGResult, outcome: ExplorationOutcome, book: NameBook, graph: ClusteredGraph
     ) -> None:
         paths: list[ReasoningPath] = materialize(graph, outcome.paths)
         result.phase = outcome.phase
