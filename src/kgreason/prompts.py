@@ -8,6 +8,7 @@ a template and its caller cannot silently drift apart.
 
 from __future__ import annotations
 
+import hashlib
 from importlib import resources
 from string import Template
 
@@ -35,3 +36,15 @@ def load_prompt(package: str, name: str, **fields: str) -> str:
         return Template(prompt_text(package, name)).substitute(fields)
     except KeyError as e:
         raise PromptFieldError(package, name, str(e.args[0])) from None
+
+
+def prompt_hashes(package: str) -> dict[str, str]:
+    """sha256 of every `<package>/prompts/*.txt`, by file name (recorded in each eval run)."""
+    folder = resources.files(package).joinpath("prompts")
+    if not folder.is_dir():
+        return {}
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.iterdir(), key=lambda x: x.name)
+        if p.name.endswith(".txt")
+    }

@@ -6,17 +6,16 @@ PoG-E, the LLM-free mode and SymbolLKG are adapted in `kgreason.eval.adapters`.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any, Protocol
 
 from kgreason.eval.records import Record
 from kgreason.llm.base import ChatLLM, LLMOutputError
 from kgreason.llm.parse import ParseError, ask_parsed
 from kgreason.prompts import load_prompt
+from kgreason.prompts import prompt_hashes as package_prompt_hashes
 
 
 @dataclass
@@ -49,12 +48,7 @@ class Method(Protocol):
 
 def prompt_hashes() -> dict[str, str]:
     """sha256 of every prompt file the eval package ships (recorded in each run)."""
-    folder = resources.files("kgreason.eval").joinpath("prompts")
-    return {
-        p.name: hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(folder.iterdir(), key=lambda x: x.name)
-        if p.name.endswith(".txt")
-    }
+    return package_prompt_hashes("kgreason.eval")
 
 
 def parse_final_braces(text: str) -> str:
