@@ -90,10 +90,6 @@ def _words(text: str) -> str:
     return " ".join(w.lower() for w in _WORD.findall(text))
 
 
-def content_words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text) if w.lower() not in _STOP and len(w) > 1]
-
-
 def fallback_entities(index: LKGIndex, query: str, max_n: int = 4) -> list[str]:
     """Names of graph entities/concepts whose normalised form is an n-gram of the query
     (longest first; a shorter n-gram inside an accepted one is skipped)."""

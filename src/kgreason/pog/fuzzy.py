@@ -12,7 +12,6 @@ API:
     FuzzySelector(embedder_or_cache)
         .rank(indicator, paths, names, *, max_items=...) -> list[ScoredPath]  (all, best first)
         .select(indicator, paths, names, w, *, max_items=...) -> list[ReasoningPath]
-    fuzzy_selector(fuzzy, indicator, book) -> Selector  (async select(paths, W) for branch.py)
 """
 
 from __future__ import annotations
@@ -25,8 +24,7 @@ import numpy as np
 
 from kgreason.embed.base import Embedder, cosine_topk
 from kgreason.embed.cache import CachedEmbedder
-from kgreason.pog.branch import Selector
-from kgreason.pog.render import NameBook, displayed_ids, render_path
+from kgreason.pog.render import render_path
 from kgreason.pog.types import ReasoningPath
 
 #: set members shown in an embedded path text: relation names carry most of the similarity,
@@ -112,15 +110,3 @@ class FuzzySelector:
             # still ranked, so callers get the best first
             return [s.path for s in self.rank(indicator, paths, names, max_items=max_items)]
         return [s.path for s in self.rank(indicator, paths, names, max_items=max_items, top=w)]
-
-
-def fuzzy_selector(
-    fuzzy: FuzzySelector, indicator: str, book: NameBook, *, max_items: int = EMBED_MAX_ITEMS
-) -> Selector:
-    """An async `select(paths, W)` for BranchReduceSelect without an LLM."""
-
-    async def select(paths: Sequence[ReasoningPath], w: int) -> list[ReasoningPath]:
-        await book.ensure(displayed_ids(paths, max_items))
-        return fuzzy.select(indicator, paths, book.names, w, max_items=max_items)
-
-    return select
