@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from kgreason.eval.records import Record
-from kgreason.llm.base import ChatLLM, LLMOutputError
+from kgreason.llm.base import ChatLLM, LLMOutputError, Message
 from kgreason.llm.parse import ParseError, ask_parsed
 from kgreason.prompts import load_prompt
 from kgreason.prompts import prompt_hashes as package_prompt_hashes
@@ -93,7 +94,7 @@ class PromptBaseline:
     async def answer(self, record: Record, llm: ChatLLM | None) -> Outcome:
         if llm is None:
             return Outcome(error_kind="no_llm", error=f"method '{self.name}' needs an LLM")
-        messages = [{"role": "user", "content": render_prompt(self.kind, record)}]
+        messages: list[Message] = [{"role": "user", "content": render_prompt(self.kind, record)}]
         try:
             value, raw = await ask_parsed(
                 llm,
@@ -122,7 +123,7 @@ class SelfConsistency:
     async def answer(self, record: Record, llm: ChatLLM | None) -> Outcome:
         if llm is None:
             return Outcome(error_kind="no_llm", error="method 'sc' needs an LLM")
-        messages = [{"role": "user", "content": render_prompt("cot", record)}]
+        messages: list[Message] = [{"role": "user", "content": render_prompt("cot", record)}]
         votes: Counter[str] = Counter()
         surface: dict[str, str] = {}
         texts: list[str] = []
@@ -154,7 +155,7 @@ class SelfConsistency:
         return Outcome(answers=[surface[best]], output_text=output, extra={"votes": dict(votes)})
 
 
-BASELINES = {
+BASELINES: dict[str, Callable[[], Method]] = {
     "io": lambda: PromptBaseline("io", "io"),
     "cot": lambda: PromptBaseline("cot", "cot"),
     "sc": lambda: SelfConsistency(),

@@ -39,7 +39,7 @@ from kgreason.lkg.logiclm.pyke import run_logiclm_rules
 from kgreason.lkg.logiclm.smtquery import ChoiceOutcome
 from kgreason.lkg.router import options_kind, split_option
 from kgreason.lkg.solvers import HornRunner, Prover9Runner, Sandbox, SolverLimits, Z3Runner
-from kgreason.lkg.solvers.base import ProgramFormatError, SolverResult
+from kgreason.lkg.solvers.base import ErrorKind, ProgramFormatError, SolverResult
 from kgreason.lkg.solvers.screens import screen_ladr_outside
 
 FORMATS = ("smtlib", "prover9", "fol", "pyke", "asp", "deduction", "arlsat")
@@ -162,7 +162,7 @@ def _from_choice(fmt: str, co: ChoiceOutcome) -> ProgramOutcome:
 
 
 def _parse_failure(fmt: str, solver: str, e: ProgramFormatError) -> ProgramOutcome:
-    kind = "refused" if e.kind == "refused" else "parse_error"
+    kind: ErrorKind = "refused" if e.kind == "refused" else "parse_error"
     res = SolverResult(solver, "parse_error", error_kind=kind, error=str(e))
     res.details["kind"] = e.kind
     return _from_result(fmt, res)

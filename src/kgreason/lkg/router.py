@@ -13,7 +13,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -127,7 +127,7 @@ async def route(
 ) -> RouteDecision:
     f = features(sub, question, options)
     s_route, reason = structural_route(f)
-    base = {"structural": s_route, "structural_reason": reason, "features": f}
+    base: dict[str, Any] = {"structural": s_route, "structural_reason": reason, "features": f}
     if llm is None:
         return RouteDecision(route=s_route, source="structural", **base)
     rules = sub.of_kind("rule")

@@ -77,8 +77,11 @@ class FuzzySelector:
     package's CachedEmbedder, which `build_embedder` returns); otherwise it is wrapped."""
 
     def __init__(self, embedder: Embedder | EmbeddingCache):
-        cached = isinstance(embedder, EmbeddingCache | CachedEmbedder)
-        self.cache: Embedder | EmbeddingCache = embedder if cached else EmbeddingCache(embedder)
+        self.cache: Embedder | EmbeddingCache = (
+            embedder
+            if isinstance(embedder, EmbeddingCache | CachedEmbedder)
+            else EmbeddingCache(embedder)
+        )
 
     def rank(
         self,
