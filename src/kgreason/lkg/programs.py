@@ -108,7 +108,7 @@ def detect_format(text: str) -> str:
     )
 
 
-def normalise_format(fmt: str) -> str:
+def normalize_format(fmt: str) -> str:
     f = fmt.strip().lower()
     f = ALIASES.get(f, f)
     if f not in FORMATS:
@@ -181,7 +181,7 @@ def run_program(
     """Detect (or take) the format, translate, and run on the route's sandboxed solver.
     Parse problems come back as an outcome with status "parse_error" and `error_kind`
     naming the problem; only an unknown format raises ProgramFormatError."""
-    fmt = normalise_format(fmt) if fmt else detect_format(text)
+    fmt = normalize_format(fmt) if fmt else detect_format(text)
     limits = limits or SolverLimits()
     sandbox = sandbox or Sandbox(limits)
     if fmt == "deduction":

@@ -2,9 +2,9 @@
 usage, a faithfulness check of the cited paths, and a named reason whenever a question ends
 early. Without an LLM it runs the LLM-free mode (candidates, never an answer).
 
-    topics    = recognise_topics(...)          # 4.1 topic entity recognition
+    topics    = recognize_topics(...)          # 4.1 topic entity recognition
     prepared  = prepare_graph(...)             # 4.1 subgraph detection + graph pruning
-    analysis  = analyse_question(...)          # 4.1 question analysis
+    analysis  = analyze_question(...)          # 4.1 question analysis
     outcome   = Explorer(...).run(...)         # 4.2-4.4 exploration, pruning, answering
     verified  = kg.contains(cited triples)     # faithfulness
 """
@@ -29,7 +29,7 @@ from kgreason.llm.base import (
     LLMTransportError,
 )
 from kgreason.llm.usage import Budget, MeteredLLM, UsageLedger
-from kgreason.pog.analysis import analyse_question
+from kgreason.pog.analysis import analyze_question
 from kgreason.pog.clustering import ClusteredGraph
 from kgreason.pog.exploration import ExplorationOutcome, Explorer
 from kgreason.pog.fuzzy import FuzzySelector
@@ -41,7 +41,7 @@ from kgreason.pog.pruning import Pruner
 from kgreason.pog.render import NameBook
 from kgreason.pog.settings import PoGSettings
 from kgreason.pog.subgraph import EmptySubgraphError
-from kgreason.pog.topic import TopicInput, given_topics, recognise_topics
+from kgreason.pog.topic import TopicInput, given_topics, recognize_topics
 from kgreason.pog.types import AnswerEntity, PoGResult, ReasoningPath
 
 if TYPE_CHECKING:
@@ -175,7 +175,7 @@ class PoG:
 
         try:
             with timed("topic_entity"):
-                topics = await recognise_topics(
+                topics = await recognize_topics(
                     self.kg, llm, self.embedder, question, s, topic_entities
                 )
             result.topic_entities = topics
@@ -190,7 +190,7 @@ class PoG:
                 names = ", ".join(f"{t.name} ({t.id})" for t in topics)
                 raise EmptySubgraphError(f"no KG edge around the topic entities: {names}")
             with timed("question_analysis"):
-                analysis = await analyse_question(llm, question, topics, s)
+                analysis = await analyze_question(llm, question, topics, s)
             result.analysis = analysis
             ctx = QuestionContext(question, tuple(topics), analysis)
             book = NameBook(self.kg, {t.id: t.name for t in topics})
