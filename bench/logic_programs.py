@@ -78,7 +78,7 @@ def pct(a: int, b: int) -> str:
     return f"{100 * a / b:5.1f}" if b else "  n/a"
 
 
-def summarise(dataset: str, model: str, rows: list[Row], seed: int, failures: int) -> dict:
+def summarize(dataset: str, model: str, rows: list[Row], seed: int, failures: int) -> dict:
     rng = random.Random(f"{seed}:{dataset}:{model}")
     n = len(rows)
     executed = [r for r in rows if r.executed]
@@ -154,7 +154,7 @@ def main() -> int:
         with ThreadPoolExecutor(max(1, args.workers)) as pool:
             rows = list(pool.map(run_one, records, [ds] * len(records),
                                  [limits] * len(records), [sandbox] * len(records)))  # fmt: skip
-        s = summarise(ds, model, rows, args.seed, args.failures)
+        s = summarize(ds, model, rows, args.seed, args.failures)
         s["wall_s"] = time.perf_counter() - t0
         summaries.append(s)
         print(f"{ds:<16} {model:<17} n={s['n']:<4} done in {s['wall_s']:.1f}s", file=sys.stderr)

@@ -66,12 +66,14 @@ class LoadedSettings:
     origins: dict[str, str] = field(default_factory=dict)
 
 
-def _flatten(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+def flatten_keys(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested settings as dotted keys (`{"llm": {"model": m}}` -> `{"llm.model": m}`): the form
+    `kgreason config`, env variables and eval run records name settings by."""
     out: dict[str, Any] = {}
     for k, v in d.items():
         key = f"{prefix}{k}"
         if isinstance(v, Mapping):
-            out.update(_flatten(v, key + "."))
+            out.update(flatten_keys(v, key + "."))
         else:
             out[key] = v
     return out
@@ -107,7 +109,7 @@ def _env_layer(environ: Mapping[str, str]) -> dict[str, tuple[Any, str]]:
 
 
 def _known_keys() -> set[str]:
-    return set(_flatten(Settings().model_dump()).keys())
+    return set(flatten_keys(Settings().model_dump()).keys())
 
 
 def load_settings(
@@ -132,7 +134,7 @@ def load_settings(
             data = tomllib.loads(p.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as e:
             raise ConfigError(f"{p}: not valid TOML: {e}") from e
-        for key, value in _flatten(data).items():
+        for key, value in flatten_keys(data).items():
             if key not in known and not any(k.startswith(key + ".") for k in known):
                 raise ConfigError(f"unknown setting '{key}' in {p}")
             _set(merged, key, value)

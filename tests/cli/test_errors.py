@@ -121,7 +121,7 @@ def test_unexpected_exception_is_one_line_and_v_shows_the_traceback(monkeypatch)
     def broken(*a, **k):
         raise RuntimeError("boom\nsecond line")
 
-    monkeypatch.setattr(config_cmd, "_flatten", broken)
+    monkeypatch.setattr(config_cmd, "flatten_keys", broken)
     line = one_error_line(runner.invoke(app, ["config"]))
     assert "RuntimeError: boom second line" in line and "config" in line
     r = runner.invoke(app, ["-v", "config"])

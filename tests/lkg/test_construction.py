@@ -12,7 +12,7 @@ from kgreason.lkg.construction import (
     extraction_to_graph,
     parse_extraction,
 )
-from kgreason.lkg.ids import node_id, normalize_name
+from kgreason.lkg.ids import lkg_name_key, node_id
 from kgreason.lkg.types import APPLIES_TO, MENTIONS, Extraction
 from kgreason.llm.base import LLMOutputError
 from kgreason.llm.parse import ParseError
@@ -31,14 +31,14 @@ from kgreason.llm.testing import ScriptedLLM
     ],
 )
 def test_names_that_must_merge(a: str, b: str):
-    assert normalize_name(a) == normalize_name(b)
+    assert lkg_name_key(a) == lkg_name_key(b)
     assert node_id("entity", a) == node_id("entity", b)
 
 
 def test_names_that_must_not_merge():
-    assert normalize_name("Glass") != normalize_name("Glas")
+    assert lkg_name_key("Glass") != lkg_name_key("Glas")
     assert node_id("entity", "Alice") != node_id("concept", "Alice")
-    assert normalize_name("Class") == "class"  # "ss" is not a plural
+    assert lkg_name_key("Class") == "class"  # "ss" is not a plural
 
 
 def test_scholarship_extraction_builds_typed_graph():

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kgreason.lkg.ids import normalize_name
+from kgreason.lkg.ids import lkg_name_key
 
 
 class HashEmbedder:
@@ -24,7 +24,7 @@ class HashEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, t in enumerate(texts):
-            for w in normalize_name(t).split():
+            for w in lkg_name_key(t).split():
                 h = int.from_bytes(hashlib.blake2b(w.encode(), digest_size=4).digest(), "little")
                 out[i, h % self.dim] += 1.0
             n = np.linalg.norm(out[i])

@@ -10,7 +10,7 @@ from kgreason.lkg.logiclm.dataset import load_file
 from kgreason.lkg.programs import (
     FORMATS,
     detect_format,
-    normalise_format,
+    normalize_format,
     run_program,
     tfu_letter,
 )
@@ -60,9 +60,9 @@ def test_detects_native_formats():
     with pytest.raises(ProgramFormatError) as ei:
         detect_format("Socrates is a man.")
     assert ei.value.kind == "unknown_format"
-    assert normalise_format("SMT2") == "smtlib" and normalise_format("horn") == "pyke"
+    assert normalize_format("SMT2") == "smtlib" and normalize_format("horn") == "pyke"
     with pytest.raises(ProgramFormatError, match="unknown program format"):
-        normalise_format("python")
+        normalize_format("python")
     assert set(FORMATS) >= {"smtlib", "prover9", "fol", "pyke", "asp", "deduction", "arlsat"}
 
 

@@ -18,7 +18,7 @@ from tests.pog.scripted_pog import (
     node_sets,
     prefix_match,
     select_by,
-    summarise_first,
+    summarize_first,
 )
 
 from kgreason.llm.testing import Responder, ScriptedLLM
@@ -44,7 +44,7 @@ def chain_llm(
     replies: dict[str, Sequence[str] | Responder] = {
         "question_analysis": [analysis_reply([question], " - ".join(parts))],
         "precise_select": select_by(prefix_match(rels)),
-        "summarise": summarise_first,
+        "summarise": summarize_first,
         "evaluate": evaluate_when(exact),
         "answer": answer_from(lambda p: node_sets(p)[-1] if exact(p) else None),
     }

@@ -78,7 +78,7 @@ def select_by(score: Callable[[str], float]) -> Responder:
     return reply
 
 
-def summarise_first(messages: list[Message]) -> str:
+def summarize_first(messages: list[Message]) -> str:
     paths = shown_paths(messages)
     return "summary: " + (paths[0] if paths else "no path given")
 

@@ -13,7 +13,7 @@ from tests.pog.scripted_pog import (
     evaluate_when,
     select_by,
     shown_paths,
-    summarise_first,
+    summarize_first,
 )
 
 from kgreason.embed import build_embedder
@@ -74,7 +74,7 @@ def script(**overrides) -> dict:
         "topic_entity": ["topic_entities: {France, Nijmegen}"],
         "question_analysis": [analysis_reply(SPLITS, INDICATOR)],
         "precise_select": select_by(relevance),
-        "summarise": summarise_first,
+        "summarise": summarize_first,
         "evaluate": evaluate_when(borders_france),
         "answer": answer_from(country_of_airport),
     }

@@ -6,10 +6,11 @@ from collections.abc import Sequence
 
 from tests.pog.graph_fixtures import NIJMEGEN_NAMES, HashingEmbedder
 
+from kgreason.embed.cache import CachedEmbedder
 from kgreason.kg.base import Triple
 from kgreason.pog.branch import branch_reduce_select, extract_head_steps
 from kgreason.pog.clustering import ClusteredGraph
-from kgreason.pog.fuzzy import EmbeddingCache, FuzzySelector
+from kgreason.pog.fuzzy import FuzzySelector
 from kgreason.pog.paths import topic_entity_paths
 from kgreason.pog.render import render_path, render_set
 from kgreason.pog.types import Hop, ReasoningPath
@@ -71,7 +72,7 @@ def test_fuzzy_select_ranks_by_indicator_and_caches() -> None:
     g = _star()
     paths = topic_entity_paths(g, ["film"], 1, max_paths=100).paths
     emb = _CountingEmbedder()
-    fz = FuzzySelector(EmbeddingCache(emb))
+    fz = FuzzySelector(CachedEmbedder(emb))
     names = {e: e for e in g.entities()}
     top = fz.select("who directed it", paths, names, 1)
     assert [p.hops[0].relation for p in top] == ["directed_by"]
@@ -82,7 +83,7 @@ def test_fuzzy_select_ranks_by_indicator_and_caches() -> None:
     embedded = sum(emb.calls)
     fz.rank("release year", paths, names)
     assert sum(emb.calls) == embedded  # everything came from the cache
-    assert fz.cache.hits > 0
+    assert fz.cache.stats.hits > 0
 
 
 def test_extract_head_steps_forward_and_from_path_end() -> None:

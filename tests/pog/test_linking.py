@@ -46,7 +46,7 @@ def env(monkeypatch, tmp_path) -> Iterator[None]:
     yield
 
 
-def test_one_normaliser_for_case_spacing_underscores_punctuation_diacritics() -> None:
+def test_one_normalizer_for_case_spacing_underscores_punctuation_diacritics() -> None:
     forms = ["Tigres_UANL", "tigres uanl", "  TIGRES   UANL ", "Tigres-UANL", "tigres_uanl."]
     assert {normalize_name(f) for f in forms} == {"tigres uanl"}
     assert normalize_name("André_Gignet") == normalize_name("andre gignet")

@@ -14,7 +14,7 @@ from kgreason.llm.base import LLMOutputError
 from kgreason.llm.parse import ParseError
 from kgreason.llm.testing import ScriptedLLM
 from kgreason.pog import answering, precise, supplement, topic
-from kgreason.pog.analysis import analyse_question, read_indicator
+from kgreason.pog.analysis import analyze_question, read_indicator
 from kgreason.pog.llm_common import QuestionContext
 from kgreason.pog.settings import PoGSettings
 from kgreason.pog.types import QuestionAnalysis, TopicEntity
@@ -52,7 +52,7 @@ def test_indicator_gives_order_and_depth() -> None:
 
 async def test_question_analysis_parses_and_orders() -> None:
     llm = ScriptedLLM({"question_analysis": ["Sure!\n```json\n" + ANALYSIS + "\n```"]})
-    a = await analyse_question(llm, "q?", TOPICS, S)
+    a = await analyze_question(llm, "q?", TOPICS, S)
     assert a.ordered_topics == ["m.n", "m.f"]
     assert a.predicted_depth == 2
     assert len(a.split_questions) == 2
@@ -64,14 +64,14 @@ async def test_question_analysis_parses_and_orders() -> None:
 
 async def test_question_analysis_reasks_once_then_names_the_stage() -> None:
     llm = ScriptedLLM({"question_analysis": ["I think France.", ANALYSIS]})
-    a = await analyse_question(llm, "q?", TOPICS, S)
+    a = await analyze_question(llm, "q?", TOPICS, S)
     assert a.predicted_depth == 2 and len(llm.calls) == 2
     assert "could not be read" in llm.calls[1].messages[-1]["content"]
 
     bad = json.dumps({"split_questions": ["x"], "indicator": '"Nijmegen" - near - "France"'})
     llm = ScriptedLLM({"question_analysis": [bad, "{}"]})
     with pytest.raises(LLMOutputError) as e:
-        await analyse_question(llm, "q?", TOPICS, S)
+        await analyze_question(llm, "q?", TOPICS, S)
     assert e.value.stage == "question_analysis" and len(llm.calls) == 2
 
 
@@ -197,29 +197,29 @@ def _kg() -> MemoryKG:
 
 async def test_topic_keywords_and_linking(embedder: StaticEmbedder) -> None:
     llm = ScriptedLLM({"topic_entity": ["Topics", "topic_entities: {nijmegen, Weeze Airprt}"]})
-    ts = await topic.recognise_topics(_kg(), llm, embedder, "q?", S)
+    ts = await topic.recognize_topics(_kg(), llm, embedder, "q?", S)
     assert [(t.id, t.keyword) for t in ts] == [("m.n", "nijmegen"), ("m.w", "Weeze Airprt")]
     assert ts[1].score < 1.0  # linked through the approximate search + SBERT ranking
     assert llm.calls[0].stage == "topic_entity" and llm.calls[0].temperature == 0.0
 
     llm = ScriptedLLM({"topic_entity": ["topic_entities: {Atlantis}"]})
     with pytest.raises(UnknownEntityError, match="Atlantis"):
-        await topic.recognise_topics(_kg(), llm, embedder, "q?", S)
+        await topic.recognize_topics(_kg(), llm, embedder, "q?", S)
 
     llm = ScriptedLLM({"topic_entity": ["none", "topic_entities: {}"]})
     with pytest.raises(LLMOutputError):
-        await topic.recognise_topics(_kg(), llm, embedder, "q?", S)
+        await topic.recognize_topics(_kg(), llm, embedder, "q?", S)
 
 
 async def test_given_and_bracketed_topics_skip_the_llm(embedder: StaticEmbedder) -> None:
     none = ScriptedLLM({})
     kg = _kg()
-    ts = await topic.recognise_topics(kg, none, embedder, "what is near [Nijmegen]", S)
+    ts = await topic.recognize_topics(kg, none, embedder, "what is near [Nijmegen]", S)
     assert [t.id for t in ts] == ["m.n"]
-    ts = await topic.recognise_topics(kg, none, embedder, "q", S, given={"m.g": "Germany"})
+    ts = await topic.recognize_topics(kg, none, embedder, "q", S, given={"m.g": "Germany"})
     assert [t.name for t in ts] == ["Germany"]
-    ts = await topic.recognise_topics(kg, none, embedder, "q", S, given=["m.w", "France"])
+    ts = await topic.recognize_topics(kg, none, embedder, "q", S, given=["m.w", "France"])
     assert [t.id for t in ts] == ["m.w", "m.f"]
     with pytest.raises(UnknownEntityError, match=r"m\.zz"):
-        await topic.recognise_topics(kg, none, embedder, "q", S, given={"m.zz": "X"})
+        await topic.recognize_topics(kg, none, embedder, "q", S, given={"m.zz": "X"})
     assert none.calls == []

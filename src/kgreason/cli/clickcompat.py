@@ -11,7 +11,11 @@ try:
     from typer._click.core import Context, Parameter
     from typer._click.globals import get_current_context
 except ImportError:  # pragma: no cover - typer < 0.20 on the click package
-    from click import Context, Parameter, get_current_context  # type: ignore[no-redef]
+    from click import (  # type: ignore[assignment,no-redef]
+        Context,
+        Parameter,
+        get_current_context,
+    )
     from click import exceptions as cx  # type: ignore[no-redef]
 
 Exit = typer.Exit

@@ -6,7 +6,7 @@ import typer
 from rich.table import Table
 
 from kgreason.cli.common import JsonOption, console, emit_json, settings, want_json
-from kgreason.config import _flatten
+from kgreason.config import flatten_keys
 
 SECRET_KEYS = {"llm.api_key"}
 
@@ -16,7 +16,7 @@ def register(app: typer.Typer) -> None:
     def config_command(ctx: typer.Context, json_out: JsonOption = False) -> None:
         """Show the effective settings and the source of each (default, file, env, cli)."""
         loaded = settings(ctx)
-        flat = _flatten(loaded.settings.model_dump(mode="json"))
+        flat = flatten_keys(loaded.settings.model_dump(mode="json"))
         rows = []
         for key in sorted(flat):
             value = flat[key]

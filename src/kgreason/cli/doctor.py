@@ -17,7 +17,7 @@ import inspect
 import time
 from collections.abc import Mapping
 from contextlib import nullcontext
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.markup import escape
@@ -33,15 +33,18 @@ from kgreason.cli.common import (
 )
 from kgreason.config import Settings
 
+if TYPE_CHECKING:
+    from kgreason.llm.base import Message
+
 SECTIONS = ("llm", "embed", "solvers", "kg")
 NO_LLM = "no LLM configured (set OPENAI_BASE_URL / OPENAI_API_KEY); LLM-free mode"
-PROBE = [{"role": "user", "content": "Reply with the single word: ok"}]
+PROBE: list[Message] = [{"role": "user", "content": "Reply with the single word: ok"}]
 EMBED_SENTENCES = 32
 
 Report = dict[str, Any]
 
 
-def _optional(module: str, name: str) -> tuple[Any | None, Report | None]:
+def _optional(module: str, name: str) -> tuple[Any, Report | None]:
     """`module.name`, or a "missing" report when that part of kgreason is not installed."""
     try:
         mod = importlib.import_module(module)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -21,12 +23,13 @@ from kgreason.cli.common import (
 )
 from kgreason.cli.embedder_option import EmbedderOption, embedder_override
 from kgreason.cli.eval_summary import headline, print_headline
+from kgreason.config import Settings
 from kgreason.eval import rundir
 from kgreason.eval.datasets import SPECS, load
 from kgreason.eval.loaders import DatasetError
-from kgreason.eval.runner import run, summary_dict
+from kgreason.eval.runner import RunSummary, run, summary_dict
 from kgreason.eval.setup import METHODS, run_config
-from kgreason.llm.base import LLMError
+from kgreason.llm.base import ChatLLM, LLMError
 from kgreason.llm.factory import build_llm, llm_configured
 from kgreason.llm.usage import Budget
 
@@ -36,6 +39,87 @@ def _replay_args(run_dir: Path) -> dict:
     if not cfg_path.is_file():
         fail(f"{run_dir} is not a run directory (no {rundir.CONFIG})")
     return json.loads(cfg_path.read_text("utf-8"))
+
+
+def _load_dataset(dataset: str, split: str | None, hops: int | None, data_dir: Path | None):
+    """The dataset's records (a named dataset, or a PathQuestion-family file); skipped lines
+    are shown, and a file with no readable question is a failure."""
+    try:
+        if dataset not in SPECS and Path(dataset).is_file():  # an IRN/PathQuestion file
+            data = load("pq", path=dataset)
+        else:
+            data = load(dataset, split=split, hops=hops, root=data_dir)
+    except DatasetError as e:
+        fail(str(e))
+    if not data.records:  # every line skipped: nothing to evaluate is a failure
+        first = f"; first: {data.problems[0]}" if data.problems else ""
+        fail(f"{dataset}: no question could be read ({len(data.problems)} skipped{first})")
+    for p in data.problems[:20]:
+        err_console().print(f"skipped {p}", markup=False, style="yellow")
+    return data
+
+
+def _eval_llm(
+    s: Settings, method: str, no_cache: bool, out: Path, replay_transcript: Path | None
+) -> ChatLLM | None:
+    """The run's LLM: recording a transcript into the run, or answering from one (replay)."""
+    if method == "llm-free":
+        return None
+    if replay_transcript is None and not llm_configured(s.llm):
+        fail(
+            f"method '{method}' needs an LLM: set OPENAI_BASE_URL / OPENAI_API_KEY, or use --method llm-free"
+        )
+    try:
+        return build_llm(
+            s.llm,
+            cache=False if no_cache else None,
+            transcript=None if replay_transcript else out / rundir.TRANSCRIPT,
+            replay=replay_transcript,
+        )
+    except LLMError as e:
+        fail(str(e))
+
+
+def _run_with_progress(
+    label: str,
+    start: Callable[[Callable[[int, int], None]], Coroutine[Any, Any, RunSummary]],
+    total: int,
+) -> RunSummary:
+    """Run the evaluation under a transient progress bar on stderr."""
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, TimeElapsedColumn(), console=err_console(), transient=True) as bar:
+        task = bar.add_task(label, total=total)
+        try:
+            return asyncio.run(start(lambda done, _total: bar.update(task, completed=done)))
+        except rundir.RunDirError as e:
+            fail(str(e))
+
+
+def _report(
+    ctx: typer.Context,
+    json_out: bool,
+    result: dict[str, Any],
+    summary: RunSummary,
+    out: Path,
+    method: str,
+    replay: Path | None,
+) -> None:
+    """Print the run's figures; a replay that differs from its original run fails."""
+    if replay is not None:
+        same = (replay / rundir.RESULTS).read_bytes() == (out / rundir.RESULTS).read_bytes()
+        result["identical_to_original"] = same
+    if want_json(ctx, json_out):
+        emit_json(result)
+    else:
+        console().print(
+            f"run written to {out}: {summary.computed} computed, {summary.done_before} "
+            f"already done, {summary.errors} ended by an error"
+        )
+        print_headline(result["headline"], method)
+        if replay is not None and result["identical_to_original"]:
+            console().print("replay identical to the original run")
+    if replay is not None and not result["identical_to_original"]:
+        fail(f"replay DIFFERS from the original run: compare {replay} and {out}")
 
 
 def register(app: typer.Typer) -> None:
@@ -88,47 +172,17 @@ def register(app: typer.Typer) -> None:
             fail("name a DATASET, or pass --replay RUN_DIR")
         if method not in METHODS:
             fail(f"unknown method '{method}' (choose from {', '.join(METHODS)})")
-        loaded = settings(
-            ctx,
-            **{
-                "kg.store": kg,
-                "kg.sparql_url": sparql,
-                "kg.dialect": dialect,
-                "pog.ranker": ranker,
-            },
-            **embedder_override(embedder),
-        )
-        s = loaded.settings
-        try:
-            if dataset not in SPECS and Path(dataset).is_file():  # an IRN/PathQuestion file
-                data = load("pq", path=dataset)
-            else:
-                data = load(dataset, split=split, hops=hops, root=data_dir)
-        except DatasetError as e:
-            fail(str(e))
-        if not data.records:  # every line skipped: nothing to evaluate is a failure
-            first = f"; first: {data.problems[0]}" if data.problems else ""
-            fail(f"{dataset}: no question could be read ({len(data.problems)} skipped{first})")
-        for p in data.problems[:20]:
-            err_console().print(f"skipped {p}", markup=False, style="yellow")
+        flags = {
+            "kg.store": kg,
+            "kg.sparql_url": sparql,
+            "kg.dialect": dialect,
+            "pog.ranker": ranker,
+        }
+        s = settings(ctx, **flags, **embedder_override(embedder)).settings
+        data = _load_dataset(dataset, split, hops, data_dir)
         records = data.records[:limit] if limit else data.records
         out = out or Path("runs") / f"{dataset}-{method}"
-        needs_llm = method not in ("llm-free",)
-        llm = None
-        if needs_llm:
-            if replay_transcript is None and not llm_configured(s.llm):
-                fail(
-                    f"method '{method}' needs an LLM: set OPENAI_BASE_URL / OPENAI_API_KEY, or use --method llm-free"
-                )
-            try:
-                llm = build_llm(
-                    s.llm,
-                    cache=False if no_cache else None,
-                    transcript=None if replay_transcript else out / rundir.TRANSCRIPT,
-                    replay=replay_transcript,
-                )
-            except LLMError as e:
-                fail(str(e))
+        llm = _eval_llm(s, method, no_cache, out, replay_transcript)
         if replay_transcript is not None and out.exists() and not resume:
             fail(f"{out} exists: remove it or pass --out")
         from kgreason.eval.adapters import build_method
@@ -149,50 +203,19 @@ def register(app: typer.Typer) -> None:
             extra_prompt_hashes=built.prompt_hashes,
         )
         budget = Budget(s.llm.max_calls_per_question, s.llm.max_tokens_per_question)
-        with Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=err_console(),
-            transient=True,
-        ) as bar:
-            task = bar.add_task(f"{dataset} / {method}", total=len(records))
-            try:
-                summary = asyncio.run(
-                    run(
-                        records,
-                        built.method,
-                        llm,
-                        out,
-                        config=config,
-                        concurrency=concurrency,
-                        resume=resume,
-                        budget=budget,
-                        progress=lambda done, total: bar.update(task, completed=done),
-                    )
-                )
-            except rundir.RunDirError as e:
-                fail(str(e))
+        summary = _run_with_progress(
+            f"{dataset} / {method}",
+            lambda progress: run(
+                records, built.method, llm, out, config=config, concurrency=concurrency,
+                resume=resume, budget=budget, progress=progress,
+            ),
+            len(records),
+        )  # fmt: skip
         result = summary_dict(summary)
         result["headline"] = headline(
             out, summary, len(data.problems), time.perf_counter() - started
         )
-        if replay is not None:
-            same = (replay / rundir.RESULTS).read_bytes() == (out / rundir.RESULTS).read_bytes()
-            result["identical_to_original"] = same
-        if want_json(ctx, json_out):
-            emit_json(result)
-        else:
-            console().print(
-                f"run written to {out}: {summary.computed} computed, {summary.done_before} "
-                f"already done, {summary.errors} ended by an error"
-            )
-            print_headline(result["headline"], method)
-            if replay is not None and result["identical_to_original"]:
-                console().print("replay identical to the original run")
-        if replay is not None and not result["identical_to_original"]:
-            fail(f"replay DIFFERS from the original run: compare {replay} and {out}")
+        _report(ctx, json_out, result, summary, out, method, replay)
 
     @app.command("report")
     def report_command(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -68,7 +69,7 @@ def build_command(
     builder = (
         LKGBuilder(llm, temperature=s.lkg.temperature, max_tokens=s.lkg.max_tokens) if llm else None
     )
-    report = []
+    report: list[dict[str, Any]] = []
     for d, t in texts:
         if (d, t) not in todo or builder is None:
             report.append({"document": str(d), "status": "unchanged"})
@@ -127,8 +128,10 @@ def query_command(
     embedder = make_embedder(s, embed)
     as_json = want_json(ctx, json_out)
     if solve:
-        llm = make_llm(s, "`kgreason lkg query --solve`", no_cache=no_cache)
-        r = asyncio.run(SymbolLKG(llm, embedder, s.lkg).asolve("", question, opts, store=store))
+        solve_llm = make_llm(s, "`kgreason lkg query --solve`", no_cache=no_cache)
+        r = asyncio.run(
+            SymbolLKG(solve_llm, embedder, s.lkg).asolve("", question, opts, store=store)
+        )
         show_result(r, as_json)
         return
     llm = maybe_llm(s, no_cache=no_cache)

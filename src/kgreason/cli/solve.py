@@ -145,6 +145,55 @@ def _print_evidence(result: dict[str, Any]) -> None:
             console().print(f"  ... ({len(lines) - 40} more lines; --json has all)", markup=False)
 
 
+def _solve_program(
+    program: Path,
+    fmt: str | None,
+    question: str | None,
+    opts: list[str] | None,
+    s: Settings,
+    dataset: str | None,
+    as_json: bool,
+) -> None:
+    """`--program`: run an existing solver program; a run without a verdict fails."""
+    text = _read(program, "program file")
+    try:
+        result = run_program_file(text, fmt, question or "", opts, s, dataset)
+    except ValueError as e:  # ProgramFormatError: unknown or unrecognised format
+        fail(f"{program}: {e}")
+    if as_json:
+        emit_json(result)
+    else:
+        for k in ("format", "route", "verdict", "answer", "status", "error_kind", "error"):
+            if result.get(k) is not None:
+                console().print(f"{k}: {result[k]}", soft_wrap=True, markup=False)
+        _print_evidence(result)
+    if result.get("status") != "ok":
+        kind = result.get("error_kind") or result.get("status")
+        fail(f"{program}: {kind}: {result.get('error') or 'no verdict'}")
+
+
+def _print_batch(rows: list[dict[str, Any]], summary: dict[str, Any], as_json: bool) -> None:
+    """`--problems`: one line per problem, then the totals (and accuracy when graded)."""
+    if as_json:
+        emit_json({"summary": summary, "results": rows})
+        return
+    c = console()
+    for row in rows:
+        mark = {True: "ok", False: "WRONG", None: ""}[row["correct"]]
+        route = (row.get("route") or {}).get("route", "-")
+        c.print(
+            f"{row['id']}: {row['verdict'] or '-'} ({row['status']}, route {route}, "
+            f"{len(row['attempts'])} attempt(s)) {mark}",
+            soft_wrap=True, markup=False,
+        )  # fmt: skip
+    acc = summary["accuracy"]
+    c.print(
+        f"{summary['problems']} problems, {summary['solved']} solved, {summary['errors']} errors"
+        + (f", accuracy {acc:.1%} ({summary['correct']}/{summary['graded']})" if acc is not None else ""),
+        markup=False,
+    )  # fmt: skip
+
+
 def register(app: typer.Typer) -> None:
     @app.command("solve")
     def solve_command(
@@ -185,49 +234,15 @@ def register(app: typer.Typer) -> None:
         opts = parse_options(options)
         as_json = want_json(ctx, json_out)
         if program is not None:
-            text = _read(program, "program file")
-            try:
-                result = run_program_file(text, fmt, question or "", opts, s, dataset)
-            except ValueError as e:  # ProgramFormatError: unknown or unrecognised format
-                fail(f"{program}: {e}")
-            if as_json:
-                emit_json(result)
-            else:
-                for k in ("format", "route", "verdict", "answer", "status", "error_kind", "error"):
-                    if result.get(k) is not None:
-                        console().print(f"{k}: {result[k]}", soft_wrap=True, markup=False)
-                _print_evidence(result)
-            if result.get("status") != "ok":
-                kind = result.get("error_kind") or result.get("status")
-                fail(f"{program}: {kind}: {result.get('error') or 'no verdict'}")
-            return
-        if context is not None:
+            _solve_program(program, fmt, question, opts, s, dataset, as_json)
+        elif context is not None:
             if not question:
                 fail("--context needs --question")
-            text = _read(context, "context file")
             pipe = _pipeline(s, embed, no_cache, "`kgreason solve --context`")
-            r = asyncio.run(pipe.asolve(text, question, opts))
+            r = asyncio.run(pipe.asolve(_read(context, "context file"), question, opts))
             show_result(r, as_json)
-            return
-        assert problems is not None
-        items = load_problems(problems)[:limit] if limit else load_problems(problems)
-        pipe = _pipeline(s, embed, no_cache, "`kgreason solve --problems`")
-        rows, summary = asyncio.run(solve_batch(pipe, items, out, concurrency))
-        if as_json:
-            emit_json({"summary": summary, "results": rows})
-            return
-        c = console()
-        for row in rows:
-            mark = {True: "ok", False: "WRONG", None: ""}[row["correct"]]
-            route = (row.get("route") or {}).get("route", "-")
-            c.print(
-                f"{row['id']}: {row['verdict'] or '-'} ({row['status']}, route {route}, "
-                f"{len(row['attempts'])} attempt(s)) {mark}",
-                soft_wrap=True, markup=False,
-            )  # fmt: skip
-        acc = summary["accuracy"]
-        c.print(
-            f"{summary['problems']} problems, {summary['solved']} solved, {summary['errors']} errors"
-            + (f", accuracy {acc:.1%} ({summary['correct']}/{summary['graded']})" if acc is not None else ""),
-            markup=False,
-        )  # fmt: skip
+        elif problems is not None:
+            items = load_problems(problems)[:limit] if limit else load_problems(problems)
+            pipe = _pipeline(s, embed, no_cache, "`kgreason solve --problems`")
+            rows, summary = asyncio.run(solve_batch(pipe, items, out, concurrency))
+            _print_batch(rows, summary, as_json)

@@ -26,7 +26,7 @@ def hub_offline() -> Iterator[None]:
         for name in _ENV_VARS:
             os.environ[name] = "1"
         if constants is not None:
-            constants.HF_HUB_OFFLINE = True
+            constants.HF_HUB_OFFLINE = True  # type: ignore[attr-defined]
         yield
     finally:
         for name, value in saved_env.items():
@@ -40,4 +40,4 @@ def hub_offline() -> Iterator[None]:
             if saved_const is None:
                 raw = saved_env["HF_HUB_OFFLINE"] or saved_env["TRANSFORMERS_OFFLINE"] or ""
                 saved_const = raw.strip().upper() in {"1", "ON", "YES", "TRUE"}
-            constants.HF_HUB_OFFLINE = saved_const
+            constants.HF_HUB_OFFLINE = saved_const  # type: ignore[attr-defined]

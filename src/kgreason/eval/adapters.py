@@ -7,16 +7,24 @@ sandbox) are built once per run.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from dataclasses import dataclass, field
-from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgreason.config import Settings
 from kgreason.eval.methods import BASELINES, Method, Outcome
 from kgreason.eval.records import Record
 from kgreason.llm.base import ChatLLM
+from kgreason.prompts import prompt_hashes
+
+if TYPE_CHECKING:  # the pipelines import torch-sized dependencies: only when a method needs them
+    from kgreason.embed.base import Embedder
+    from kgreason.kg.base import KnowledgeGraph
+    from kgreason.lkg.settings import LKGSettings
+    from kgreason.lkg.solvers.sandbox import Sandbox
+    from kgreason.pog.fuzzy import FuzzySelector
+    from kgreason.pog.settings import PoGSettings
+    from kgreason.pog.types import PoGResult
 
 
 @dataclass
@@ -27,17 +35,10 @@ class BuiltMethod:
 
 
 def _hash_prompts(package: str) -> dict[str, str]:
-    folder = resources.files(package).joinpath("prompts")
-    if not folder.is_dir():
-        return {}
-    return {
-        f"{package}/{p.name}": hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(folder.iterdir(), key=lambda x: x.name)
-        if p.name.endswith(".txt")
-    }
+    return {f"{package}/{name}": h for name, h in prompt_hashes(package).items()}
 
 
-def _triples_of(result: Any) -> list[list[list[str]]]:
+def _triples_of(result: PoGResult) -> list[list[list[str]]]:
     return [[[t.head, t.relation, t.tail] for t in p.triples()] for p in result.paths]
 
 
@@ -46,19 +47,20 @@ class PoGMethod:
     """PoG / PoG-E (with an LLM) or the LLM-free mode (without one)."""
 
     name: str
-    kg: Any
-    embedder: Any
-    settings: Any
+    kg: KnowledgeGraph
+    embedder: Embedder
+    settings: PoGSettings
     llm_free: bool = False
-    _fuzzy: Any = None
+    #: built once per run and shared, so path-text embeddings are cached across questions
+    fuzzy: FuzzySelector | None = None
 
     async def answer(self, record: Record, llm: ChatLLM | None) -> Outcome:
         from kgreason.pog.pipeline import PoG
 
         pog = PoG(
-            self.kg, None if self.llm_free else llm, self.embedder, self.settings, fuzzy=self._fuzzy
+            self.kg, None if self.llm_free else llm, self.embedder, self.settings, fuzzy=self.fuzzy
         )
-        self._fuzzy = pog.fuzzy  # share path-text embeddings across questions
+        self.fuzzy = pog.fuzzy  # share path-text embeddings across questions
         result = await pog.ask_async(record.question, record.topic_entities or None)
         names = await self.kg.names(sorted({x for p in result.paths for x in p.entities()}))
         if self.llm_free:
@@ -96,7 +98,7 @@ class PoGMethod:
         )
 
 
-def _ranker_answer(result: Any, record: Record) -> dict[str, Any]:
+def _ranker_answer(result: PoGResult, record: Record) -> dict[str, Any]:
     """LLM-free mode with a learned ranker: its answer set and the set F1 vs gold."""
     answers = result.answers
     if not answers or result.mode != "llm-free":
@@ -113,15 +115,16 @@ def _ranker_answer(result: Any, record: Record) -> dict[str, Any]:
 @dataclass
 class SymbolLKGMethod:
     name: str
-    embedder: Any
-    settings: Any
-    _sandbox: Any = None
+    embedder: Embedder
+    settings: LKGSettings
+    #: one solver sandbox for the whole run
+    sandbox: Sandbox | None = None
 
     async def answer(self, record: Record, llm: ChatLLM | None) -> Outcome:
         from kgreason.lkg.pipeline import SymbolLKG
 
-        solver = SymbolLKG(llm, self.embedder, self.settings, sandbox=self._sandbox)
-        self._sandbox = self._sandbox or solver.executor.sandbox
+        solver = SymbolLKG(llm, self.embedder, self.settings, sandbox=self.sandbox)
+        self.sandbox = self.sandbox or solver.executor.sandbox
         r = await solver.asolve(record.context or "", record.question, record.options, id=record.id)
         return Outcome(
             answers=[r.verdict] if r.verdict else [],
@@ -154,8 +157,9 @@ def build_method(name: str, settings: Settings, *, dataset: str) -> BuiltMethod:
         fuzzy, warnings = build_selector(pog_settings, kg, embedder, llm_free=name == "llm-free")
         for w in warnings:
             logging.getLogger(__name__).warning(w)
-        method = PoGMethod(name, kg, embedder, pog_settings, llm_free=name == "llm-free")
-        method._fuzzy = fuzzy
+        method = PoGMethod(
+            name, kg, embedder, pog_settings, llm_free=name == "llm-free", fuzzy=fuzzy
+        )
         return BuiltMethod(
             method,
             kg_identity={"name": kg.name, "fingerprint": kg.fingerprint()},

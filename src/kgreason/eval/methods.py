@@ -6,16 +6,17 @@ PoG-E, the LLM-free mode and SymbolLKG are adapted in `kgreason.eval.adapters`.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any, Protocol
 
 from kgreason.eval.records import Record
-from kgreason.llm.base import ChatLLM, LLMOutputError
+from kgreason.llm.base import ChatLLM, LLMOutputError, Message
 from kgreason.llm.parse import ParseError, ask_parsed
+from kgreason.prompts import load_prompt
+from kgreason.prompts import prompt_hashes as package_prompt_hashes
 
 
 @dataclass
@@ -46,18 +47,9 @@ class Method(Protocol):
     async def answer(self, record: Record, llm: ChatLLM | None) -> Outcome: ...
 
 
-def load_prompt(name: str) -> str:
-    return resources.files("kgreason.eval").joinpath("prompts", f"{name}.txt").read_text("utf-8")
-
-
 def prompt_hashes() -> dict[str, str]:
     """sha256 of every prompt file the eval package ships (recorded in each run)."""
-    folder = resources.files("kgreason.eval").joinpath("prompts")
-    return {
-        p.name: hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(folder.iterdir(), key=lambda x: x.name)
-        if p.name.endswith(".txt")
-    }
+    return package_prompt_hashes("kgreason.eval")
 
 
 def parse_final_braces(text: str) -> str:
@@ -68,17 +60,17 @@ def parse_final_braces(text: str) -> str:
     return found[-1].strip()
 
 
-def render_prompt(template: str, record: Record) -> str:
-    out = template.replace("{question}", record.question)
+def render_prompt(kind: str, record: Record) -> str:
+    """The baseline prompt `kind` ("io" or "cot") for `record`, by the shared strict loader."""
     if record.task == "logic":
-        out = out.replace("{context}", record.context or "")
-        out = out.replace("{options}", "\n".join(record.options))
-    return out
-
-
-def _template(kind: str, record: Record) -> str:
-    task = "logic" if record.task == "logic" else "kgqa"
-    return load_prompt(f"{task}_{kind}")
+        return load_prompt(
+            "kgreason.eval",
+            f"logic_{kind}",
+            question=record.question,
+            context=record.context or "",
+            options="\n".join(record.options),
+        )
+    return load_prompt("kgreason.eval", f"kgqa_{kind}", question=record.question)
 
 
 def _answer_value(value: str, record: Record) -> str:
@@ -102,9 +94,7 @@ class PromptBaseline:
     async def answer(self, record: Record, llm: ChatLLM | None) -> Outcome:
         if llm is None:
             return Outcome(error_kind="no_llm", error=f"method '{self.name}' needs an LLM")
-        messages = [
-            {"role": "user", "content": render_prompt(_template(self.kind, record), record)}
-        ]
+        messages: list[Message] = [{"role": "user", "content": render_prompt(self.kind, record)}]
         try:
             value, raw = await ask_parsed(
                 llm,
@@ -133,7 +123,7 @@ class SelfConsistency:
     async def answer(self, record: Record, llm: ChatLLM | None) -> Outcome:
         if llm is None:
             return Outcome(error_kind="no_llm", error="method 'sc' needs an LLM")
-        messages = [{"role": "user", "content": render_prompt(_template("cot", record), record)}]
+        messages: list[Message] = [{"role": "user", "content": render_prompt("cot", record)}]
         votes: Counter[str] = Counter()
         surface: dict[str, str] = {}
         texts: list[str] = []
@@ -165,7 +155,7 @@ class SelfConsistency:
         return Outcome(answers=[surface[best]], output_text=output, extra={"votes": dict(votes)})
 
 
-BASELINES = {
+BASELINES: dict[str, Callable[[], Method]] = {
     "io": lambda: PromptBaseline("io", "io"),
     "cot": lambda: PromptBaseline("cot", "cot"),
     "sc": lambda: SelfConsistency(),

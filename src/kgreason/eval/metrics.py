@@ -90,9 +90,3 @@ def recall_at_k(retrieved: Sequence[str], relevant: Sequence[str], k: int) -> fl
         return 0.0
     top = set(retrieved[:k])
     return sum(1 for r in set(relevant) if r in top) / len(set(relevant))
-
-
-def accuracy(predicted: Sequence[str | None], gold: Sequence[str]) -> float:
-    if not gold:
-        return 0.0
-    return sum(1 for p, g in zip(predicted, gold, strict=True) if p == g) / len(gold)

@@ -43,7 +43,8 @@ def pick_question(run: RunFigures, question_id: str | None) -> dict[str, Any] | 
         return next((r for r in run.rows if r["id"] == question_id), None)
     with_paths = [r for r in run.rows if r.get("paths")]
     good = [r for r in with_paths if r.get("strict_hit1") or r.get("correct")]
-    return (good or with_paths or [None])[0]
+    pool = good or with_paths
+    return pool[0] if pool else None
 
 
 def markdown(runs: list[RunFigures], question_id: str | None = None) -> str:

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kgreason import __version__
-from kgreason.config import Settings, _flatten
+from kgreason.config import Settings, flatten_keys
 from kgreason.eval.methods import prompt_hashes
 from kgreason.eval.rundir import git_revision
 
@@ -27,7 +27,7 @@ def run_config(
     kg: dict[str, str] | None,
     extra_prompt_hashes: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    flat = _flatten(settings.model_dump(mode="json"))
+    flat = flatten_keys(settings.model_dump(mode="json"))
     for k in SECRET:
         if flat.get(k):
             flat[k] = "***"

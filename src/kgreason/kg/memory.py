@@ -21,9 +21,9 @@ from kgreason.kg.base import (
     is_noise_relation,
 )
 from kgreason.kg.expansion import bounded_bfs
-from kgreason.kg.ranking import group_by_norm, normalize_name, rank_grouped
+from kgreason.kg.ranking import group_by_norm, rank_grouped
 
-__all__ = ["MemoryKG", "normalize_name"]  # normalize_name: re-exported, long imported from here
+__all__ = ["MemoryKG"]
 
 
 class MemoryKG(Closeable):

@@ -42,11 +42,6 @@ def normalize_name(text: str) -> str:
     return out
 
 
-def similarity(a_norm: str, b_norm: str) -> float:
-    """Fuzzy similarity in [0, 1] of two NORMALISED names (1.0: identical)."""
-    return fuzz.ratio(a_norm, b_norm) / 100.0
-
-
 def fuzzy_scores(
     q_norm: str, norms: Sequence[str], *, cutoff: float = FUZZY_MIN_RATIO, limit: int | None = None
 ) -> list[tuple[int, float]]:

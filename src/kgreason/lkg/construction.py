@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kgreason.lkg.ids import node_id, normalize_name, normalize_text
+from kgreason.lkg.ids import lkg_name_key, node_id, normalize_text
 from kgreason.lkg.prompts import load_prompt
 from kgreason.lkg.types import (
     APPLIES_TO,
@@ -27,6 +27,7 @@ from kgreason.lkg.types import (
     Extraction,
     LKGraph,
     Node,
+    NodeKind,
     RawEntity,
     RawLogic,
     RawRelation,
@@ -92,12 +93,12 @@ class _Linker:
 
     def add(self, n: Node) -> None:
         for name in [n.name, *n.aliases]:
-            ids = self.by_name.setdefault(normalize_name(name), [])
+            ids = self.by_name.setdefault(lkg_name_key(name), [])
             if n.id not in ids:
                 ids.append(n.id)
 
     def resolve(self, name: str) -> tuple[list[str], bool]:
-        key = normalize_name(name)
+        key = lkg_name_key(name)
         if key in self.by_name:
             return self.by_name[key], False
         squashed = key.replace(" ", "")
@@ -114,39 +115,54 @@ def _check_raw(raw_text: str, source: str) -> list[str]:
 
 
 def extraction_to_graph(ex: Extraction, source_text: str, into: LKGraph | None = None) -> LKGraph:
-    """Validate an extraction against its input text and add it to `into` (or a new graph)."""
-    g = into if into is not None else LKGraph()
-    source = normalize_text(source_text)
-    linker = _Linker(g)
+    """Validate an extraction against its input text and add it to `into` (or a new graph).
 
-    def add_named(item: dict[str, Any], kind: str, what: str) -> None:
+    Named nodes first (so relations and logic nodes link to them), then relations, then
+    rules and constraints; anything invalid is recorded in `graph.rejected`, not raised."""
+    asm = _Assembler(into if into is not None else LKGraph(), normalize_text(source_text))
+    for item in ex.entities:
+        asm.add_named(item, "entity")
+    for item in ex.concepts:
+        asm.add_named(item, "concept")
+    for item in ex.relations:
+        asm.add_relation(item)
+    for item in ex.rules:
+        asm.add_logic(item, "rule")
+    for item in ex.constraints:
+        asm.add_logic(item, "constraint")
+    return asm.g
+
+
+class _Assembler:
+    """One extraction's additions to a graph, with the name linker they share."""
+
+    def __init__(self, g: LKGraph, source: str) -> None:
+        self.g, self.source, self.linker = g, source, _Linker(g)
+
+    def add_named(self, item: dict[str, Any], kind: NodeKind) -> None:
         try:
             raw = RawEntity.model_validate(item)
         except ValidationError as e:
-            g.rejected.append(f"{what} {item!r}: {e.errors()[0]['msg']}")
+            self.g.rejected.append(f"{kind} {item!r}: {e.errors()[0]['msg']}")
             return
-        if not normalize_name(raw.name):
-            g.rejected.append(f"{what} {raw.name!r}: empty name after normalisation")
+        if not lkg_name_key(raw.name):
+            self.g.rejected.append(f"{kind} {raw.name!r}: empty name after normalisation")
             return
         typ = "Concept" if kind == "concept" else raw.type
         flags = ["entity_type_missing"] if kind == "entity" and not typ else []
-        n = g.add_node(
+        n = self.g.add_node(
             Node(id=node_id(kind, raw.name), kind=kind, name=raw.name, type=typ, flags=flags)
-        )  # type: ignore[arg-type]
-        linker.add(n)
+        )
+        self.linker.add(n)
 
-    for item in ex.entities:
-        add_named(item, "entity", "entity")
-    for item in ex.concepts:
-        add_named(item, "concept", "concept")
-
-    def endpoint(name: str, concept: bool) -> str:
-        ids, _ = linker.resolve(name)
+    def endpoint(self, name: str, concept: bool) -> str:
+        """The node a relation end names; an unknown name becomes an implicit node."""
+        ids, _ = self.linker.resolve(name)
         if ids:  # an IS_A target prefers the concept of that name, a source the entity
             want = "concept" if concept else "entity"
-            return next((i for i in ids if g.nodes[i].kind == want), ids[0])
-        kind = "concept" if concept else "entity"
-        n = g.add_node(
+            return next((i for i in ids if self.g.nodes[i].kind == want), ids[0])
+        kind: NodeKind = "concept" if concept else "entity"
+        n = self.g.add_node(
             Node(
                 id=node_id(kind, name),
                 kind=kind,
@@ -155,75 +171,74 @@ def extraction_to_graph(ex: Extraction, source_text: str, into: LKGraph | None =
                 flags=["implicit"],
             )
         )
-        linker.add(n)
+        self.linker.add(n)
         return n.id
 
-    for item in ex.relations:
+    def add_relation(self, item: dict[str, Any]) -> None:
         try:
             r = RawRelation.model_validate(item)
         except ValidationError as e:
-            g.rejected.append(f"relationship {item!r}: {e.errors()[0]['msg']}")
-            continue
-        src = endpoint(r.source, concept=False)
-        dst = endpoint(r.target, concept=r.relation == IS_A)
-        g.add_edge(
-            Edge(
-                src=src,
-                rel=r.relation,
-                dst=dst,
-                raw_text=r.raw_text,
-                flags=_check_raw(r.raw_text, source),
+            self.g.rejected.append(f"relationship {item!r}: {e.errors()[0]['msg']}")
+            return
+        src = self.endpoint(r.source, concept=False)
+        dst = self.endpoint(r.target, concept=r.relation == IS_A)
+        flags = _check_raw(r.raw_text, self.source)
+        self.g.add_edge(Edge(src=src, rel=r.relation, dst=dst, raw_text=r.raw_text, flags=flags))
+
+    def add_logic(self, item: Any, kind: NodeKind) -> None:
+        """A rule or constraint node, linked to the named nodes it is about."""
+        item = _lower_keys(item)
+        if kind == "constraint" and isinstance(item, dict) and not item.get("constraint_type"):
+            item = {**item, "constraint_type": item.get("type")}
+        try:
+            raw = RawLogic.model_validate(item)
+        except ValidationError as e:
+            self.g.rejected.append(f"{kind} {item!r}: {e.errors()[0]['msg']}")
+            return
+        flags = _check_raw(raw.raw_text, self.source)
+        ctype = "Rule"
+        if kind == "constraint":
+            ctype, extra = _constraint_type(raw.constraint_type)
+            flags += extra
+        related, edges = self._link_related(raw.related_entities, flags)
+        key = raw.expression or raw.raw_text or raw.description
+        name = raw.description or raw.raw_text or raw.expression
+        n = self.g.add_node(
+            Node(
+                id=node_id(kind, key),
+                kind=kind,
+                name=name[:200],
+                type=ctype,
+                expression=raw.expression,
+                raw_text=raw.raw_text,
+                description=raw.description,
+                related=list(dict.fromkeys(related)),
+                flags=flags,
             )
         )
+        for rel, i in edges:
+            self.g.add_edge(Edge(src=n.id, rel=rel, dst=i))
 
-    for kind, items in (("rule", ex.rules), ("constraint", ex.constraints)):
-        for item in items:
-            item = _lower_keys(item)
-            if kind == "constraint" and isinstance(item, dict) and not item.get("constraint_type"):
-                item = {**item, "constraint_type": item.get("type")}
-            try:
-                raw = RawLogic.model_validate(item)
-            except ValidationError as e:
-                g.rejected.append(f"{kind} {item!r}: {e.errors()[0]['msg']}")
+    def _link_related(
+        self, names: list[str], flags: list[str]
+    ) -> tuple[list[str], list[tuple[str, str]]]:
+        """(linked node ids, (relation, id) edges) of a logic node; `flags` gains a note per
+        unlinked or fuzzily linked name."""
+        related: list[str] = []
+        edges: list[tuple[str, str]] = []
+        for ent in names:
+            if not ent:
                 continue
-            flags = _check_raw(raw.raw_text, source)
-            ctype = "Rule"
-            if kind == "constraint":
-                ctype, extra = _constraint_type(raw.constraint_type)
-                flags += extra
-            key = raw.expression or raw.raw_text or raw.description
-            name = raw.description or raw.raw_text or raw.expression
-            related: list[str] = []
-            edges: list[tuple[str, str]] = []
-            for ent in raw.related_entities:
-                if not ent:
-                    continue
-                ids, fuzzy = linker.resolve(ent)
-                if not ids:
-                    flags.append(f"unlinked:{ent}")
-                    continue
-                if fuzzy:
-                    flags.append(f"linked_fuzzy:{ent}")
-                for i in ids:
-                    rel = APPLIES_TO if g.nodes[i].kind == "concept" else MENTIONS
-                    edges.append((rel, i))
-                    related.append(i)
-            n = g.add_node(
-                Node(
-                    id=node_id(kind, key),
-                    kind=kind,  # type: ignore[arg-type]
-                    name=name[:200],
-                    type=ctype,
-                    expression=raw.expression,
-                    raw_text=raw.raw_text,
-                    description=raw.description,
-                    related=list(dict.fromkeys(related)),
-                    flags=flags,
-                )
-            )
-            for rel, i in edges:
-                g.add_edge(Edge(src=n.id, rel=rel, dst=i))
-    return g
+            ids, fuzzy = self.linker.resolve(ent)
+            if not ids:
+                flags.append(f"unlinked:{ent}")
+                continue
+            if fuzzy:
+                flags.append(f"linked_fuzzy:{ent}")
+            for i in ids:
+                edges.append((APPLIES_TO if self.g.nodes[i].kind == "concept" else MENTIONS, i))
+                related.append(i)
+        return related, edges
 
 
 @dataclass

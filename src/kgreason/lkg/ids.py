@@ -36,8 +36,10 @@ def _singular(w: str) -> str:
     return w[:-1]
 
 
-def normalize_name(name: str) -> str:
-    """Canonical form of an entity/concept name: 'The blue books' -> 'blue book'."""
+def lkg_name_key(name: str) -> str:
+    """LKG node key of an entity/concept name (camelCase split, articles dropped, words
+    singularised): 'The blue books' -> 'blue book'. Not the KG name normaliser
+    (`kgreason.kg.ranking.normalize_name`), which keeps words as they are."""
     s = unicodedata.normalize("NFKC", name)
     s = _CAMEL.sub(" ", s)
     s = _NON_WORD.sub(" ", s).casefold()
@@ -63,7 +65,7 @@ def node_id(kind: str, key: str) -> str:
     is deliberately not hashed: the same individual typed "Person" in one chunk and
     "Student" in another must stay one node; the types are kept as attributes.
     """
-    norm = normalize_name(key) if kind in ("entity", "concept") else normalize_text(key)
+    norm = lkg_name_key(key) if kind in ("entity", "concept") else normalize_text(key)
     return hashlib.sha256(f"{kind}\x1f{norm}".encode()).hexdigest()
 
 

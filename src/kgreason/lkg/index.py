@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from kgreason.embed.base import Embedder
-from kgreason.lkg.ids import normalize_name
+from kgreason.lkg.ids import lkg_name_key
 from kgreason.lkg.storage import LKGStore
 from kgreason.lkg.types import HULL_RELATIONS, LOGIC_KINDS, Edge, Node
 
@@ -60,7 +60,7 @@ class LKGIndex:
             if n.kind in LOGIC_KINDS:
                 continue
             for name in [n.name, *n.aliases]:
-                ids = self.names.setdefault(normalize_name(name), [])
+                ids = self.names.setdefault(lkg_name_key(name), [])
                 if n.id not in ids:
                     ids.append(n.id)
         self.adjacency = {}
@@ -155,7 +155,7 @@ class LKGIndex:
         return out
 
     def exact(self, name: str) -> list[str]:
-        return self.names.get(normalize_name(name), [])
+        return self.names.get(lkg_name_key(name), [])
 
     def hull(self, anchors: list[str], hops: int) -> dict[str, tuple[int, str]]:
         """Rule/Constraint nodes within `hops` of any anchor along the hull relations:

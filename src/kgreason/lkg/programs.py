@@ -41,7 +41,7 @@ from kgreason.lkg.logiclm.pyke import run_logiclm_rules
 from kgreason.lkg.logiclm.smtquery import ChoiceOutcome
 from kgreason.lkg.router import options_kind, split_option
 from kgreason.lkg.solvers import HornRunner, Prover9Runner, Sandbox, SolverLimits, Z3Runner
-from kgreason.lkg.solvers.base import ProgramFormatError, SolverResult
+from kgreason.lkg.solvers.base import ErrorKind, ProgramFormatError, SolverResult
 from kgreason.lkg.solvers.registry import RunContext, SolverRegistry, default_solvers
 from kgreason.lkg.solvers.screens import screen_ladr_outside
 
@@ -109,7 +109,7 @@ def detect_format(text: str) -> str:
     )
 
 
-def normalise_format(fmt: str, solvers: SolverRegistry | None = None) -> str:
+def normalize_format(fmt: str, solvers: SolverRegistry | None = None) -> str:
     reg = solvers or default_solvers()
     formats = reg.format_routes()
     f = fmt.strip().lower()
@@ -166,7 +166,7 @@ def _from_choice(fmt: str, co: ChoiceOutcome) -> ProgramOutcome:
 
 
 def _parse_failure(fmt: str, solver: str, e: ProgramFormatError) -> ProgramOutcome:
-    kind = "refused" if e.kind == "refused" else "parse_error"
+    kind: ErrorKind = "refused" if e.kind == "refused" else "parse_error"
     res = SolverResult(solver, "parse_error", error_kind=kind, error=str(e))
     res.details["kind"] = e.kind
     return _from_result(fmt, res)
@@ -188,7 +188,7 @@ def run_program(
     naming the problem; only an unknown format raises ProgramFormatError. A format of a
     solver registered beyond the built-ins must be named (`fmt`): detection knows only
     the built-in formats."""
-    fmt = normalise_format(fmt, solvers) if fmt else detect_format(text)
+    fmt = normalize_format(fmt, solvers) if fmt else detect_format(text)
     limits = limits or SolverLimits()
     sandbox = sandbox or Sandbox(limits)
     if fmt not in ROUTES:  # a registered solver's own format: its run() decides it

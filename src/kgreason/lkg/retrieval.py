@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from kgreason.lkg.ids import normalize_name, normalize_text
+from kgreason.lkg.ids import lkg_name_key, normalize_text
 from kgreason.lkg.index import LKGIndex
 from kgreason.lkg.prompts import load_prompt
 from kgreason.lkg.types import Edge, Node
@@ -90,14 +90,10 @@ def _words(text: str) -> str:
     return " ".join(w.lower() for w in _WORD.findall(text))
 
 
-def content_words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text) if w.lower() not in _STOP and len(w) > 1]
-
-
 def fallback_entities(index: LKGIndex, query: str, max_n: int = 4) -> list[str]:
     """Names of graph entities/concepts whose normalised form is an n-gram of the query
     (longest first; a shorter n-gram inside an accepted one is skipped)."""
-    words = normalize_name(query).split()
+    words = lkg_name_key(query).split()
     found: list[str] = []
     grams: list[str] = []
     for n in range(max_n, 0, -1):

@@ -16,7 +16,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -156,7 +156,7 @@ async def route(
     solvers = solvers or default_solvers()
     f = features(sub, question, options)
     s_route, reason = structural_route(f)
-    base = {"structural": s_route, "structural_reason": reason, "features": f}
+    base: dict[str, Any] = {"structural": s_route, "structural_reason": reason, "features": f}
     if llm is None:
         return RouteDecision(route=s_route, source="structural", **base)
     rules = sub.of_kind("rule")

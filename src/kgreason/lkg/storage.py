@@ -256,14 +256,6 @@ class LKGStore:
         out["documents"] = self.db.execute("SELECT COUNT(*) FROM docs").fetchone()[0]
         return out
 
-    def to_graph(self) -> LKGraph:
-        g = LKGraph()
-        for n in self.nodes():
-            g.nodes[n.id] = n
-        for e in self.edges():
-            g.add_edge(e)
-        return g
-
     # ---- text search and embeddings ---------------------------------------------------
     def bm25(self, terms: Iterable[str], limit: int) -> list[tuple[str, float]]:
         """FTS5 BM25 over node names and texts: (node_id, score), best first. Terms are

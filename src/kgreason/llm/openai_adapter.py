@@ -208,7 +208,8 @@ class OpenAIChat:
         if content is not None and not isinstance(content, str):
             raise self._malformed("choices[0].message.content is not a string")
         text = content or ""
-        model = body.get("model") if isinstance(body.get("model"), str) else ""
+        model = body.get("model")
+        model = model if isinstance(model, str) else ""
         return text, self._usage(body.get("usage"), messages, text), model
 
     def _usage(self, raw: Any, messages: list[Message], text: str) -> Usage:

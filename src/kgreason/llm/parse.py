@@ -147,7 +147,7 @@ async def ask_parsed(
     try:
         return parser(c.text), c.text
     except ParseError as first:
-        retry = [
+        retry: list[Message] = [
             *messages,
             {"role": "assistant", "content": c.text},
             {"role": "user", "content": f"Your reply could not be read ({first}). {reminder}"},

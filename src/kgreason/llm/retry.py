@@ -1,10 +1,8 @@
-"""Retries with capped exponential backoff and full jitter.
+"""Retries with the shared backoff policy (`kgreason.backoff`), full jitter.
 
 Only `LLMTransportError`s flagged `retryable` (429, 5xx, timeouts, dropped connections) are
-retried; a 400 or a malformed body would fail the same way again. Full jitter (a uniform draw
-in [0, min(cap, base * 2**n)]) spreads many concurrent clients apart after a shared outage
-(AWS Architecture Blog, "Exponential Backoff and Jitter"). A server's Retry-After hint is used
-as a floor, still capped. `sleep` and `rng` are injected so tests run on a fake clock.
+retried; a 400 or a malformed body would fail the same way again. A server's Retry-After hint
+is a floor, still capped. `sleep` and `rng` are injected so tests run on a fake clock.
 """
 
 from __future__ import annotations
@@ -14,6 +12,7 @@ import logging
 import random
 from collections.abc import Awaitable, Callable
 
+from kgreason.backoff import Backoff
 from kgreason.llm.base import ChatLLM, Completion, LLMTransportError, Message
 
 log = logging.getLogger(__name__)
@@ -37,18 +36,20 @@ class RetryingLLM:
         self.inner = inner
         self.model = inner.model
         self.max_attempts = max_attempts
-        self.base_s = base_s
-        self.cap_s = cap_s
+        self.backoff = Backoff(max_attempts - 1, base_s, cap_s, "full", rng or random.Random())
         self._sleep = sleep
-        self._rng = rng or random.Random()
+
+    @property
+    def base_s(self) -> float:
+        return self.backoff.base_s
+
+    @property
+    def cap_s(self) -> float:
+        return self.backoff.cap_s
 
     def delay(self, retry: int, hint: float | None = None) -> float:
         """Delay before retry number `retry` (0-based)."""
-        bound = min(self.cap_s, self.base_s * 2.0**retry)
-        d = self._rng.uniform(0.0, bound)
-        if hint is not None:
-            d = max(d, hint)
-        return min(d, self.cap_s)
+        return self.backoff.delay(retry, hint)
 
     async def complete(
         self,

@@ -107,7 +107,7 @@ def parse_analysis(text: str, topics: Sequence[TopicEntity]) -> QuestionAnalysis
     )
 
 
-async def analyse_question(
+async def analyze_question(
     llm: ChatLLM, question: str, topics: Sequence[TopicEntity], settings: PoGSettings
 ) -> QuestionAnalysis:
     """One `question_analysis` call; raises LLMOutputError if the reply stays unreadable."""

@@ -36,7 +36,7 @@ class Verdict:
     raw: str
 
 
-async def summarise(
+async def summarize(
     llm: ChatLLM, ctx: QuestionContext, rendered: Sequence[str], settings: PoGSettings
 ) -> str:
     value, _ = await call_stage(
@@ -55,7 +55,7 @@ async def evaluate(
     llm: ChatLLM, ctx: QuestionContext, rendered: Sequence[str], settings: PoGSettings
 ) -> Verdict:
     """Summarise the paths, then ask whether they suffice (paper's QuestionAnswering check)."""
-    summary = await summarise(llm, ctx, rendered, settings)
+    summary = await summarize(llm, ctx, rendered, settings)
     ok, raw = await call_stage(
         llm,
         "evaluate",

@@ -9,7 +9,7 @@
     if |Paths_c| > W: Paths_c = select(Paths_c, W)
 
 `select` is any async callable `select(paths, W) -> paths` (best first): the LLM stage passes
-PrecisePathSelect, LLM-free mode passes `fuzzy.fuzzy_selector(...)`.
+PrecisePathSelect (`pruning.py`); any other selector works the same way.
 
 Definitions where Algorithm 2 is terse:
 - ExtractHeadSteps(p, e, D): the D hops of p that start where entity e sits on p (the first
@@ -24,7 +24,7 @@ Definitions where Algorithm 2 is terse:
 
 API:
     Selector = Callable[[Sequence[ReasoningPath], int], Awaitable[list[ReasoningPath]]]
-    extract_head_steps(path, entity, d) -> ReasoningPath | None;  branch_key(...)
+    extract_head_steps(path, entity, d) -> ReasoningPath | None
     await branch_reduce_select(paths, entity_list, w, d_max, select) -> BranchResult
 """
 
@@ -66,11 +66,6 @@ def _head(path: ReasoningPath, entity: str, d: int) -> tuple[BranchKey, Reasonin
 def extract_head_steps(path: ReasoningPath, entity: str, d: int) -> ReasoningPath | None:
     got = _head(path, entity, d)
     return got[1] if got else None
-
-
-def branch_key(path: ReasoningPath, entity: str, d: int) -> BranchKey | None:
-    got = _head(path, entity, d)
-    return got[0] if got else None
 
 
 def _sig(p: ReasoningPath) -> tuple:

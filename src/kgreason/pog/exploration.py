@@ -40,7 +40,9 @@ ALIGN_ALL_MAX = 20_000
 
 
 @dataclass
-class Outcome:
+class ExplorationOutcome:
+    """Where exploration stopped: the phase, its paths and the LLM's answers (raw reply kept)."""
+
     phase: Phase
     paths: list[ReasoningPath]
     answers: list[str]
@@ -80,7 +82,7 @@ class Explorer:
         ctx: QuestionContext,
         entity_list: Sequence[str],
         **info: Any,
-    ) -> tuple[list[ReasoningPath], Outcome | None]:
+    ) -> tuple[list[ReasoningPath], ExplorationOutcome | None]:
         """Prune, check sufficiency, answer on {Yes}. Returns (pruned paths, outcome)."""
         t0 = time.perf_counter()
         entry: dict[str, Any] = {"phase": phase, **info, "candidates": len(candidates)}
@@ -100,11 +102,11 @@ class Explorer:
             names, raw = await answering.generate_answer(
                 self.llm, ctx, rendered, verdict.summary, self.settings
             )
-            outcome = Outcome(phase, pruned.paths, names, raw)
+            outcome = ExplorationOutcome(phase, pruned.paths, names, raw)
         entry["seconds"] = round(time.perf_counter() - t0, 4)
         return pruned.paths, outcome
 
-    async def run(self, ctx: QuestionContext) -> Outcome:
+    async def run(self, ctx: QuestionContext) -> ExplorationOutcome:
         s = self.settings
         g = self.prepared.graph
         list_t = list(ctx.analysis.ordered_topics)
@@ -162,7 +164,7 @@ class Explorer:
         rendered = await self.pruner.render(paths_l)
         entry["paths"] = rendered
         names, raw = await answering.final_answer(self.llm, ctx, rendered, s)
-        return Outcome("final-llm-knowledge", paths_l, names, raw)
+        return ExplorationOutcome("final-llm-knowledge", paths_l, names, raw)
 
     async def _supplement_candidates(
         self, ctx: QuestionContext, list_t: list[str], paths_t: list[ReasoningPath]

@@ -3,68 +3,30 @@ indicator (I_LLM / I_Sup; the question itself in LLM-free mode) and each path's 
 the top W.
 
 Path texts for embedding are rendered WITHOUT ids (ids are noise to a sentence embedder)
-and with sets shortened to their first EMBED_MAX_ITEMS members plus "(+N more)". Embeddings are cached by text: the same path text
-recurs across depths and phases of a question, and across questions on a shared hub.
+and with sets shortened to their first EMBED_MAX_ITEMS members plus "(+N more)". Embeddings are
+cached by text (the embed package's one LRU, `CachedEmbedder`): the same path text recurs
+across depths and phases of a question, and across questions on a shared hub.
 Ties keep the input order (cosine_topk breaks ties by index).
 
 API:
-    EmbeddingCache(embedder, max_items=100_000).embed(texts) -> np.ndarray (n, dim)
-    FuzzySelector(embedder_or_cache)
+    FuzzySelector(embedder)  (wrapped in a CachedEmbedder unless it is one)
         .rank(indicator, paths, names, *, max_items=...) -> list[ScoredPath]  (all, best first)
         .select(indicator, paths, names, w, *, max_items=...) -> list[ReasoningPath]
-    fuzzy_selector(fuzzy, indicator, book) -> Selector  (async select(paths, W) for branch.py)
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from kgreason.embed.base import Embedder, cosine_topk
 from kgreason.embed.cache import CachedEmbedder
-from kgreason.pog.branch import Selector
-from kgreason.pog.render import NameBook, displayed_ids, render_path
+from kgreason.pog.render import render_path
 from kgreason.pog.types import ReasoningPath
 
 #: set members shown in an embedded path text: relation names carry most of the similarity,
 #: and short texts keep SentenceBERT fast (its cost grows with text length)
 EMBED_MAX_ITEMS = 4
-
-
-class EmbeddingCache:
-    """Text -> unit vector, bounded LRU; misses are embedded in one batch."""
-
-    def __init__(self, embedder: Embedder, max_items: int = 100_000):
-        self.embedder = embedder
-        self.max_items = max_items
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self.hits = 0
-        self.misses = 0
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        todo = list(dict.fromkeys(t for t in texts if t not in self._cache))
-        self.misses += len(todo)
-        self.hits += len(texts) - len(todo)
-        if todo:
-            vecs = np.asarray(self.embedder.embed(todo), dtype=np.float32)
-            for t, v in zip(todo, vecs, strict=True):
-                self._cache[t] = v
-            while len(self._cache) > self.max_items:
-                self._cache.popitem(last=False)
-        rows = []
-        for t in texts:
-            v = self._cache.get(t)
-            if v is None:  # evicted within this call (cache smaller than the batch)
-                v = np.asarray(self.embedder.embed([t]), dtype=np.float32)[0]
-            else:
-                self._cache.move_to_end(t)
-            rows.append(v)
-        if not rows:
-            return np.zeros((0, self.embedder.dim), dtype=np.float32)
-        return np.vstack(rows).astype(np.float32)
 
 
 @dataclass(frozen=True)
@@ -75,12 +37,11 @@ class ScoredPath:
 
 
 class FuzzySelector:
-    """`embedder` is used as is when it already caches (EmbeddingCache or the embed
-    package's CachedEmbedder, which `build_embedder` returns); otherwise it is wrapped."""
+    """`embedder` is used as is when it already caches (a CachedEmbedder, which
+    `build_embedder` returns); otherwise it is wrapped in one."""
 
-    def __init__(self, embedder: Embedder | EmbeddingCache):
-        cached = isinstance(embedder, EmbeddingCache | CachedEmbedder)
-        self.cache: Embedder | EmbeddingCache = embedder if cached else EmbeddingCache(embedder)
+    def __init__(self, embedder: Embedder):
+        self.cache = embedder if isinstance(embedder, CachedEmbedder) else CachedEmbedder(embedder)
 
     def rank(
         self,
@@ -112,15 +73,3 @@ class FuzzySelector:
             # still ranked, so callers get the best first
             return [s.path for s in self.rank(indicator, paths, names, max_items=max_items)]
         return [s.path for s in self.rank(indicator, paths, names, max_items=max_items, top=w)]
-
-
-def fuzzy_selector(
-    fuzzy: FuzzySelector, indicator: str, book: NameBook, *, max_items: int = EMBED_MAX_ITEMS
-) -> Selector:
-    """An async `select(paths, W)` for BranchReduceSelect without an LLM."""
-
-    async def select(paths: Sequence[ReasoningPath], w: int) -> list[ReasoningPath]:
-        await book.ensure(displayed_ids(paths, max_items))
-        return fuzzy.select(indicator, paths, book.names, w, max_items=max_items)
-
-    return select

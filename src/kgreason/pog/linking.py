@@ -35,8 +35,8 @@ from kgreason.pog.types import TopicEntity
 SEARCH_LIMIT = 10
 DEFAULT_THRESHOLD = 0.85
 _WORDS = re.compile(r"[\w'’.&-]+")
-#: words that never start or end a mention (a name may still contain them: "Once Were Warriors")
-STOP = frozenset(
+#: function words of English questions (shared by the linker and the zero-shot path ranker)
+QUESTION_STOPWORDS = frozenset(
     [
         "a",
         "an",
@@ -73,12 +73,10 @@ STOP = frozenset(
         "those",
         "and",
         "or",
-        "film",
-        "films",
-        "movie",
-        "movies",
     ]
 )
+#: words that never start or end a mention (a name may still contain them: "Once Were Warriors")
+STOP = QUESTION_STOPWORDS | {"film", "films", "movie", "movies"}
 _ARTICLES = frozenset({"the", "a", "an"})
 
 

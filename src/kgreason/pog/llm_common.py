@@ -67,13 +67,6 @@ class QuestionContext:
     topics: tuple[TopicEntity, ...]
     analysis: QuestionAnalysis
 
-    def with_indicator(self, indicator: str) -> QuestionContext:
-        a = self.analysis
-        new = QuestionAnalysis(
-            a.split_questions, indicator, a.ordered_topics, a.predicted_depth, a.raw
-        )
-        return QuestionContext(self.question, self.topics, new)
-
     def fields(self) -> dict[str, str]:
         return {
             "question": self.question,

@@ -193,7 +193,8 @@ def candidate_ids(
         for j in hop_idx:
             members = p.hops[j].dst
             if support is not None:
-                members = tuple(sorted(members, key=lambda v, s=support[j]: (-s.get(v, 0.0), v)))
+                sup = support[j]
+                members = tuple(sorted(members, key=lambda v: (-sup.get(v, 0.0), v)))
             for e in members:
                 if e not in skip:
                     out.setdefault(e)
@@ -280,7 +281,7 @@ async def run_llm_free(
         from kgreason.pog.ranker.answer import apply_answer
 
         await apply_answer(result, ranked, run.book, [t.id for t in topics])
-    cited = result.paths and [t for p in result.paths for t in p.triples()]
+    cited = [t for p in result.paths for t in p.triples()]
     if cited:
         ok = await kg.contains(cited)
         result.unverified_triples = [t for t, k in zip(cited, ok, strict=True) if not k]

@@ -249,7 +249,7 @@ def find_entity_paths(
             avoid = frozenset(ents) - {ents[i], ents[i + 1]}
             segs = _segment_paths(graph, ents[i], ents[i + 1], seg_max, budget, avoid)
             left = len(ents) - 2 - i  # segments still to add, each at least 1 hop
-            combined = []
+            combined: list[tuple[Hop, ...]] = []
             for prefix in chains:
                 for seg in segs:
                     if len(prefix) + len(seg) + left <= max_len:

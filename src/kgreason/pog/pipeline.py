@@ -2,9 +2,9 @@
 usage, a faithfulness check of the cited paths, and a named reason whenever a question ends
 early. Without an LLM it runs the LLM-free mode (candidates, never an answer).
 
-    topics    = recognise_topics(...)          # 4.1 topic entity recognition
+    topics    = recognize_topics(...)          # 4.1 topic entity recognition
     prepared  = prepare_graph(...)             # 4.1 subgraph detection + graph pruning
-    analysis  = analyse_question(...)          # 4.1 question analysis
+    analysis  = analyze_question(...)          # 4.1 question analysis
     outcome   = Explorer(...).run(...)         # 4.2-4.4 exploration, pruning, answering
     verified  = kg.contains(cited triples)     # faithfulness
 """
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Self
 from kgreason.aio import run_sync
 from kgreason.embed.base import Embedder
 from kgreason.kg.base import InvalidIdentifierError, KGError, KnowledgeGraph, UnknownEntityError
-from kgreason.kg.memory import normalize_name
+from kgreason.kg.ranking import normalize_name
 from kgreason.llm.base import (
     ChatLLM,
     LLMBudgetExceeded,
@@ -28,9 +28,9 @@ from kgreason.llm.base import (
     LLMTransportError,
 )
 from kgreason.llm.usage import Budget, MeteredLLM, UsageLedger
-from kgreason.pog.analysis import analyse_question
+from kgreason.pog.analysis import analyze_question
 from kgreason.pog.clustering import ClusteredGraph
-from kgreason.pog.exploration import Explorer, Outcome
+from kgreason.pog.exploration import ExplorationOutcome, Explorer
 from kgreason.pog.fuzzy import FuzzySelector
 from kgreason.pog.graph import prepare_graph
 from kgreason.pog.llm_common import QuestionContext
@@ -40,7 +40,7 @@ from kgreason.pog.pruning import Pruner, PruningStrategies, default_strategies
 from kgreason.pog.render import NameBook
 from kgreason.pog.settings import PoGSettings
 from kgreason.pog.subgraph import EmptySubgraphError
-from kgreason.pog.topic import TopicInput, given_topics, recognise_topics
+from kgreason.pog.topic import TopicInput, given_topics, recognize_topics
 from kgreason.pog.types import AnswerEntity, PoGResult, ReasoningPath
 from kgreason.tracing import Callback, Tracer
 
@@ -173,7 +173,7 @@ class PoG:
         t_start = time.perf_counter()
         try:
             with tr.stage("topic_entity") as st:
-                topics = await recognise_topics(
+                topics = await recognize_topics(
                     self.kg, llm, self.embedder, question, s, topic_entities
                 )
                 st.size(topics=len(topics))
@@ -191,7 +191,7 @@ class PoG:
                 names = ", ".join(f"{t.name} ({t.id})" for t in topics)
                 raise EmptySubgraphError(f"no KG edge around the topic entities: {names}")
             with tr.stage("question_analysis") as st:
-                analysis = await analyse_question(llm, question, topics, s)
+                analysis = await analyze_question(llm, question, topics, s)
                 st.size(depth=analysis.predicted_depth)
             result.analysis = analysis
             ctx = QuestionContext(question, tuple(topics), analysis)
@@ -225,7 +225,7 @@ class PoG:
     aask = ask_async
 
     async def _finish(
-        self, result: PoGResult, outcome: Outcome, book: NameBook, graph: ClusteredGraph
+        self, result: PoGResult, outcome: ExplorationOutcome, book: NameBook, graph: ClusteredGraph
     ) -> None:
         paths: list[ReasoningPath] = materialize(graph, outcome.paths)
         result.phase = outcome.phase

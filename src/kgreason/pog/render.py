@@ -16,7 +16,7 @@ sentence embedder can take; the full set stays in the Hop.
 
 API:
     render_path(path, names, *, max_items=DEFAULT_MAX_ITEMS, with_ids=True) -> str
-    render_set(ids, names, ...) -> str;  render_paths(paths, names, ...) -> str (numbered)
+    render_set(ids, names, ...) -> str
     displayed_ids(paths, max_items) -> set[str]
     NameBook(kg); await book.ensure(ids); book.names (dict); book.get(id)
 """
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from kgreason.kg.base import UNNAMED, KnowledgeGraph
+from kgreason.kg.base import KnowledgeGraph
 from kgreason.pog.types import ReasoningPath
 
 DEFAULT_MAX_ITEMS = 8
@@ -68,19 +68,6 @@ def render_path(
     return "".join(parts)
 
 
-def render_paths(
-    paths: Sequence[ReasoningPath],
-    names: Mapping[str, str],
-    *,
-    max_items: int = DEFAULT_MAX_ITEMS,
-    with_ids: bool = True,
-) -> str:
-    return "\n".join(
-        f"Path {i}: {render_path(p, names, max_items=max_items, with_ids=with_ids)}"
-        for i, p in enumerate(paths, 1)
-    )
-
-
 def displayed_ids(paths: Iterable[ReasoningPath], max_items: int = DEFAULT_MAX_ITEMS) -> set[str]:
     """The ids a rendering shows (fetch only these names)."""
     out: set[str] = set()
@@ -110,6 +97,3 @@ class NameBook:
 
     def get(self, entity: str) -> str:
         return self.names.get(entity, entity)
-
-    def is_unnamed(self, entity: str) -> bool:
-        return self.names.get(entity) == UNNAMED

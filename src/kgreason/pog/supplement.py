@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from kgreason.embed.base import Embedder, cosine_topk
 from kgreason.kg.base import UNNAMED
-from kgreason.kg.memory import normalize_name
+from kgreason.kg.ranking import normalize_name
 from kgreason.llm.base import ChatLLM
 from kgreason.llm.parse import ParseError, extract_json
 from kgreason.pog.llm_common import QuestionContext, call_stage, paths_field

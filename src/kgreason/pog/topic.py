@@ -41,7 +41,7 @@ __all__ = [
     "given_topics",
     "link_keyword",
     "parse_keywords",
-    "recognise_topics",
+    "recognize_topics",
 ]
 
 _BRACKETS = re.compile(r"\[([^\[\]]+)\]")
@@ -117,7 +117,7 @@ async def given_topics(
     return await resolve_given(kg, list(given), threshold=threshold)
 
 
-async def recognise_topics(
+async def recognize_topics(
     kg: KnowledgeGraph,
     llm: ChatLLM | None,
     embedder: Embedder | None,

@@ -22,12 +22,13 @@ import random
 import re
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from kgreason import __version__
+from kgreason.backoff import Backoff
 from kgreason.kg.base import KGError
 from kgreason.loopclient import LoopClient
 from kgreason.tracing import call_span
@@ -132,16 +133,15 @@ class SelectResult:
     capped: bool = False
 
 
-@dataclass
-class RetryPolicy:
-    max_retries: int = 3
-    base_s: float = 0.5
-    max_s: float = 10.0
-    rng: random.Random = field(default_factory=random.Random)
-
-    def delay(self, attempt: int) -> float:
-        """Backoff before retry number `attempt` (0-based): base*2^attempt capped, plus jitter."""
-        return min(self.max_s, self.base_s * 2**attempt) + self.rng.uniform(0, self.base_s)
+def RetryPolicy(
+    max_retries: int = 3,
+    base_s: float = 0.5,
+    max_s: float = 10.0,
+    rng: random.Random | None = None,
+) -> Backoff:
+    """The SPARQL client's backoff: the shared policy with `added` jitter (see
+    `kgreason.backoff` for why it differs from the LLM client's)."""
+    return Backoff(max_retries, base_s, max_s, "added", rng or random.Random())
 
 
 def _snippet(text: str) -> str:
@@ -164,7 +164,7 @@ class SparqlClient:
         url: str,
         *,
         timeout_s: float = 30.0,
-        retry: RetryPolicy | None = None,
+        retry: Backoff | None = None,
         http: httpx.AsyncClient | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         default_graph: str | None = None,
@@ -261,7 +261,7 @@ class SparqlClient:
         data = {"query": query}
         if self._default_graph:
             data["default-graph-uri"] = self._default_graph
-        attempts = self.retry.max_retries + 1
+        attempts = self.retry.attempts
         last: SparqlEndpointError | None = None
         for attempt in range(attempts):
             if attempt:

@@ -19,6 +19,7 @@ from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -122,7 +123,7 @@ def _ingest(sources: Sequence[Source], progress: Progress | None) -> _Ingested:
     for s in sources:
         before = len(ing.hs)
         for heads, rels, tails in s.batches():
-            keys: list[str | None] = [None] * (2 * len(heads))
+            keys: list[Any] = [None] * (2 * len(heads))
             keys[0::2], keys[1::2] = heads, tails
             ids = list(map(ing.nodes.setdefault, keys, ing.node_count))
             ing.hs.extend(ids[0::2])

@@ -26,13 +26,9 @@ class StoreFormatError(KGError):
     """A directory that is not a (complete, supported) kgreason store."""
 
 
-def str_hash(s: str) -> int:
-    """Stable 64-bit hash (Python's hash() is salted per process, so it cannot be stored)."""
-    return int.from_bytes(hashlib.blake2b(s.encode(), digest_size=8).digest(), "little")
-
-
 def hash_many(strings: Iterable[str]) -> np.ndarray:
-    """str_hash of each string (the digests are read as little-endian uint64 in one go)."""
+    """Stable 64-bit blake2b hash of each string (Python's hash() is salted per process, so it
+    cannot be stored); the digests are read as little-endian uint64 in one go."""
     b2 = hashlib.blake2b
     digests = b"".join([b2(s.encode(), digest_size=8).digest() for s in strings])
     return np.frombuffer(digests, dtype="<u8").astype(np.uint64)

@@ -118,7 +118,7 @@ class FrozenRows:
         n = len(columns[0]) if columns else 0
         if any(len(c) != n for c in columns):
             raise ValueError(f"{self.cls.__name__}: columns of different lengths")
-        objs = list(map(object.__new__, repeat(self.cls, n)))
+        objs: list[Any] = list(map(object.__new__, repeat(self.cls, n)))
         for set_, col in zip(self._setters, columns, strict=True):
             deque(map(set_, objs, col), maxlen=0)
         return objs

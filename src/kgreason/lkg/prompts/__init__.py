@@ -1,12 +1,14 @@
-"""Prompt templates of the SymbolLKG stages (paper Appendix A), read with `load_prompt`."""
+"""Prompt templates of the SymbolLKG stages (paper Appendix A).
+
+Filled by the shared strict loader `kgreason.prompts.load_prompt`: a missing field raises
+(literal dollars, e.g. the Horn examples' `$$x`, are doubled in the files).
+"""
 
 from __future__ import annotations
 
-from importlib import resources
-from string import Template
+from kgreason.prompts import load_prompt as _load
 
 
 def load_prompt(name: str, **values: str) -> str:
-    """The template `<name>.txt` with `$key` placeholders filled (others left as they are)."""
-    text = resources.files(__name__).joinpath(f"{name}.txt").read_text(encoding="utf-8")
-    return Template(text).safe_substitute(values)
+    """SymbolLKG template `name` with every `$key` filled (a missing one raises)."""
+    return _load("kgreason.lkg", name, **values)

@@ -116,13 +116,13 @@ def options(argv: list[str]) -> tuple[dict[str, object], list[str]]:
         if flag == "-r":
             name, limits = value.split("=", 1)
             soft, _, hard = limits.partition(":")
-            opts["rlimits"].append((name, int(soft), int(hard or soft)))  # type: ignore[union-attr]
+            opts["rlimits"].append((name, int(soft), int(hard or soft)))  # type: ignore[attr-defined]
         elif flag == "-u":
             opts["uid"] = int(value)
         elif flag == "-p":
             opts["nproc"] = int(value)
         elif flag in ("-R", "-W"):
-            opts["read" if flag == "-R" else "write"].append(value)  # type: ignore[union-attr]
+            opts["read" if flag == "-R" else "write"].append(value)  # type: ignore[attr-defined]
         else:
             raise ValueError(f"unknown launcher option {flag}")
         i += 2

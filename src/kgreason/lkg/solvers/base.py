@@ -8,7 +8,7 @@ message. Exceptions are kept for misuse of the API and for a missing engine.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 #: "unavailable": the engine or the sandbox could not run at all (an infrastructure
 #: failure, never the program's fault).
@@ -76,7 +76,7 @@ class SolverResult:
     #: The program text that was handed to the engine (after any translation).
     program: str = ""
     #: Engine-specific extras (unsat core, sub-results of a multi-run question, ...).
-    details: dict[str, object] = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:

@@ -13,6 +13,7 @@ fired with these variable bindings", from which the derivation is rebuilt.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from kgreason.lkg.solvers.base import ProgramFormatError
 
@@ -123,7 +124,7 @@ def _tuple(items: object) -> str:
 
 
 def decode(
-    atoms: list[list[object]], program: HornProgram
+    atoms: list[list[Any]], program: HornProgram
 ) -> tuple[set[Atom], list[tuple[int, dict[str, str]]]]:
     """Worker JSON (`[name, [arg, ...]]` per shown atom) -> derived literals and fired rules."""
     derived: set[Atom] = set()

@@ -166,7 +166,8 @@ def load_ranker(path: Path, embedder: Embedder | None = None) -> PathRanker:
         from kgreason.embed.settings import EmbedSettings
 
         embedder = build_embedder(EmbedSettings(**spec["embedder"]))
-    dim = int(getattr(embedder, "dim", proj.mean.shape[0]))
+    dim = getattr(embedder, "dim", None)
+    dim = int(dim) if dim is not None else int(proj.mean.shape[0])
     if dim != proj.mean.shape[0]:
         raise RankerError(
             f"{path}: trained with {spec['embedder']} ({proj.mean.shape[0]} dims), "

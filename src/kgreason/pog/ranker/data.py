@@ -70,7 +70,8 @@ def template_split(
         h = hashlib.sha256(f"{seed}\x00{template}".encode()).digest()
         return int.from_bytes(h[:8], "big") / 2**64 < valid_fraction
 
-    train, valid = [], []
+    train: list[int] = []
+    valid: list[int] = []
     for i, q in enumerate(questions):
         (valid if side(q.template) else train).append(i)
     return train, valid

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from importlib import resources
 from pathlib import Path
+from typing import Literal
 
 from kgreason.embed.base import Embedder
 from kgreason.kg.base import KnowledgeGraph
@@ -58,6 +59,11 @@ def load_checked(path: Path, kg: KnowledgeGraph) -> tuple[PathRanker, list[str]]
     return ranker, warnings
 
 
+def _mode(settings: PoGSettings, llm_free: bool) -> Literal["learned", "combined"]:
+    """The ranker replaces SBERT ("learned") unless PoG asks for both ("combined")."""
+    return "combined" if settings.fuzzy_stage == "combined" and not llm_free else "learned"
+
+
 def build_selector(
     settings: PoGSettings, kg: KnowledgeGraph, embedder: Embedder, *, llm_free: bool
 ) -> tuple[FuzzySelector | None, list[str]]:
@@ -71,7 +77,7 @@ def build_selector(
         return None, []
     if choice == "hop-aligned":
         zs = HopAlignedRanker(embedder)
-        mode = "combined" if settings.fuzzy_stage == "combined" and not llm_free else "learned"
+        mode = _mode(settings, llm_free)
         return RankerSelector(zs, embedder, mode=mode, answers=False), []
     if choice == "auto":
         path = bundled_ranker_path()
@@ -89,5 +95,5 @@ def build_selector(
     else:
         path = Path(choice).expanduser()
     ranker, warnings = load_checked(path, kg)
-    mode = "combined" if settings.fuzzy_stage == "combined" and not llm_free else "learned"
+    mode = _mode(settings, llm_free)
     return RankerSelector(ranker, embedder, mode=mode), warnings

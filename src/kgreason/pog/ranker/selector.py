@@ -16,7 +16,7 @@ from typing import Literal, Protocol
 import numpy as np
 
 from kgreason.embed.base import Embedder
-from kgreason.pog.fuzzy import EMBED_MAX_ITEMS, EmbeddingCache, FuzzySelector, ScoredPath
+from kgreason.pog.fuzzy import EMBED_MAX_ITEMS, FuzzySelector, ScoredPath
 from kgreason.pog.render import render_path
 from kgreason.pog.types import ReasoningPath
 
@@ -39,7 +39,7 @@ class RankerSelector(FuzzySelector):
     def __init__(
         self,
         ranker: PathScorer,
-        embedder: Embedder | EmbeddingCache,
+        embedder: Embedder,
         *,
         mode: Literal["learned", "combined"] = "learned",
         weight: float = 0.5,

@@ -71,12 +71,20 @@ def answer_set(path: ReasoningPath, topics: Sequence[str]) -> tuple[str, ...]:
 
 def order_answers(ids: Sequence[str], names: dict[str, str]) -> list[str]:
     """Members of one answer set share the path's score; show them by name (stable)."""
-    return sorted(ids, key=lambda e: (names.get(e, e).lower(), e))
+
+    def key(e: str) -> tuple[str, str]:
+        return names.get(e, e).lower(), e
+
+    return sorted(ids, key=key)
 
 
 def first_answer(ids: Sequence[str], names: dict[str, str]) -> str | None:
     """order_answers(ids, names)[0] without sorting the whole set."""
-    return min(ids, key=lambda e: (names.get(e, e).lower(), e)) if ids else None
+
+    def key(e: str) -> tuple[str, str]:
+        return names.get(e, e).lower(), e
+
+    return min(ids, key=key) if ids else None
 
 
 def set_f1(got: frozenset[str] | set[str], gold: set[str]) -> tuple[float, bool]:
@@ -93,7 +101,7 @@ def all_triples(kg: KnowledgeGraph) -> list[Triple] | None:
     large to cluster whole."""
     graph = getattr(kg, "graph", None)
     if graph is not None and hasattr(kg, "triples_of"):
-        n = int(kg.manifest.counts.get("triples", 0))
+        n = int(kg.manifest.counts.get("triples", 0))  # type: ignore[attr-defined]
         if n > WHOLE_GRAPH_MAX_TRIPLES:
             return None
         return list(kg.triples_of(np.arange(n, dtype=np.int64)))  # type: ignore[attr-defined]
@@ -273,14 +281,14 @@ async def supervise(
         offsets.append(offsets[-1] + len(paths))
         if progress is not None:
             progress(n + 1)
-    k = len(SCALARS)
+    n_scalars = len(SCALARS)
     return SupervisedSet(
         list(questions),
         [mask_question(q.text, q.mentions) for q in questions],
         np.array(offsets, dtype=np.int64),
         np.concatenate(rels) if rels else np.zeros((0, 3), np.int64),
         np.concatenate(signs) if signs else np.zeros((0, 3), np.float32),
-        np.vstack(scal) if scal else np.zeros((0, k), np.float32),
+        np.vstack(scal) if scal else np.zeros((0, n_scalars), np.float32),
         np.array(f1s, dtype=np.float32),
         np.array(hits, dtype=bool),
         np.array(firsts, dtype=bool),

@@ -15,7 +15,7 @@ from kgreason.pog.ranker.supervision import SupervisedSet, supervise
 from kgreason.pog.ranker.train import TrainConfig, train
 
 #: the embedder the ranker's features use: the vendored static model (fast, always present)
-EMBEDDER = {"backend": "static"}
+EMBEDDER: dict[str, Any] = {"backend": "static"}
 
 Tick = Callable[[str, int, int], None]
 
@@ -92,7 +92,7 @@ async def run_training(s: Settings, req: TrainRequest, tick: Tick) -> dict[str, 
         "history": res.history,
     }
     relations = next((p["relations"] for p in parts if p.get("relations")), sup.vocab)
-    sources = next((p["sources_sha256"] for p in parts if p.get("sources_sha256")), [])
+    sources: list[str] = next((p["sources_sha256"] for p in parts if p.get("sources_sha256")), [])
     meta = {
         "embedder": EMBEDDER,
         "kg": {

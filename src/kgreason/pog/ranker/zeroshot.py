@@ -18,54 +18,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kgreason.embed.base import Embedder
+from kgreason.pog.linking import QUESTION_STOPWORDS
 from kgreason.pog.ranker.features import MASK, mask_question, path_keys, relation_text
 from kgreason.pog.types import ReasoningPath
 
 _WORD = re.compile(r"[a-z][a-z'-]+")
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "in",
-        "on",
-        "at",
-        "to",
-        "for",
-        "by",
-        "with",
-        "from",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "how",
-        "is",
-        "are",
-        "was",
-        "were",
-        "did",
-        "do",
-        "does",
-        "be",
-        "been",
-        "that",
-        "this",
-        "these",
-        "those",
-        "and",
-        "or",
-        "x",
-        "also",
-        "has",
-        "have",
-        "had",
-    ]
-)
+_STOP = QUESTION_STOPWORDS | {"x", "also", "has", "have", "had"}
 
 
 def content_words(question: str) -> list[str]:
