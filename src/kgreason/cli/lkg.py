@@ -125,17 +125,15 @@ def query_command(
     s = settings(ctx, **embedder_override(embedder)).settings
     store = _open(directory)
     opts = parse_options(options)
-    embedder = make_embedder(s, embed)
+    emb = make_embedder(s, embed)
     as_json = want_json(ctx, json_out)
     if solve:
         solve_llm = make_llm(s, "`kgreason lkg query --solve`", no_cache=no_cache)
-        r = asyncio.run(
-            SymbolLKG(solve_llm, embedder, s.lkg).asolve("", question, opts, store=store)
-        )
+        r = asyncio.run(SymbolLKG(solve_llm, emb, s.lkg).asolve("", question, opts, store=store))
         show_result(r, as_json)
         return
     llm = maybe_llm(s, no_cache=no_cache)
-    pipe = SymbolLKG(llm, embedder, s.lkg)
+    pipe = SymbolLKG(llm, emb, s.lkg)
     sub = asyncio.run(pipe.retriever(store, llm).retrieve(question))
     if as_json:
         emit_json(sub.model_dump(mode="json"))
