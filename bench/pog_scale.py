@@ -45,9 +45,9 @@ STAGES = ("subgraph", "clustering", "reduction", "paths", "total")
 def prepare(n: int, seed: int, work: Path, sparql: bool) -> Path:
     """Generate and build once per (size, seed); returns the directory."""
     d = work / f"n{n}-s{seed}"
-    if (d / "store").exists() and (d / "questions.json").exists():
-        if not sparql or (d / "oxigraph").exists():
-            return d
+    have = (d / "store").exists() and (d / "questions.json").exists()
+    if have and (not sparql or (d / "oxigraph").exists()):
+        return d
     d.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     kg = synth_kg(n, seed)
@@ -58,6 +58,7 @@ def prepare(n: int, seed: int, work: Path, sparql: bool) -> Path:
     (d / "questions.json").write_text(json.dumps([q.__dict__ for q in qs]))
     if sparql and not (d / "oxigraph").exists():
         import pyoxigraph as ox
+
         from kg_bench_sparql import NS
 
         with open(d / "kg.tsv") as f, open(d / "kg.nt", "w") as out:
@@ -77,7 +78,7 @@ def pct(xs: list[float], q: float) -> float:
     if not xs:
         return float("nan")
     s = sorted(xs)
-    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+    return s[min(len(s) - 1, round(q * (len(s) - 1)))]
 
 
 async def run_question(kg: StoreKG, q: dict, settings: PoGSettings) -> dict:
@@ -115,6 +116,7 @@ async def run_question(kg: StoreKG, q: dict, settings: PoGSettings) -> dict:
 
 def sparql_subgraph(d: Path, qs: list[dict], settings: PoGSettings) -> list[float]:
     import pyoxigraph as ox
+
     from kg_bench_sparql import sparql_expand
 
     store = ox.Store.read_only(str(d / "oxigraph"))
@@ -128,7 +130,7 @@ def sparql_subgraph(d: Path, qs: list[dict], settings: PoGSettings) -> list[floa
 
 def measure(d: Path, args: argparse.Namespace) -> None:
     """Runs in its own process so ru_maxrss is the measuring process's peak."""
-    qs = json.loads((d / "questions.json").read_text())[: args.limit]
+    qs = json.loads((d / "questions.json").read_text())[:: args.every][: args.limit]
     settings = PoGSettings()
     kg = StoreKG(d / "store")
     asyncio.run(run_question(kg, qs[0], settings))  # warm the memory maps' first pages
@@ -192,6 +194,7 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=Path("/tmp/kgreason-scale"))
     ap.add_argument("--sparql-max", type=int, default=1_000_000)
     ap.add_argument("--limit", type=int, default=150)
+    ap.add_argument("--every", type=int, default=1, help="every k-th question (a sample)")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -201,6 +204,7 @@ def main() -> None:
     for n in [int(x) for x in args.sizes.split(",")]:
         d = prepare(n, args.seed, args.work, n <= args.sparql_max)
         cmd = [sys.executable, __file__, "--measure", str(d), "--limit", str(args.limit)]
+        cmd += ["--every", str(args.every)]
         subprocess.run(cmd + (["--profile"] if args.profile else []), check=True)
 
 

@@ -61,7 +61,12 @@ class SynthKG:
                     "".join(
                         f"{a1}_{b1}\t{c1}\t{d1}_{e1}\n"
                         for a1, b1, c1, d1, e1 in zip(
-                            hn.tolist(), h.tolist(), rn.tolist(), tt.tolist(), t.tolist(), strict=True
+                            hn.tolist(),
+                            h.tolist(),
+                            rn.tolist(),
+                            tt.tolist(),
+                            t.tolist(),
+                            strict=True,
                         )
                     )
                 )
