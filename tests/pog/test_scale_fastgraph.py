@@ -46,7 +46,9 @@ def _same(store, mem, topics, settings):
     assert isinstance(a.clustered, ArrayClusteredGraph)
     assert not isinstance(b.clustered, ArrayClusteredGraph)
     assert a.stats == b.stats
-    assert a.bounds_hit == b.bounds_hit
+    # the store also says what the cut left out (a suffix the generic path cannot give)
+    assert [x.split("; cut at hop")[0] for x in a.bounds_hit] == b.bounds_hit
+    assert all("; cut at hop" in x for x in a.bounds_hit)
     assert list(a.subgraph.triples) == list(b.subgraph.triples)
     assert a.subgraph.unknown_topics == b.subgraph.unknown_topics
     assert a.clustered.entities() == b.clustered.entities()

@@ -67,6 +67,8 @@ class QuestionSubgraph:
     truncation_reason: str = ""
     #: topic ids the KG does not know (no name and no edge)
     unknown_topics: list[str] = field(default_factory=list)
+    #: what the bound left out, when the backend can tell (local stores)
+    cut_detail: str = ""
 
     def entities(self) -> set[str]:
         out = set(self.topics)
@@ -78,7 +80,8 @@ class QuestionSubgraph:
     def bounds_hit(self) -> list[str]:
         if not self.truncated:
             return []
-        return [f"subgraph: {self.truncation_reason or 'truncated'} (depth {self.depth})"]
+        detail = f"; {self.cut_detail}" if self.cut_detail else ""
+        return [f"subgraph: {self.truncation_reason or 'truncated'} (depth {self.depth}){detail}"]
 
 
 async def detect_subgraph(
@@ -129,4 +132,9 @@ def detect_subgraph_store(
         truncation_reason=res.reason,
         unknown_topics=unknown,
     )
+    if res.truncated:
+        sub.cut_detail = (
+            f"cut at hop {res.cut_hop}: up to {res.unread_edges:,} edges of that hop not read"
+            + (f", hops {res.cut_hop + 1}..{d} not explored" if res.cut_hop < d else "")
+        )
     return sub, eids
