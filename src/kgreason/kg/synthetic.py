@@ -156,7 +156,8 @@ def synth_questions(
             if len(cand_pos) == 0:
                 break
             rr = int(rel[cand_pos[rng.integers(len(cand_pos))]])
-            sel = cand_pos[rel[cand_pos] == rr]
+            every = np.concatenate([np.arange(ptr[v], ptr[v + 1]) for v in cur])
+            sel = every[rel[every] == rr]
             cur = np.unique(dst[sel])
             cur = cur[cur != start]
             chain.append((kg.relation(rr), True))
