@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 import numpy as np
 
 from kgreason.kg.base import Triple
+from kgreason.kg.store.build_index import ranges
 from kgreason.pog.clustering import ClusteredGraph, Key
 
 
@@ -132,6 +133,33 @@ class ArrayClusteredGraph(ClusteredGraph):
         out: dict[Key, tuple[str, ...]] = {}
         self._groups(self.optr, self.orel, self.odst, u, True, out)
         self._groups(self.iptr, self.irel, self.isrc, u, False, out)
+        return out
+
+    def expand_all(self, nodes: Iterable[str]) -> dict[Key, set[str]]:
+        """ClusteredGraph.expand_all; a large set in one vectorised gather (per key, not per
+        member or edge), a small one through the cached per-node entries."""
+        nodes = nodes if isinstance(nodes, (set, frozenset, list, tuple)) else list(nodes)
+        if len(nodes) <= 8:
+            return super().expand_all(nodes)
+        index = self.index
+        u = np.array([index[n] for n in nodes if n in index], dtype=np.int64)
+        parts = []
+        for ptr, rel, nbr, fwd in (
+            (self.optr, self.orel, self.odst, 1),
+            (self.iptr, self.irel, self.isrc, 0),
+        ):
+            pos = ranges(ptr[u], ptr[u + 1] - ptr[u])
+            parts.append((rel[pos] * 2 + fwd) * len(self.names) + nbr[pos])
+        codes = np.unique(np.concatenate(parts))
+        key, nb = np.divmod(codes, len(self.names))
+        cuts = np.flatnonzero(key[1:] != key[:-1]) + 1
+        starts, ends = [0, *cuts.tolist()], [*cuts.tolist(), len(key)]
+        names = self.names[nb].tolist()
+        rel_names = self.rel_names
+        out: dict[Key, set[str]] = {}
+        for a, b in zip(starts, ends, strict=True):
+            k = int(key[a])
+            out[(rel_names[k >> 1], bool(k & 1))] = set(names[a:b])
         return out
 
     # --- whole-graph operations, vectorised ------------------------------------------
