@@ -130,18 +130,22 @@ def sparql_subgraph(d: Path, qs: list[dict], settings: PoGSettings) -> list[floa
 
 def measure(d: Path, args: argparse.Namespace) -> None:
     """Runs in its own process so ru_maxrss is the measuring process's peak."""
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[attr-defined]
     qs = json.loads((d / "questions.json").read_text())[:: args.every][: args.limit]
     settings = PoGSettings()
     kg = StoreKG(d / "store")
     asyncio.run(run_question(kg, qs[0], settings))  # warm the memory maps' first pages
     prof = cProfile.Profile() if args.profile else None
     rows = []
-    for q in qs:
+    for i, q in enumerate(qs):
         if prof:
             prof.enable()
         rows.append(asyncio.run(run_question(kg, q, settings)))
         if prof:
             prof.disable()
+        if args.verbose:
+            t = {k: round(v * 1000) for k, v in rows[-1]["times"].items()}
+            print(f"  q{i} topics={len(q['topics'])} hub={q['hub']} ms={t}", file=sys.stderr)
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     c = kg.manifest.counts
     print(f"\n=== {c['triples']:,} triples, {c['entities']:,} entities ({d.name}) ===")
@@ -196,6 +200,7 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=150)
     ap.add_argument("--every", type=int, default=1, help="every k-th question (a sample)")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("-v", "--verbose", action="store_true", help="per-question times")
     ap.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.measure:
@@ -204,7 +209,7 @@ def main() -> None:
     for n in [int(x) for x in args.sizes.split(",")]:
         d = prepare(n, args.seed, args.work, n <= args.sparql_max)
         cmd = [sys.executable, __file__, "--measure", str(d), "--limit", str(args.limit)]
-        cmd += ["--every", str(args.every)]
+        cmd += ["--every", str(args.every)] + (["-v"] if args.verbose else [])
         subprocess.run(cmd + (["--profile"] if args.profile else []), check=True)
 
 
