@@ -18,10 +18,12 @@ from dataclasses import dataclass, field
 
 from kgreason.kg.base import KnowledgeGraph
 from kgreason.kg.inverses import fold_inverse_triples, known_inverses
+from kgreason.kg.store.kg import StoreKG
 from kgreason.pog.clustering import ClusteredGraph
+from kgreason.pog.fastgraph import from_store
 from kgreason.pog.reduction import Reduction, reduce_graph
 from kgreason.pog.settings import PoGSettings
-from kgreason.pog.subgraph import QuestionSubgraph, detect_subgraph
+from kgreason.pog.subgraph import QuestionSubgraph, detect_subgraph, detect_subgraph_store
 from kgreason.pog.types import SubgraphStats
 
 
@@ -51,17 +53,27 @@ async def prepare_graph(
     topics = tuple(dict.fromkeys(topic_ids))
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    sub = await detect_subgraph(kg, topics, settings)
+    # a local store with plain PoG takes the integer-array path (pog/fastgraph.py): same
+    # graph, no Triple objects; PoG-E's per-pair sampling and remote KGs keep the generic one
+    fast = isinstance(kg, StoreKG) and settings.variant == "pog"
+    if fast:
+        sub, eids = detect_subgraph_store(kg, topics, settings)
+    else:
+        sub = await detect_subgraph(kg, topics, settings)
     t1 = time.perf_counter()
     timings["subgraph"] = t1 - t0
     # an explicit inverse edge (r_inverse, owl:inverseOf, exact mirror) beside its mirror is
     # the same fact: one hop, not two parallel edges (kgreason.kg.inverses)
-    clustered = ClusteredGraph.from_triples(
-        fold_inverse_triples(sub.triples, known_inverses(kg)),
-        variant=settings.variant,
-        seed=settings.seed,
-        isolated=topics,
-    )
+    clustered: ClusteredGraph
+    if fast:
+        clustered = from_store(kg, eids, topics, known_inverses(kg))
+    else:
+        clustered = ClusteredGraph.from_triples(
+            fold_inverse_triples(sub.triples, known_inverses(kg)),
+            variant=settings.variant,
+            seed=settings.seed,
+            isolated=topics,
+        )
     t2 = time.perf_counter()
     timings["clustering"] = t2 - t1
     max_len = reduce_max_len if reduce_max_len is not None else len(topics) * settings.d_max
@@ -69,7 +81,7 @@ async def prepare_graph(
     timings["reduction"] = time.perf_counter() - t2
     stats = SubgraphStats(
         triples=len(sub.triples),
-        entities=len(sub.entities()),
+        entities=clustered.subgraph_entities(topics) if fast else len(sub.entities()),
         reduced_triples=red.triples_after,
         reduced_entities=red.entities_after,
         clustered_edges=red.graph.clustered_edge_count(),

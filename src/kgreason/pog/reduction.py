@@ -27,7 +27,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from kgreason.pog.clustering import ClusteredGraph
+from kgreason.pog.fastgraph import ArrayClusteredGraph, prune_dead_ends_mask
 
 
 @dataclass
@@ -44,6 +47,8 @@ class Reduction:
 
 def bfs_distances(graph: ClusteredGraph, source: str, max_depth: int) -> dict[str, int]:
     """Undirected hop distance from `source` to every node within `max_depth`."""
+    if isinstance(graph, ArrayClusteredGraph):
+        return graph.distances(source, max_depth)
     dist = {source: 0}
     frontier = [source]
     for d in range(1, max_depth + 1):
@@ -89,6 +94,8 @@ def reduce_graph(graph: ClusteredGraph, topics: Sequence[str], *, max_len: int) 
             reduced=False,
             note="fewer than two topic entities in the subgraph: neighbourhood kept whole",
         )
+    if isinstance(graph, ArrayClusteredGraph):
+        return _reduce_arrays(graph, present, max_len, n_ent, n_tri)
     dists = [bfs_distances(graph, t, max_len) for t in present]
     keep: set[str] = set(present)
     connected = False
@@ -111,6 +118,47 @@ def reduce_graph(graph: ClusteredGraph, topics: Sequence[str], *, max_len: int) 
             note=f"topic entities not connected within {max_len} hops: subgraph kept whole",
         )
     reduced = graph.restrict(_prune_dead_ends(graph, keep, set(present)))
+    return Reduction(
+        reduced,
+        n_ent,
+        len(reduced.entities()),
+        n_tri,
+        reduced.triple_count(),
+        reduced=True,
+        note=f"kept nodes on paths of length <= {max_len} connecting topic entities",
+    )
+
+
+def _reduce_arrays(
+    graph: ArrayClusteredGraph, present: list[str], max_len: int, n_ent: int, n_tri: int
+) -> Reduction:
+    """reduce_graph on local-id arrays: the same keep set, vectorised (no per-node loop)."""
+    und = graph.undirected()
+    ids = [graph.index.get(t) for t in present]
+    dists = [graph.local_distances(u, max_len, und) if u is not None else None for u in ids]
+    keep = np.zeros(len(graph.names), dtype=bool)
+    topics = np.array([u for u in ids if u is not None], dtype=np.int64)
+    keep[topics] = True
+    connected = False
+    for i in range(len(present)):
+        for j in range(i + 1, len(present)):
+            di, dj = dists[i], dists[j]
+            if di is None or dj is None or di[ids[j]] < 0:
+                continue
+            connected = True
+            keep |= (di >= 0) & (dj >= 0) & (di + dj <= max_len)
+    if not connected:
+        return Reduction(
+            graph,
+            n_ent,
+            n_ent,
+            n_tri,
+            n_tri,
+            reduced=False,
+            note=f"topic entities not connected within {max_len} hops: subgraph kept whole",
+        )
+    reduced = graph.restrict_mask(prune_dead_ends_mask(graph, keep, topics))
+    reduced.isolated = reduced.isolated | frozenset(t for t in present if t not in graph.index)
     return Reduction(
         reduced,
         n_ent,

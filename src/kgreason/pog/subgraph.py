@@ -11,11 +11,47 @@ API:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, overload
+
+import numpy as np
 
 from kgreason.kg.base import KnowledgeGraph, Triple
 from kgreason.pog.settings import PoGSettings
+
+if TYPE_CHECKING:
+    from kgreason.kg.store.kg import StoreKG
+
+
+class StoreTriples(Sequence[Triple]):
+    """A store subgraph's triples as edge ids; Triple objects (sorted) are built only when
+    someone reads them, since the array fast path (pog/fastgraph.py) never needs them."""
+
+    def __init__(self, kg: StoreKG, eids: np.ndarray):
+        self.kg, self.eids = kg, eids
+        self._rows: list[Triple] | None = None
+
+    def _all(self) -> list[Triple]:
+        if self._rows is None:
+            self._rows = self.kg.triples_of(self.eids, sort=True)
+        return self._rows
+
+    def __len__(self) -> int:
+        return len(self.eids)
+
+    @overload
+    def __getitem__(self, i: int) -> Triple: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Triple]: ...
+    def __getitem__(self, i: int | slice) -> Triple | list[Triple]:
+        return self._all()[i]
+
+    def __iter__(self) -> Iterator[Triple]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        return list(self._all()) == other if isinstance(other, list) else other is self
 
 
 class EmptySubgraphError(ValueError):
@@ -25,12 +61,14 @@ class EmptySubgraphError(ValueError):
 @dataclass
 class QuestionSubgraph:
     topics: tuple[str, ...]
-    triples: list[Triple]
+    triples: Sequence[Triple]
     depth: int
     truncated: bool = False
     truncation_reason: str = ""
     #: topic ids the KG does not know (no name and no edge)
     unknown_topics: list[str] = field(default_factory=list)
+    #: what the bound left out, when the backend can tell (local stores)
+    cut_detail: str = ""
 
     def entities(self) -> set[str]:
         out = set(self.topics)
@@ -42,7 +80,8 @@ class QuestionSubgraph:
     def bounds_hit(self) -> list[str]:
         if not self.truncated:
             return []
-        return [f"subgraph: {self.truncation_reason or 'truncated'} (depth {self.depth})"]
+        detail = f"; {self.cut_detail}" if self.cut_detail else ""
+        return [f"subgraph: {self.truncation_reason or 'truncated'} (depth {self.depth}){detail}"]
 
 
 async def detect_subgraph(
@@ -71,3 +110,31 @@ async def detect_subgraph(
         truncation_reason=sub.truncation_reason,
         unknown_topics=unknown,
     )
+
+
+def detect_subgraph_store(
+    kg: StoreKG, topic_ids: Sequence[str], settings: PoGSettings, *, depth: int | None = None
+) -> tuple[QuestionSubgraph, np.ndarray]:
+    """detect_subgraph on a local store without building Triple objects: the same edges
+    (CSRGraph.expand is MemoryKG.expand's rule), returned as edge ids beside the subgraph."""
+    topics = tuple(dict.fromkeys(topic_ids))
+    d = settings.d_max if depth is None else depth
+    nodes = kg.node_ids(list(topics))
+    res = kg.graph.expand(nodes[nodes >= 0], d, settings.max_subgraph_triples)
+    eids = np.sort(res.eids)
+    # a topic without edges is still known when the store has its name
+    unknown = [x for x, k in zip(topics, (nodes >= 0).tolist(), strict=True) if not k]
+    sub = QuestionSubgraph(
+        topics=topics,
+        triples=StoreTriples(kg, eids),
+        depth=d,
+        truncated=res.truncated,
+        truncation_reason=res.reason,
+        unknown_topics=unknown,
+    )
+    if res.truncated:
+        sub.cut_detail = (
+            f"cut at hop {res.cut_hop}: up to {res.unread_edges:,} edges of that hop not read"
+            + (f", hops {res.cut_hop + 1}..{d} not explored" if res.cut_hop < d else "")
+        )
+    return sub, eids

@@ -41,6 +41,11 @@ class Expansion:
     eids: np.ndarray  # edge ids in discovery order
     truncated: bool
     reason: str = ""
+    #: when truncated: the hop (1-based) that was cut and how many edge slots of that hop's
+    #: frontier were not read (an upper bound on the triples the cut left out at that hop;
+    #: farther hops were not explored at all)
+    cut_hop: int = 0
+    unread_edges: int = 0
 
 
 def _first_occurrences(values: np.ndarray, scratch: np.ndarray) -> np.ndarray:
@@ -148,20 +153,27 @@ class CSRGraph:
         node_scratch = np.empty(self.n_nodes, dtype=np.int32)
         found: list[np.ndarray] = []
         count = 0
-        for _ in range(depth):
+        for level in range(depth):
             nxt: list[np.ndarray] = []
+            dout, din = self.degree(frontier)
+            level_edges, read = int(dout.sum() + din.sum()), 0
             for chunk in self._chunks(frontier, max(CHUNK_EDGES, 2 * (max_triples - count))):
                 pos, owner = self.positions(chunk)
                 a = 0
                 while a < len(pos):  # slices, so a hub's edges are read only as far as needed
                     b = a + max(CHUNK_EDGES, 2 * (max_triples - count))
                     ed = self.gather(pos[a:b], owner[a:b])
+                    read += len(pos[a:b])
                     a = b
                     new = _first_occurrences(ed.eid[~seen[ed.eid]], edge_scratch)
                     if count + len(new) > max_triples:
                         found.append(new[: max_triples - count])
                         return Expansion(
-                            np.concatenate(found), True, f"max_triples={max_triples} reached"
+                            np.concatenate(found),
+                            True,
+                            f"max_triples={max_triples} reached",
+                            level + 1,
+                            level_edges - read + len(new) - (max_triples - count),
                         )
                     seen[new] = True
                     count += len(new)

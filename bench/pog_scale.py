@@ -1,0 +1,217 @@
+"""PoG's graph stages at scale (issue 15): synthetic skewed KGs, LLM-free graph side.
+
+    python bench/pog_scale.py --sizes 1000000,10000000 [--work /tmp/kgreason-scale]
+    python bench/pog_scale.py --sizes 10000000 --profile      # cProfile top 10 as well
+
+Per size: generate the KG (kgreason.kg.synthetic, seed 0) and its questions (105 single-topic,
+45 two-topic), build a store (cached in --work), then in a fresh process open the store and
+run, per question, what `kgreason ask --kg ... --topic ...` runs before fuzzy ranking:
+prepare_graph (subgraph, clustering, reduction) and order_free_paths. Prints per-stage p50 /
+p95 ms, subgraph sizes, how often a bound cut the subgraph / the path search, whether a gold
+answer is in the reduced subgraph and on a candidate path, peak RSS (ru_maxrss of the
+measuring process, which only opens the store), and the subgraph step through SPARQL
+(pyoxigraph, embedded, same triples, same depth and bound; batched VALUES queries as an
+endpoint client) for sizes <= --sparql-max, as a ratio to the store's all-stage time.
+Fuzzy ranking (embedder) is not included: it is measured by bench/pog_fuzzy_stage.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import json
+import pstats
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from kgreason.kg.loaders import Source
+from kgreason.kg.store import StoreKG, build_store
+from kgreason.kg.synthetic import synth_kg, synth_questions
+from kgreason.pog.graph import prepare_graph
+from kgreason.pog.order_free import order_free_paths
+from kgreason.pog.settings import PoGSettings
+
+STAGES = ("subgraph", "clustering", "reduction", "paths", "total")
+
+
+def prepare(n: int, seed: int, work: Path, sparql: bool) -> Path:
+    """Generate and build once per (size, seed); returns the directory."""
+    d = work / f"n{n}-s{seed}"
+    have = (d / "store").exists() and (d / "questions.json").exists()
+    if have and (not sparql or (d / "oxigraph").exists()):
+        return d
+    d.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    kg = synth_kg(n, seed)
+    qs = synth_questions(kg, 105, 45, seed)
+    if not (d / "store").exists():
+        kg.write_tsv(d / "kg.tsv")
+        build_store([Source(d / "kg.tsv")], d / "store")
+    (d / "questions.json").write_text(json.dumps([q.__dict__ for q in qs]))
+    if sparql and not (d / "oxigraph").exists():
+        import pyoxigraph as ox
+
+        from kg_bench_sparql import NS
+
+        with open(d / "kg.tsv") as f, open(d / "kg.nt", "w") as out:
+            for line in f:
+                h, r, t = line.rstrip("\n").split("\t")
+                out.write(f"<{NS}{h}> <{NS}{r}> <{NS}{t}> .\n")
+        store = ox.Store(str(d / "oxigraph"))
+        store.bulk_load(path=str(d / "kg.nt"), format=ox.RdfFormat.N_TRIPLES)
+        store.flush()
+        del store
+        (d / "kg.nt").unlink()
+    print(f"  prepared {d} in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    return d
+
+
+def pct(xs: list[float], q: float) -> float:
+    if not xs:
+        return float("nan")
+    s = sorted(xs)
+    return s[min(len(s) - 1, round(q * (len(s) - 1)))]
+
+
+async def run_question(kg: StoreKG, q: dict, settings: PoGSettings) -> dict:
+    t0 = time.perf_counter()
+    prep = await prepare_graph(kg, q["topics"], settings)
+    t1 = time.perf_counter()
+    search = order_free_paths(
+        prep.graph,
+        list(prep.topics),
+        d_max=settings.d_max,
+        max_paths=settings.max_paths,
+        reference=list(prep.topics),
+    )
+    t2 = time.perf_counter()
+    gold = set(q["answers"])
+    ends = set()
+    for p in search.paths:
+        if p.hops:
+            ends.update(p.hops[-1].dst)
+    times = dict(prep.timings_s)
+    times["paths"] = t2 - t1
+    times["total"] = t2 - t0
+    return {
+        "times": times,
+        "triples": prep.stats.triples,
+        "reduced_triples": prep.stats.reduced_triples,
+        "cut": bool(prep.bounds_hit),
+        "cut_detail": prep.bounds_hit,
+        "path_bound": search.bound_hit,
+        "gold_reduced": bool(gold & prep.graph.entities()),
+        "gold_path": bool(gold & ends),
+        "n_paths": len(search.paths),
+    }
+
+
+def sparql_subgraph(d: Path, qs: list[dict], settings: PoGSettings) -> list[float]:
+    import pyoxigraph as ox
+
+    from kg_bench_sparql import sparql_expand
+
+    store = ox.Store.read_only(str(d / "oxigraph"))
+    out = []
+    for q in qs:
+        t0 = time.perf_counter()
+        sparql_expand(store, q["topics"], settings.d_max, settings.max_subgraph_triples)
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def measure(d: Path, args: argparse.Namespace) -> None:
+    """Runs in its own process so ru_maxrss is the measuring process's peak."""
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[attr-defined]
+    qs = json.loads((d / "questions.json").read_text())[:: args.every][: args.limit]
+    settings = PoGSettings()
+    kg = StoreKG(d / "store")
+    asyncio.run(run_question(kg, qs[0], settings))  # warm the memory maps' first pages
+    prof = cProfile.Profile() if args.profile else None
+    rows = []
+    for i, q in enumerate(qs):
+        if prof:
+            prof.enable()
+        rows.append(asyncio.run(run_question(kg, q, settings)))
+        if prof:
+            prof.disable()
+        if args.verbose:
+            t = {k: round(v * 1000) for k, v in rows[-1]["times"].items()}
+            print(f"  q{i} topics={len(q['topics'])} hub={q['hub']} ms={t}", file=sys.stderr)
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    c = kg.manifest.counts
+    print(f"\n=== {c['triples']:,} triples, {c['entities']:,} entities ({d.name}) ===")
+    groups = {"single": [], "two-topic": []}
+    for q, r in zip(qs, rows, strict=True):
+        groups["single" if len(q["topics"]) == 1 else "two-topic"].append((q, r))
+    for name, grp in groups.items():
+        if not grp:
+            continue
+        rs = [r for _, r in grp]
+        print(f"-- {name}: {len(rs)} questions ({sum(q['hub'] for q, _ in grp)} with a hub topic)")
+        for st in STAGES:
+            xs = [r["times"][st] * 1000 for r in rs]
+            print(f"   {st:<11} p50 {pct(xs, 0.5):9.1f} ms   p95 {pct(xs, 0.95):9.1f} ms")
+        tri = [r["triples"] for r in rs]
+        red = [r["reduced_triples"] for r in rs]
+        print(
+            f"   subgraph triples p50 {statistics.median(tri):,.0f} p95 {pct(tri, 0.95):,.0f};"
+            f" reduced p50 {statistics.median(red):,.0f}"
+        )
+        print(
+            f"   subgraph bound cut: {sum(r['cut'] for r in rs)}/{len(rs)};"
+            f" path bound hit: {sum(r['path_bound'] for r in rs)}/{len(rs)};"
+            f" gold in reduced subgraph {sum(r['gold_reduced'] for r in rs)}/{len(rs)};"
+            f" gold on a candidate path {sum(r['gold_path'] for r in rs)}/{len(rs)}"
+        )
+        cuts = [r["cut_detail"] for r in rs if r["cut"]]
+        if cuts:
+            print(f"   e.g. {cuts[0]}")
+    print(f"peak RSS (measuring process): {rss_mb:,.0f} MB")
+    if (d / "oxigraph").exists():
+        sp = sparql_subgraph(d, qs, settings)
+        tot = [r["times"]["total"] for r in rows]
+        sub = [r["times"]["subgraph"] for r in rows]
+        print(
+            f"SPARQL (pyoxigraph) subgraph step p50 {pct(sp, 0.5) * 1000:.1f} ms p95"
+            f" {pct(sp, 0.95) * 1000:.1f} ms; ratio SPARQL subgraph / store subgraph (p50)"
+            f" {pct(sp, 0.5) / pct(sub, 0.5):.1f}x; / store all stages (p50)"
+            f" {pct(sp, 0.5) / pct(tot, 0.5):.1f}x"
+        )
+    if prof:
+        print("cProfile top 10 (tottime):")
+        pstats.Stats(prof).sort_stats("tottime").print_stats(10)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", default="1000000,10000000")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--work", type=Path, default=Path("/tmp/kgreason-scale"))
+    ap.add_argument("--sparql-max", type=int, default=1_000_000)
+    ap.add_argument("--limit", type=int, default=150)
+    ap.add_argument("--every", type=int, default=1, help="every k-th question (a sample)")
+    ap.add_argument("--profile", action="store_true")
+    ap.add_argument("-v", "--verbose", action="store_true", help="per-question times")
+    ap.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.measure:
+        measure(args.measure, args)
+        return
+    for n in [int(x) for x in args.sizes.split(",")]:
+        d = prepare(n, args.seed, args.work, n <= args.sparql_max)
+        cmd = [sys.executable, __file__, "--measure", str(d), "--limit", str(args.limit)]
+        cmd += ["--every", str(args.every)] + (["-v"] if args.verbose else [])
+        subprocess.run(cmd + (["--profile"] if args.profile else []), check=True)
+
+
+if __name__ == "__main__":
+    main()
