@@ -87,7 +87,7 @@ class ArrayClusteredGraph(ClusteredGraph):
         self.iptr, self.irel, self.isrc = _csr(t, r, h, n)
         self.degree = np.diff(self.optr) + np.diff(self.iptr)
         self.variant = "pog"
-        self.adj = _LazyAdj(self)
+        self.adj = _LazyAdj(self)  # type: ignore[assignment]  # a lazy Mapping in place of the dict
         self.isolated = frozenset(i for i in isolated if i not in self.adj)
 
     @classmethod
@@ -259,14 +259,14 @@ def fold_inverse_arrays(
     pairs = name_pairs(names)
     pairs.update({k: v for k, v in inverse_of.items() if k in names})
     keep = np.ones(len(h), dtype=bool)
-    pairs = {names[k]: names[v] for k, v in pairs.items() if k in names and v in names}
-    if not pairs:
+    ids = {names[k]: names[v] for k, v in pairs.items() if k in names and v in names}
+    if not ids:
         return keep
     m = len(rel_names)
     n = int(max(h.max(initial=0), t.max(initial=0))) + 1
     codes = np.unique((h * m + r) * n + t)
     inv = np.full(m, -1, dtype=np.int64)
-    inv[list(pairs)] = list(pairs.values())
+    inv[list(ids)] = list(ids.values())
     cand = np.flatnonzero(inv[r] >= 0)
     mirror = (t[cand] * m + inv[r[cand]]) * n + h[cand]
     keep[cand[np.isin(mirror, codes)]] = False

@@ -55,9 +55,9 @@ async def prepare_graph(
     t0 = time.perf_counter()
     # a local store with plain PoG takes the integer-array path (pog/fastgraph.py): same
     # graph, no Triple objects; PoG-E's per-pair sampling and remote KGs keep the generic one
-    fast = isinstance(kg, StoreKG) and settings.variant == "pog"
-    if fast:
-        sub, eids = detect_subgraph_store(kg, topics, settings)
+    store = kg if isinstance(kg, StoreKG) and settings.variant == "pog" else None
+    if store is not None:
+        sub, eids = detect_subgraph_store(store, topics, settings)
     else:
         sub = await detect_subgraph(kg, topics, settings)
     t1 = time.perf_counter()
@@ -65,8 +65,9 @@ async def prepare_graph(
     # an explicit inverse edge (r_inverse, owl:inverseOf, exact mirror) beside its mirror is
     # the same fact: one hop, not two parallel edges (kgreason.kg.inverses)
     clustered: ClusteredGraph
-    if fast:
-        clustered = from_store(kg, eids, topics, known_inverses(kg))
+    fast_graph = None
+    if store is not None:
+        clustered = fast_graph = from_store(store, eids, topics, known_inverses(kg))
     else:
         clustered = ClusteredGraph.from_triples(
             fold_inverse_triples(sub.triples, known_inverses(kg)),
@@ -81,7 +82,9 @@ async def prepare_graph(
     timings["reduction"] = time.perf_counter() - t2
     stats = SubgraphStats(
         triples=len(sub.triples),
-        entities=clustered.subgraph_entities(topics) if fast else len(sub.entities()),
+        entities=(
+            fast_graph.subgraph_entities(topics) if fast_graph is not None else len(sub.entities())
+        ),
         reduced_triples=red.triples_after,
         reduced_entities=red.entities_after,
         clustered_edges=red.graph.clustered_edge_count(),
