@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from kgreason.lkg.solvers.base import ProgramFormatError
@@ -97,6 +99,15 @@ class _Parser:
         self.notes: list[str] = []
         self.depth = 0
 
+    @contextmanager
+    def nested(self) -> Iterator[None]:
+        """One level deeper for the body of the `with`: bounds recursion on hostile input."""
+        self.nest()
+        try:
+            yield
+        finally:
+            self.depth -= 1
+
     def nest(self) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
@@ -144,11 +155,8 @@ class _Parser:
         return left
 
     def unary(self) -> Formula:
-        self.nest()
-        try:
+        with self.nested():
             return self._unary()
-        finally:
-            self.depth -= 1
 
     def _unary(self) -> Formula:
         tok = self.peek()
@@ -192,11 +200,8 @@ class _Parser:
         return Formula("pred", name=left.name, args=left.args)
 
     def term(self) -> Term:
-        self.nest()
-        try:
+        with self.nested():
             return self._term()
-        finally:
-            self.depth -= 1
 
     def _term(self) -> Term:
         tok = self.take()

@@ -13,6 +13,8 @@ Python features outside the subset (comprehensions, lambdas, strings, ...) raise
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from kgreason.lkg.solvers.base import ProgramFormatError
@@ -93,6 +95,15 @@ class _Parser:
         self.i = 0
         self.depth = 0
 
+    @contextmanager
+    def nested(self) -> Iterator[None]:
+        """One level deeper for the body of the `with`: bounds recursion on hostile input."""
+        self.nest()
+        try:
+            yield
+        finally:
+            self.depth -= 1
+
     def nest(self) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
@@ -149,11 +160,8 @@ class _Parser:
     def negation(self) -> Node:
         if self.peek() == "not":
             self.take()
-            self.nest()
-            try:
+            with self.nested():
                 return Node("not", args=(self.negation(),))
-            finally:
-                self.depth -= 1
         return self.comparison()
 
     def comparison(self) -> Node:
@@ -188,11 +196,8 @@ class _Parser:
     def unary(self) -> Node:
         if self.peek() in ("-", "+", "~"):
             op = self.take()
-            self.nest()
-            try:
+            with self.nested():
                 return Node("unary", op, (self.unary(),))
-            finally:
-                self.depth -= 1
         if self.peek() in ("!",):
             raise self.fail(f"unsupported {_BAD_OPS['!']}", "unsupported_operator")
         base = self.primary()
@@ -202,11 +207,8 @@ class _Parser:
         return base
 
     def primary(self) -> Node:
-        self.nest()
-        try:
+        with self.nested():
             return self._primary()
-        finally:
-            self.depth -= 1
 
     def _primary(self) -> Node:
         tok = self.take("an expression" if self.peek() is None else None)
