@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from kgreason.lkg.logiclm.nesting import DepthGuard
 from kgreason.lkg.solvers.base import ProgramFormatError
 
 
@@ -89,7 +88,7 @@ def _tokens(text: str) -> list[str]:
     return out
 
 
-class _Parser:
+class _Parser(DepthGuard):
     def __init__(self, text: str):
         self.text = text
         self.toks = _tokens(text.strip().rstrip("."))
@@ -98,15 +97,6 @@ class _Parser:
         self.free: list[str] = []
         self.notes: list[str] = []
         self.depth = 0
-
-    @contextmanager
-    def nested(self) -> Iterator[None]:
-        """One level deeper for the body of the `with`: bounds recursion on hostile input."""
-        self.nest()
-        try:
-            yield
-        finally:
-            self.depth -= 1
 
     def nest(self) -> None:
         self.depth += 1
@@ -311,25 +301,23 @@ class FolProblem:
 
 def translate(premises: list[str], conclusion: str) -> FolProblem:
     """Translate Unicode FOL premises/conclusion; errors name the failing formula."""
-    out: list[str] = []
     notes: list[str] = []
-    for i, p in enumerate(premises):
-        try:
-            pf = parse_fol(p)
-        except ProgramFormatError as exc:
-            raise ProgramFormatError(f"premise {i + 1}: {exc}", kind=exc.kind) from exc
-        if pf.free_vars:
-            notes.append(f"premise {i + 1}: free variable(s) {pf.free_vars} read as universal")
-        notes += [f"premise {i + 1}: {n}" for n in pf.notes]
-        out.append(to_prover9(pf.formula))
+    out = [_to_prover9(p, f"premise {i + 1}", notes) for i, p in enumerate(premises)]
+    goal = _to_prover9(conclusion, "conclusion", notes)
+    return FolProblem(out, goal, list(premises), conclusion, notes)
+
+
+def _to_prover9(text: str, where: str, notes: list[str]) -> str:
+    """One formula in Prover9 syntax; its notes (free variables, readings) go to `notes`
+    and an error names `where` it came from."""
     try:
-        pc = parse_fol(conclusion)
+        parsed = parse_fol(text)
     except ProgramFormatError as exc:
-        raise ProgramFormatError(f"conclusion: {exc}", kind=exc.kind) from exc
-    if pc.free_vars:
-        notes.append(f"conclusion: free variable(s) {pc.free_vars} read as universal")
-    notes += [f"conclusion: {n}" for n in pc.notes]
-    return FolProblem(out, to_prover9(pc.formula), list(premises), conclusion, notes)
+        raise ProgramFormatError(f"{where}: {exc}", kind=exc.kind) from exc
+    if parsed.free_vars:
+        notes.append(f"{where}: free variable(s) {parsed.free_vars} read as universal")
+    notes += [f"{where}: {n}" for n in parsed.notes]
+    return to_prover9(parsed.formula)
 
 
 def parse_logiclm_fol(program: str) -> FolProblem:

@@ -13,10 +13,9 @@ Python features outside the subset (comprehensions, lambdas, strings, ...) raise
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
+from kgreason.lkg.logiclm.nesting import DepthGuard
 from kgreason.lkg.solvers.base import ProgramFormatError
 
 _TOKEN = re.compile(
@@ -88,21 +87,12 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
-class _Parser:
+class _Parser(DepthGuard):
     def __init__(self, text: str):
         self.text = text.strip()
         self.toks = tokenize(self.text)
         self.i = 0
         self.depth = 0
-
-    @contextmanager
-    def nested(self) -> Iterator[None]:
-        """One level deeper for the body of the `with`: bounds recursion on hostile input."""
-        self.nest()
-        try:
-            yield
-        finally:
-            self.depth -= 1
 
     def nest(self) -> None:
         self.depth += 1
