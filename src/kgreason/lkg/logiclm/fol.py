@@ -19,7 +19,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from kgreason.lkg.logiclm.nesting import DepthGuard
+from kgreason.lkg.logiclm.parsing import DepthGuard, scan
 from kgreason.lkg.solvers.base import ProgramFormatError
 
 
@@ -71,13 +71,8 @@ class ParsedFormula:
 
 def _tokens(text: str) -> list[str]:
     out: list[str] = []
-    pos = 0
     text = text.strip()
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if not m or m.end() == pos:
-            break
-        pos = m.end()
+    for m in scan(_TOKEN, text):
         if m.group("bad"):
             raise ProgramFormatError(
                 f"unsupported symbol {m.group('bad')!r} in {text!r}", kind="unsupported_symbol"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kgreason.lkg.logiclm.nesting import DepthGuard
+from kgreason.lkg.logiclm.parsing import DepthGuard, scan
 from kgreason.lkg.solvers.base import ProgramFormatError
 
 _TOKEN = re.compile(
@@ -73,12 +73,7 @@ class Node:
 
 def tokenize(text: str) -> list[str]:
     out: list[str] = []
-    pos = 0
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if not m or m.end() == pos:
-            break
-        pos = m.end()
+    for m in scan(_TOKEN, text):
         if m.group("bad"):
             bad = m.group("bad")
             kind = "string" if bad[0] in "'\"" else "syntax"
