@@ -10,15 +10,8 @@ from typing import Any
 import typer
 from rich.panel import Panel
 
-from kgreason.cli.common import (
-    JsonOption,
-    console,
-    emit_json,
-    err_console,
-    fail,
-    settings,
-    want_json,
-)
+from kgreason.cli import common
+from kgreason.cli.common import console, emit_json, err_console, fail, settings, want_json
 from kgreason.cli.embedder_option import EmbedderOption, embedder_override
 from kgreason.config import Settings
 from kgreason.embed.errors import EmbedderError
@@ -180,7 +173,7 @@ def register(app: typer.Typer) -> None:
             None, "--ranker", help="Path ranker: auto | none | hop-aligned | artefact DIR."
         ),
         embedder: EmbedderOption = None,
-        json_out: JsonOption = False,
+        json_out: common.JsonOption = False,
     ) -> None:
         """Answer a question with Paths-over-Graph and show the reasoning paths."""
         overrides = {

@@ -22,15 +22,8 @@ from typing import TYPE_CHECKING, Any
 import typer
 from rich.markup import escape
 
-from kgreason.cli.common import (
-    JsonOption,
-    console,
-    emit_json,
-    err_console,
-    fail,
-    settings,
-    want_json,
-)
+from kgreason.cli import common
+from kgreason.cli.common import console, emit_json, err_console, fail, settings, want_json
 from kgreason.config import Settings
 
 if TYPE_CHECKING:
@@ -201,7 +194,7 @@ def register(app: typer.Typer) -> None:
     @app.command("doctor")
     def doctor_command(
         ctx: typer.Context,
-        json_out: JsonOption = False,
+        json_out: common.JsonOption = False,
         section: list[str] = typer.Option(
             None, "--section", "-s", help=f"Check only these ({', '.join(SECTIONS)}); repeatable."
         ),

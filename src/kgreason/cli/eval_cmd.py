@@ -12,15 +12,8 @@ from typing import Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from kgreason.cli.common import (
-    JsonOption,
-    console,
-    emit_json,
-    err_console,
-    fail,
-    settings,
-    want_json,
-)
+from kgreason.cli import common
+from kgreason.cli.common import console, emit_json, err_console, fail, settings, want_json
 from kgreason.cli.embedder_option import EmbedderOption, embedder_override
 from kgreason.cli.eval_summary import headline, print_headline
 from kgreason.config import Settings
@@ -156,7 +149,7 @@ def register(app: typer.Typer) -> None:
             None, "--ranker", help="Path ranker: auto | none | hop-aligned | artefact DIR."
         ),
         embedder: EmbedderOption = None,
-        json_out: JsonOption = False,
+        json_out: common.JsonOption = False,
     ) -> None:
         """Evaluate a method on a dataset; results are appended per question (resumable)."""
         started = time.perf_counter()
@@ -223,7 +216,7 @@ def register(app: typer.Typer) -> None:
         runs: list[Path] = typer.Argument(..., help="One or more run directories."),
         out: Path | None = typer.Option(None, help="Where to write report.md / report.html."),
         question: str | None = typer.Option(None, help="Question id whose paths are drawn."),
-        json_out: JsonOption = False,
+        json_out: common.JsonOption = False,
     ) -> None:
         """Write a Markdown and a self-contained HTML report for one or more runs."""
         from kgreason.eval.report import write_report

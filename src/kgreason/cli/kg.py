@@ -9,15 +9,8 @@ import typer
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from kgreason.cli.common import (
-    JsonOption,
-    console,
-    emit_json,
-    err_console,
-    fail,
-    settings,
-    want_json,
-)
+from kgreason.cli import common
+from kgreason.cli.common import console, emit_json, err_console, fail, settings, want_json
 from kgreason.cli.errors import CLIGroup
 
 FORMAT_HELP = "auto|tsv|metaqa|pathquestion|nt|ttl|metaqa-ids (auto: by extension)"
@@ -35,7 +28,7 @@ def build(
         help="RDF literal objects: drop (not edges) or keep (nodes named by their value); "
         "default: the kg.literals setting (drop).",
     ),
-    json_out: JsonOption = False,
+    json_out: common.JsonOption = False,
 ) -> None:
     """Build a persistent store from triple files."""
     from kgreason.kg.base import KGError
@@ -89,7 +82,7 @@ def info(
     ctx: typer.Context,
     store: Path = typer.Argument(..., help="Store directory."),
     top: int = typer.Option(10, "--top", help="Relations and hubs to list."),
-    json_out: JsonOption = False,
+    json_out: common.JsonOption = False,
 ) -> None:
     """Counts, relation histogram and degree figures of a store."""
     from kgreason.kg.base import KGError

@@ -12,15 +12,8 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from kgreason.cli.common import (
-    JsonOption,
-    console,
-    emit_json,
-    err_console,
-    fail,
-    settings,
-    want_json,
-)
+from kgreason.cli import common
+from kgreason.cli.common import console, emit_json, err_console, fail, settings, want_json
 
 
 def _progress() -> Progress:
@@ -71,7 +64,7 @@ def register(app: typer.Typer) -> None:
         supervision: Path | None = typer.Option(
             None, help="Cache of the labelled paths (.npz): read if present, else written."
         ),
-        json_out: JsonOption = False,
+        json_out: common.JsonOption = False,
     ) -> None:
         """Train the path ranker from question-answer pairs (no path labels needed)."""
         from kgreason.embed.errors import EmbedderError

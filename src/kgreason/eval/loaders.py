@@ -101,15 +101,7 @@ def _topics(rec: dict[str, Any]) -> dict[str, str]:
 
 
 def parse_cwq(rec: dict[str, Any], dataset: str) -> Record:
-    return Record(
-        id=str(rec["ID"]),
-        dataset=dataset,
-        task="kgqa",
-        question=_need_str(rec["question"], "question"),
-        answers=_answer_list(rec["answer"], "answer"),
-        topic_entities=_topics(rec),
-        qtype=rec.get("compositionality_type"),
-    )
+    return _kgqa(rec, dataset, rec["ID"], "answer", qtype=rec.get("compositionality_type"))
 
 
 def parse_webqsp(rec: dict[str, Any], dataset: str) -> Record:
@@ -153,39 +145,41 @@ def parse_grailqa(rec: dict[str, Any], dataset: str) -> Record:
             )
         else:
             answers.append(Answer(str(a["answer_argument"])))
-    return Record(
-        id=str(rec["qid"]),
-        dataset=dataset,
-        task="kgqa",
-        question=_need_str(rec["question"], "question"),
-        answers=answers,
-        topic_entities=_topics(rec),
-        hops=rec.get("num_edge"),
-        qtype=rec.get("level"),
+    return _kgqa(
+        rec, dataset, rec["qid"], answers, hops=rec.get("num_edge"), qtype=rec.get("level")
     )
 
 
 def parse_simpleqa(rec: dict[str, Any], dataset: str) -> Record:
-    return Record(
-        id=str(rec.get("id") or rec["question"]),
-        dataset=dataset,
-        task="kgqa",
-        question=_need_str(rec["question"], "question"),
-        answers=_answer_list(rec["answer"], "answer"),
-        topic_entities=_topics(rec),
-        hops=1,
-        qtype=rec.get("relation"),
-    )
+    rid = rec.get("id") or rec["question"]
+    return _kgqa(rec, dataset, rid, "answer", hops=1, qtype=rec.get("relation"))
 
 
 def parse_webquestions(rec: dict[str, Any], dataset: str) -> Record:
+    return _kgqa(rec, dataset, rec.get("id") or rec["question"], "answers")
+
+
+def _kgqa(
+    rec: dict[str, Any],
+    dataset: str,
+    rid: object,
+    answers: str | list[Answer],
+    *,
+    hops: int | None = None,
+    qtype: str | None = None,
+) -> Record:
+    """A KGQA record from a row with `question` and topic entities; `answers` is the parsed
+    list or the row's key holding it (checked after the question, as each loader did)."""
+    question = _need_str(rec["question"], "question")
     return Record(
-        id=str(rec.get("id") or rec["question"]),
+        id=str(rid),
         dataset=dataset,
         task="kgqa",
-        question=_need_str(rec["question"], "question"),
-        answers=_answer_list(rec["answers"], "answers"),
+        question=question,
+        answers=_answer_list(rec[answers], answers) if isinstance(answers, str) else answers,
         topic_entities=_topics(rec),
+        hops=hops,
+        qtype=qtype,
     )
 
 

@@ -18,8 +18,6 @@ file:line, never treated as the end of the file.
 from __future__ import annotations
 
 import contextlib
-import errno
-import fcntl
 import json
 import logging
 import os
@@ -28,6 +26,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from kgreason.fs import describe_os_error, try_flock, write_pid
 
 log = logging.getLogger(__name__)
 
@@ -48,14 +48,7 @@ class RunDirBusy(RunDirError):
 
 def io_error(path: Path, e: OSError) -> RunDirError:
     """One line for an OS failure on a run file: names the file and says what happened."""
-    what = {
-        errno.ENOSPC: "disk full",
-        errno.EDQUOT: "disk quota exceeded",
-        errno.EROFS: "read-only file system",
-        errno.EACCES: "permission denied",
-        errno.EPERM: "permission denied",
-    }.get(e.errno or 0, e.strerror or str(e))
-    return RunDirError(f"cannot write {path}: {what}")
+    return RunDirError(f"cannot write {path}: {describe_os_error(e)}")
 
 
 def git_revision(start: Path | None = None) -> str | None:
@@ -167,20 +160,15 @@ class RunLock:
 
     def acquire(self) -> RunLock:
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            fd, holder = try_flock(self.path)
         except OSError as e:
             raise io_error(self.path, e) from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.read(fd, 32).decode("ascii", "replace").strip() or "?"
-            os.close(fd)
+        if fd is None:
             raise RunDirBusy(
                 f"another kgreason eval holds this run dir {self.path.parent} (pid {holder})"
-            ) from None
+            )
         try:
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            write_pid(fd)
         except OSError as e:
             os.close(fd)
             raise io_error(self.path, e) from None

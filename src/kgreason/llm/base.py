@@ -8,7 +8,7 @@ metering, budget, recording) all implement it, so they stack freely.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, TypedDict, runtime_checkable
+from typing import Literal, Protocol, Required, TypedDict, runtime_checkable
 
 
 class Message(TypedDict):
@@ -35,6 +35,30 @@ class Completion:
     model: str = ""
     cached: bool = False
     latency_s: float = 0.0
+
+
+class CallOptions(TypedDict, total=False):
+    """The keyword options of `ChatLLM.complete`, named once: middleware takes them as
+    `**opts: Unpack[CallOptions]` and forwards them untouched, so adding an option is one edit."""
+
+    stage: Required[str]
+    temperature: float
+    max_tokens: int | None
+    sample: int
+
+
+@dataclass(frozen=True)
+class Request:
+    """`CallOptions` with the protocol's defaults filled in, for layers that read them."""
+
+    stage: str
+    temperature: float = 0.0
+    max_tokens: int | None = 256
+    sample: int = 0
+
+    @classmethod
+    def of(cls, opts: CallOptions) -> Request:
+        return cls(**opts)
 
 
 @runtime_checkable

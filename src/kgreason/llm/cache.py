@@ -26,9 +26,9 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
-from kgreason.llm.base import ChatLLM, Completion, Message, Usage
+from kgreason.llm.base import CallOptions, ChatLLM, Completion, Message, Request, Usage
 from kgreason.llm.request import canonical_request, request_key
 
 log = logging.getLogger(__name__)
@@ -153,22 +153,13 @@ class CachedLLM:
         n = self._guarded("count", lambda db: db.execute("SELECT COUNT(*) FROM completions"))
         return 0 if n is None else int(n.fetchone()[0])
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        stage: str,
-        temperature: float = 0.0,
-        max_tokens: int | None = 256,
-        sample: int = 0,
-    ) -> Completion:
-        key = self.key(messages, temperature, max_tokens, sample)
+    async def complete(self, messages: list[Message], **opts: Unpack[CallOptions]) -> Completion:
+        r = Request.of(opts)
+        key = self.key(messages, r.temperature, r.max_tokens, r.sample)
         hit = self.get(key)
         if hit is not None:
             return hit
-        c = await self.inner.complete(
-            messages, stage=stage, temperature=temperature, max_tokens=max_tokens, sample=sample
-        )
+        c = await self.inner.complete(messages, **opts)
         self.put(key, c)
         return c
 

@@ -7,8 +7,9 @@ server sees fewer concurrent requests instead of every waiting task hammering it
 from __future__ import annotations
 
 import asyncio
+from typing import Unpack
 
-from kgreason.llm.base import ChatLLM, Completion, Message
+from kgreason.llm.base import CallOptions, ChatLLM, Completion, Message
 
 
 class ConcurrencyLimitedLLM:
@@ -29,16 +30,6 @@ class ConcurrencyLimitedLLM:
             self._sem, self._loop = asyncio.Semaphore(self.limit), loop
         return self._sem
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        stage: str,
-        temperature: float = 0.0,
-        max_tokens: int | None = 256,
-        sample: int = 0,
-    ) -> Completion:
+    async def complete(self, messages: list[Message], **opts: Unpack[CallOptions]) -> Completion:
         async with self._semaphore():
-            return await self.inner.complete(
-                messages, stage=stage, temperature=temperature, max_tokens=max_tokens, sample=sample
-            )
+            return await self.inner.complete(messages, **opts)

@@ -20,18 +20,20 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Any
+from typing import Any, Unpack
 
 import httpx
 
 from kgreason import __version__
 from kgreason.llm.base import (
+    CallOptions,
     Completion,
     LLMBadReply,
     LLMRejected,
     LLMTooLarge,
     LLMTransportError,
     Message,
+    Request,
     Usage,
 )
 from kgreason.llm.tokens import TokenCounter
@@ -112,23 +114,16 @@ class OpenAIChat:
             endpoint=self.endpoint,
         )
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        stage: str,
-        temperature: float = 0.0,
-        max_tokens: int | None = 256,
-        sample: int = 0,
-    ) -> Completion:
+    async def complete(self, messages: list[Message], **opts: Unpack[CallOptions]) -> Completion:
         # `stage` and `sample` only matter to the layers above (accounting, cache keys).
+        r = Request.of(opts)
         payload: dict[str, Any] = {
             "model": self.model,
             "messages": list(messages),
-            "temperature": temperature,
+            "temperature": r.temperature,
         }
-        if max_tokens is not None:
-            payload["max_tokens"] = max_tokens
+        if r.max_tokens is not None:
+            payload["max_tokens"] = r.max_tokens
         t0 = time.perf_counter()
         progress: list[str] = []
         try:

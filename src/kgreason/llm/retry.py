@@ -11,9 +11,10 @@ import asyncio
 import logging
 import random
 from collections.abc import Awaitable, Callable
+from typing import Unpack
 
 from kgreason.backoff import Backoff
-from kgreason.llm.base import ChatLLM, Completion, LLMTransportError, Message
+from kgreason.llm.base import CallOptions, ChatLLM, Completion, LLMTransportError, Message
 
 log = logging.getLogger(__name__)
 
@@ -51,24 +52,10 @@ class RetryingLLM:
         """Delay before retry number `retry` (0-based)."""
         return self.backoff.delay(retry, hint)
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        stage: str,
-        temperature: float = 0.0,
-        max_tokens: int | None = 256,
-        sample: int = 0,
-    ) -> Completion:
+    async def complete(self, messages: list[Message], **opts: Unpack[CallOptions]) -> Completion:
         for attempt in range(self.max_attempts):
             try:
-                return await self.inner.complete(
-                    messages,
-                    stage=stage,
-                    temperature=temperature,
-                    max_tokens=max_tokens,
-                    sample=sample,
-                )
+                return await self.inner.complete(messages, **opts)
             except LLMTransportError as e:
                 if not e.retryable:
                     raise
@@ -79,6 +66,6 @@ class RetryingLLM:
                         retryable=False,
                     ) from e
                 d = self.delay(attempt, e.retry_after_s)
-                log.info("stage %s: %s; retry %d in %.2fs", stage, e, attempt + 1, d)
+                log.info("stage %s: %s; retry %d in %.2fs", opts["stage"], e, attempt + 1, d)
                 await self._sleep(d)
         raise AssertionError("unreachable")  # pragma: no cover

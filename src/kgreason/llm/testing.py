@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Unpack
 
-from kgreason.llm.base import Completion, LLMError, Message, Usage
+from kgreason.llm.base import CallOptions, Completion, LLMError, Message, Request, Usage
 
 Responder = Callable[[list[Message]], str]
 
@@ -50,15 +51,9 @@ class ScriptedLLM:
             if isinstance(entry, str):
                 raise TypeError(f"script for stage '{stage}' must be a list of replies, not a str")
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        stage: str,
-        temperature: float = 0.0,
-        max_tokens: int | None = 256,
-        sample: int = 0,
-    ) -> Completion:
+    async def complete(self, messages: list[Message], **opts: Unpack[CallOptions]) -> Completion:
+        r = Request.of(opts)
+        stage = r.stage
         entry = self.script.get(stage, self.script.get("*"))
         if entry is None:
             raise UnscriptedCall(f"no scripted reply for stage '{stage}'")
@@ -73,7 +68,7 @@ class ScriptedLLM:
             self._cursor[stage] = i + 1
             reply = entry[i]
         self.calls.append(
-            RecordedCall(stage, list(messages), temperature, max_tokens, sample, reply)
+            RecordedCall(stage, list(messages), r.temperature, r.max_tokens, r.sample, reply)
         )
         prompt = "\n".join(m["content"] for m in messages)
         return Completion(reply, Usage(_count(prompt), _count(reply)), model=self.model)

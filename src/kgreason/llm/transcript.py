@@ -16,9 +16,9 @@ from __future__ import annotations
 import json
 from collections import deque
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
-from kgreason.llm.base import ChatLLM, Completion, LLMError, Message, Usage
+from kgreason.llm.base import CallOptions, ChatLLM, Completion, LLMError, Message, Request, Usage
 from kgreason.llm.request import canonical_request, request_key
 
 
@@ -46,21 +46,14 @@ class RecordingLLM:
         self.model = inner.model
         self.path = Path(path)
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        stage: str,
-        temperature: float = 0.0,
-        max_tokens: int | None = 256,
-        sample: int = 0,
-    ) -> Completion:
-        c = await self.inner.complete(
-            messages, stage=stage, temperature=temperature, max_tokens=max_tokens, sample=sample
-        )
+    async def complete(self, messages: list[Message], **opts: Unpack[CallOptions]) -> Completion:
+        c = await self.inner.complete(messages, **opts)
+        r = Request.of(opts)
         record = {
-            "stage": stage,
-            "request": canonical_request(self.model, messages, temperature, max_tokens, sample),
+            "stage": r.stage,
+            "request": canonical_request(
+                self.model, messages, r.temperature, r.max_tokens, r.sample
+            ),
             "response": {"text": c.text, "model": c.model},
             "usage": {
                 "prompt_tokens": c.usage.prompt_tokens,
@@ -130,23 +123,18 @@ class ReplayLLM:
     def remaining(self) -> int:
         return sum(len(q) for q in self._answers.values())
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        stage: str,
-        temperature: float = 0.0,
-        max_tokens: int | None = 256,
-        sample: int = 0,
-    ) -> Completion:
-        key = request_key(canonical_request(self.model, messages, temperature, max_tokens, sample))
+    async def complete(self, messages: list[Message], **opts: Unpack[CallOptions]) -> Completion:
+        r = Request.of(opts)
+        key = request_key(
+            canonical_request(self.model, messages, r.temperature, r.max_tokens, r.sample)
+        )
         queue = self._answers.get(key)
         if not queue:
             last = messages[-1]["content"] if messages else ""
             raise TranscriptMismatch(
-                f"{self.path}: no recorded answer for stage '{stage}' "
-                f"(model {self.model}, temperature {temperature}, sample {sample}, "
+                f"{self.path}: no recorded answer for stage '{r.stage}' "
+                f"(model {self.model}, temperature {r.temperature}, sample {r.sample}, "
                 f"last message {last[:80]!r})",
-                stage=stage,
+                stage=r.stage,
             )
         return queue.popleft()

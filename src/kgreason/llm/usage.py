@@ -9,8 +9,9 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import asdict, dataclass, field
+from typing import Unpack
 
-from kgreason.llm.base import ChatLLM, Completion, LLMBudgetExceeded, Message
+from kgreason.llm.base import CallOptions, ChatLLM, Completion, LLMBudgetExceeded, Message
 from kgreason.tracing import call_span
 
 log = logging.getLogger("kgreason.llm")
@@ -80,15 +81,8 @@ class MeteredLLM:
         self.model = inner.model
         self._in_flight = 0
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        stage: str,
-        temperature: float = 0.0,
-        max_tokens: int | None = 256,
-        sample: int = 0,
-    ) -> Completion:
+    async def complete(self, messages: list[Message], **opts: Unpack[CallOptions]) -> Completion:
+        stage = opts["stage"]
         total = self.ledger.total()
         b = self.budget
         if b.max_calls is not None and total.calls + self._in_flight >= b.max_calls:
@@ -107,11 +101,9 @@ class MeteredLLM:
         t0 = time.perf_counter()
         self._in_flight += 1
         try:
+            sample = opts.get("sample", 0)
             with call_span("llm", stage=stage, model=self.model or "", sample=sample):
-                c = await self.inner.complete(
-                    messages, stage=stage, temperature=temperature, max_tokens=max_tokens,
-                    sample=sample,
-                )  # fmt: skip
+                c = await self.inner.complete(messages, **opts)
         except Exception as e:
             log.debug("%s: failed after %.3f s: %s", stage, time.perf_counter() - t0, e)
             raise

@@ -84,16 +84,12 @@ def _prune_dead_ends(graph: ClusteredGraph, keep: set[str], topics: set[str]) ->
 def reduce_graph(graph: ClusteredGraph, topics: Sequence[str], *, max_len: int) -> Reduction:
     present = [t for t in dict.fromkeys(topics) if t in graph]
     n_ent, n_tri = len(graph.entities()), graph.triple_count()
+
+    def whole(note: str) -> Reduction:  # nothing cut: the graph as it came, and why
+        return Reduction(graph, n_ent, n_ent, n_tri, n_tri, reduced=False, note=note)
+
     if len(present) < 2:
-        return Reduction(
-            graph,
-            n_ent,
-            n_ent,
-            n_tri,
-            n_tri,
-            reduced=False,
-            note="fewer than two topic entities in the subgraph: neighbourhood kept whole",
-        )
+        return whole("fewer than two topic entities in the subgraph: neighbourhood kept whole")
     if isinstance(graph, ArrayClusteredGraph):
         return _reduce_arrays(graph, present, max_len, n_ent, n_tri)
     dists = [bfs_distances(graph, t, max_len) for t in present]
@@ -108,15 +104,7 @@ def reduce_graph(graph: ClusteredGraph, topics: Sequence[str], *, max_len: int) 
             small, big = (di, dj) if len(di) <= len(dj) else (dj, di)
             keep.update(v for v, d in small.items() if v in big and d + big[v] <= max_len)
     if not connected:
-        return Reduction(
-            graph,
-            n_ent,
-            n_ent,
-            n_tri,
-            n_tri,
-            reduced=False,
-            note=f"topic entities not connected within {max_len} hops: subgraph kept whole",
-        )
+        return whole(f"topic entities not connected within {max_len} hops: subgraph kept whole")
     reduced = graph.restrict(_prune_dead_ends(graph, keep, set(present)))
     return Reduction(
         reduced,

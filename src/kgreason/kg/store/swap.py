@@ -16,13 +16,12 @@ opening a store recovers only if no build holds it.
 from __future__ import annotations
 
 import contextlib
-import errno
-import fcntl
 import logging
 import os
 import shutil
 from pathlib import Path
 
+from kgreason.fs import describe_os_error, try_flock, write_pid
 from kgreason.kg.base import KGError
 from kgreason.kg.store.format import MANIFEST
 
@@ -38,12 +37,7 @@ class StoreWriteError(KGError):
 
 
 def write_error(out: Path, e: OSError) -> StoreWriteError:
-    what = {
-        errno.ENOSPC: "disk full",
-        errno.EDQUOT: "disk quota exceeded",
-        errno.EROFS: "read-only file system",
-        errno.EACCES: "permission denied",
-    }.get(e.errno or 0, e.strerror or str(e))
+    what = describe_os_error(e)
     if e.errno is None and _nearly_full(out.parent):  # numpy's short write carries no errno
         what = f"disk full ({e})"
     where = f" ({e.filename})" if e.filename else ""
@@ -75,14 +69,10 @@ class BuildLock:
         is stale, so the inode is checked and the attempt repeated."""
         for _ in range(100):
             try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+                fd, self._holder = try_flock(self.path)
             except OSError as e:
                 raise write_error(self.out, e) from None
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                self._holder = os.read(fd, 32).decode("ascii", "replace").strip() or "?"
-                os.close(fd)
+            if fd is None:
                 return False
             try:
                 same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
@@ -92,8 +82,7 @@ class BuildLock:
                 os.close(fd)
                 continue
             with contextlib.suppress(OSError):
-                os.ftruncate(fd, 0)
-                os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+                write_pid(fd)
             self._fd = fd
             return True
         raise StoreBusyError(f"{self.out}: the build lock {self.path} keeps changing")

@@ -19,6 +19,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from kgreason.lkg.logiclm.parsing import DepthGuard, scan
 from kgreason.lkg.solvers.base import ProgramFormatError
 
 
@@ -70,13 +71,8 @@ class ParsedFormula:
 
 def _tokens(text: str) -> list[str]:
     out: list[str] = []
-    pos = 0
     text = text.strip()
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if not m or m.end() == pos:
-            break
-        pos = m.end()
+    for m in scan(_TOKEN, text):
         if m.group("bad"):
             raise ProgramFormatError(
                 f"unsupported symbol {m.group('bad')!r} in {text!r}", kind="unsupported_symbol"
@@ -87,7 +83,7 @@ def _tokens(text: str) -> list[str]:
     return out
 
 
-class _Parser:
+class _Parser(DepthGuard):
     def __init__(self, text: str):
         self.text = text
         self.toks = _tokens(text.strip().rstrip("."))
@@ -144,11 +140,8 @@ class _Parser:
         return left
 
     def unary(self) -> Formula:
-        self.nest()
-        try:
+        with self.nested():
             return self._unary()
-        finally:
-            self.depth -= 1
 
     def _unary(self) -> Formula:
         tok = self.peek()
@@ -192,11 +185,8 @@ class _Parser:
         return Formula("pred", name=left.name, args=left.args)
 
     def term(self) -> Term:
-        self.nest()
-        try:
+        with self.nested():
             return self._term()
-        finally:
-            self.depth -= 1
 
     def _term(self) -> Term:
         tok = self.take()
@@ -306,25 +296,23 @@ class FolProblem:
 
 def translate(premises: list[str], conclusion: str) -> FolProblem:
     """Translate Unicode FOL premises/conclusion; errors name the failing formula."""
-    out: list[str] = []
     notes: list[str] = []
-    for i, p in enumerate(premises):
-        try:
-            pf = parse_fol(p)
-        except ProgramFormatError as exc:
-            raise ProgramFormatError(f"premise {i + 1}: {exc}", kind=exc.kind) from exc
-        if pf.free_vars:
-            notes.append(f"premise {i + 1}: free variable(s) {pf.free_vars} read as universal")
-        notes += [f"premise {i + 1}: {n}" for n in pf.notes]
-        out.append(to_prover9(pf.formula))
+    out = [_to_prover9(p, f"premise {i + 1}", notes) for i, p in enumerate(premises)]
+    goal = _to_prover9(conclusion, "conclusion", notes)
+    return FolProblem(out, goal, list(premises), conclusion, notes)
+
+
+def _to_prover9(text: str, where: str, notes: list[str]) -> str:
+    """One formula in Prover9 syntax; its notes (free variables, readings) go to `notes`
+    and an error names `where` it came from."""
     try:
-        pc = parse_fol(conclusion)
+        parsed = parse_fol(text)
     except ProgramFormatError as exc:
-        raise ProgramFormatError(f"conclusion: {exc}", kind=exc.kind) from exc
-    if pc.free_vars:
-        notes.append(f"conclusion: free variable(s) {pc.free_vars} read as universal")
-    notes += [f"conclusion: {n}" for n in pc.notes]
-    return FolProblem(out, to_prover9(pc.formula), list(premises), conclusion, notes)
+        raise ProgramFormatError(f"{where}: {exc}", kind=exc.kind) from exc
+    if parsed.free_vars:
+        notes.append(f"{where}: free variable(s) {parsed.free_vars} read as universal")
+    notes += [f"{where}: {n}" for n in parsed.notes]
+    return to_prover9(parsed.formula)
 
 
 def parse_logiclm_fol(program: str) -> FolProblem:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kgreason.lkg.logiclm.parsing import DepthGuard, scan
 from kgreason.lkg.solvers.base import ProgramFormatError
 
 _TOKEN = re.compile(
@@ -72,12 +73,7 @@ class Node:
 
 def tokenize(text: str) -> list[str]:
     out: list[str] = []
-    pos = 0
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if not m or m.end() == pos:
-            break
-        pos = m.end()
+    for m in scan(_TOKEN, text):
         if m.group("bad"):
             bad = m.group("bad")
             kind = "string" if bad[0] in "'\"" else "syntax"
@@ -86,7 +82,7 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
-class _Parser:
+class _Parser(DepthGuard):
     def __init__(self, text: str):
         self.text = text.strip()
         self.toks = tokenize(self.text)
@@ -149,11 +145,8 @@ class _Parser:
     def negation(self) -> Node:
         if self.peek() == "not":
             self.take()
-            self.nest()
-            try:
+            with self.nested():
                 return Node("not", args=(self.negation(),))
-            finally:
-                self.depth -= 1
         return self.comparison()
 
     def comparison(self) -> Node:
@@ -188,11 +181,8 @@ class _Parser:
     def unary(self) -> Node:
         if self.peek() in ("-", "+", "~"):
             op = self.take()
-            self.nest()
-            try:
+            with self.nested():
                 return Node("unary", op, (self.unary(),))
-            finally:
-                self.depth -= 1
         if self.peek() in ("!",):
             raise self.fail(f"unsupported {_BAD_OPS['!']}", "unsupported_operator")
         base = self.primary()
@@ -202,11 +192,8 @@ class _Parser:
         return base
 
     def primary(self) -> Node:
-        self.nest()
-        try:
+        with self.nested():
             return self._primary()
-        finally:
-            self.depth -= 1
 
     def _primary(self) -> Node:
         tok = self.take("an expression" if self.peek() is None else None)

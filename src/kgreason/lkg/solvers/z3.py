@@ -97,18 +97,23 @@ class Z3Runner:
     def run(self, program: str, *, auto_model: bool = True) -> SolverResult:
         """Run the program; verdict = the last (check-sat) answer. With `auto_model`, a
         `(get-model)` is appended when the program asks for none, so sat results carry a model."""
-        refused = screen(program)
-        if refused:
-            return _refusal(refused, program)
-        check = preflight(self.sandbox)
-        if not check.ok:
-            return unavailable_result(NAME, check, program)
+        stop = self._refuse(program)
+        if stop is not None:
+            return stop
         text = program
         added_model = False
         if auto_model and "(check-sat" in program and "get-model" not in program:
             text = program.rstrip() + "\n(get-model)\n"
             added_model = True
         return _result(self._exec(text), text, added_model)
+
+    def _refuse(self, program: str) -> SolverResult | None:
+        """The screen's refusal, or the engine's absence, before anything runs."""
+        refused = screen(program)
+        if refused:
+            return _refusal(refused, program)
+        check = preflight(self.sandbox)
+        return None if check.ok else unavailable_result(NAME, check, program)
 
     def _exec(self, text: str) -> SandboxRun:
         cmd = find_z3()
@@ -140,12 +145,9 @@ class Z3Runner:
             t = f"(not {term.strip()})" if negate else term.strip()
             parts.append(f'(echo "{_MARK}{key}")\n(push 1)\n(assert {t})\n(check-sat)\n(pop 1)')
         program = "\n".join(parts) + "\n"
-        refused = screen(program)
-        if refused:
-            return _refusal(refused, program)
-        check = preflight(self.sandbox)
-        if not check.ok:
-            return unavailable_result(NAME, check, program)
+        stop = self._refuse(program)
+        if stop is not None:
+            return stop
         run = self._exec(program)
         res = _result(run, program, False)
         per: dict[str, str] = {}

@@ -67,6 +67,23 @@ class PathRanker:
             return np.zeros((0, self.proj.dim), np.float32)
         return np.vstack([self._relvec[r] for r in relations])
 
+    def _features(
+        self,
+        question: str,
+        mentions: Sequence[str],
+        paths: Sequence[ReasoningPath],
+        topics: Sequence[str],
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The question vector and per-path slots, signs, scalars and relation vectors:
+        one place, so `score` and its training-row check cannot drift apart."""
+        q = self.proj(np.asarray(self.embedder.embed([mask_question(question, mentions)])))[0]
+        vocab: dict[str, int] = {}
+        rel, sign = encode_slots([path_keys(p) for p in paths], vocab)
+        relvec = self.relation_vectors(sorted(vocab, key=vocab.__getitem__))
+        n_topics = len(dict.fromkeys(topics))
+        scalars = np.vstack([path_scalars(p, len(answer_set(p, topics)), n_topics) for p in paths])
+        return q, rel, sign, scalars, relvec
+
     def score(
         self,
         question: str,
@@ -77,12 +94,7 @@ class PathRanker:
         """One score per path (higher = better); the question's topic mentions are masked."""
         if not paths:
             return np.zeros(0, np.float32)
-        q = self.proj(np.asarray(self.embedder.embed([mask_question(question, mentions)])))[0]
-        vocab: dict[str, int] = {}
-        rel, sign = encode_slots([path_keys(p) for p in paths], vocab)
-        relvec = self.relation_vectors(sorted(vocab, key=vocab.__getitem__))
-        n_topics = len(dict.fromkeys(topics))
-        scalars = np.vstack([path_scalars(p, len(answer_set(p, topics)), n_topics) for p in paths])
+        q, rel, sign, scalars, relvec = self._features(question, mentions, paths, topics)
         return score_one_question(self.scorer, q, rel, sign, scalars, relvec, N_SLOTS)
 
     def score_rows(
@@ -93,12 +105,7 @@ class PathRanker:
         topics: Sequence[str],
     ) -> np.ndarray:
         """The same scores through the training-time feature rows (a check of `score`)."""
-        q = self.proj(np.asarray(self.embedder.embed([mask_question(question, mentions)])))[0]
-        vocab: dict[str, int] = {}
-        rel, sign = encode_slots([path_keys(p) for p in paths], vocab)
-        relvec = self.relation_vectors(sorted(vocab, key=vocab.__getitem__))
-        n_topics = len(dict.fromkeys(topics))
-        scalars = np.vstack([path_scalars(p, len(answer_set(p, topics)), n_topics) for p in paths])
+        q, rel, sign, scalars, relvec = self._features(question, mentions, paths, topics)
         x = build_rows(np.broadcast_to(q, (len(paths), q.shape[0])), rel, sign, scalars, relvec)
         return self.scorer.score(x).astype(np.float32)
 
