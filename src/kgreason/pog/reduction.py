@@ -91,7 +91,24 @@ def reduce_graph(graph: ClusteredGraph, topics: Sequence[str], *, max_len: int) 
     if len(present) < 2:
         return whole("fewer than two topic entities in the subgraph: neighbourhood kept whole")
     if isinstance(graph, ArrayClusteredGraph):
-        return _reduce_arrays(graph, present, max_len, n_ent, n_tri)
+        reduced = _reduce_arrays(graph, present, max_len)
+    else:
+        reduced = _reduce_sets(graph, present, max_len)
+    if reduced is None:
+        return whole(f"topic entities not connected within {max_len} hops: subgraph kept whole")
+    return Reduction(
+        reduced,
+        n_ent,
+        len(reduced.entities()),
+        n_tri,
+        reduced.triple_count(),
+        reduced=True,
+        note=f"kept nodes on paths of length <= {max_len} connecting topic entities",
+    )
+
+
+def _reduce_sets(graph: ClusteredGraph, present: list[str], max_len: int) -> ClusteredGraph | None:
+    """The graph restricted to nodes on connecting paths; None when no two topics connect."""
     dists = [bfs_distances(graph, t, max_len) for t in present]
     keep: set[str] = set(present)
     connected = False
@@ -104,23 +121,14 @@ def reduce_graph(graph: ClusteredGraph, topics: Sequence[str], *, max_len: int) 
             small, big = (di, dj) if len(di) <= len(dj) else (dj, di)
             keep.update(v for v, d in small.items() if v in big and d + big[v] <= max_len)
     if not connected:
-        return whole(f"topic entities not connected within {max_len} hops: subgraph kept whole")
-    reduced = graph.restrict(_prune_dead_ends(graph, keep, set(present)))
-    return Reduction(
-        reduced,
-        n_ent,
-        len(reduced.entities()),
-        n_tri,
-        reduced.triple_count(),
-        reduced=True,
-        note=f"kept nodes on paths of length <= {max_len} connecting topic entities",
-    )
+        return None
+    return graph.restrict(_prune_dead_ends(graph, keep, set(present)))
 
 
 def _reduce_arrays(
-    graph: ArrayClusteredGraph, present: list[str], max_len: int, n_ent: int, n_tri: int
-) -> Reduction:
-    """reduce_graph on local-id arrays: the same keep set, vectorised (no per-node loop)."""
+    graph: ArrayClusteredGraph, present: list[str], max_len: int
+) -> ClusteredGraph | None:
+    """_reduce_sets on local-id arrays: the same keep set, vectorised (no per-node loop)."""
     und = graph.undirected()
     ids = [graph.index.get(t) for t in present]
     dists = [graph.local_distances(u, max_len, und) if u is not None else None for u in ids]
@@ -136,23 +144,7 @@ def _reduce_arrays(
             connected = True
             keep |= (di >= 0) & (dj >= 0) & (di + dj <= max_len)
     if not connected:
-        return Reduction(
-            graph,
-            n_ent,
-            n_ent,
-            n_tri,
-            n_tri,
-            reduced=False,
-            note=f"topic entities not connected within {max_len} hops: subgraph kept whole",
-        )
+        return None
     reduced = graph.restrict_mask(prune_dead_ends_mask(graph, keep, topics))
     reduced.isolated = reduced.isolated | frozenset(t for t in present if t not in graph.index)
-    return Reduction(
-        reduced,
-        n_ent,
-        len(reduced.entities()),
-        n_tri,
-        reduced.triple_count(),
-        reduced=True,
-        note=f"kept nodes on paths of length <= {max_len} connecting topic entities",
-    )
+    return reduced
