@@ -40,6 +40,11 @@ class FuzzySelector:
     """`embedder` is used as is when it already caches (a CachedEmbedder, which
     `build_embedder` returns); otherwise it is wrapped in one."""
 
+    #: a trained ranker (pog/ranker) masks `[mentions]` itself and already scores length
+    learned: bool = False
+    #: the LLM-free mode answers with the top path's end set (not only candidates)
+    answers: bool = False
+
     def __init__(self, embedder: Embedder):
         self.cache = embedder if isinstance(embedder, CachedEmbedder) else CachedEmbedder(embedder)
 

@@ -15,7 +15,8 @@ Differences from PoG, all forced by the absence of an LLM and labelled in the re
 - the indicator of FuzzySelect is the question itself;
 - when no path joins all topic entities, each topic entity's own paths (length <= D_max) are
   ranked instead, and the trace says so (`fallback`);
-- the result has mode="llm-free", `answers` EMPTY, `candidates` = entities of the top-ranked
+- the result has mode="llm-free", `answers` empty unless a trained ranker answers (its top
+  path's end set, pog/ranker/answer.py), `candidates` = entities of the top-ranked
   paths (the end sets for one topic entity; the non-topic entities on the path otherwise),
   ranked by path rank, then within a set by the number of chains through them, and a trace
   entry saying these are retrieval candidates.
@@ -132,8 +133,7 @@ async def explore_llm_free(
     t2 = time.perf_counter()
     timings["names"] = t2 - t1
     # a trained ranker masks the [mention] itself; SBERT compares plain text
-    learned = getattr(fuzzy, "ranker", None) is not None
-    indicator = question if learned else question.replace("[", "").replace("]", "")
+    indicator = question if fuzzy.learned else question.replace("[", "").replace("]", "")
     ranked = fuzzy.rank(indicator, search.paths, book.names, top=top_w or settings.w1)
     timings["fuzzy"] = time.perf_counter() - t2
     return LLMFreeRun(prepared, search, ranked, book, timings, fallback)
@@ -263,10 +263,7 @@ async def run_llm_free(
     # with no predicted depth, shorter paths are preferred between near-equal scores, for
     # one topic entity and for paths joining several alike (a 6-hop join is no likelier);
     # a trained ranker (pog/ranker) already scores length, and it answers
-    learned = getattr(fuzzy, "answers", False)
-    penalty = (
-        0.0 if getattr(fuzzy, "ranker", None) is not None else settings.llm_free_length_penalty
-    )
+    penalty = 0.0 if fuzzy.learned else settings.llm_free_length_penalty
     ranked = rerank_by_length(run.ranked, penalty)
     if all(t.name == t.id for t in topics):  # names are ids (MetaQA): merged-node trap
         ranked = demote_collisions(ranked, run.search.graph)
@@ -277,7 +274,7 @@ async def run_llm_free(
     await run.book.ensure(cands[: max_candidates * 2])
     named = [c for c in cands if run.book.names.get(c) not in (None, UNNAMED)]
     result.candidates = [AnswerEntity(run.book.get(c), c) for c in named[:max_candidates]]
-    if learned:
+    if fuzzy.answers:
         from kgreason.pog.ranker.answer import apply_answer
 
         await apply_answer(result, ranked, run.book, [t.id for t in topics])

@@ -188,7 +188,7 @@ class Pruner:
             return out
         await self.book.ensure(displayed_ids(paths))
         ind = indicator or ctx.analysis.indicator
-        if getattr(self.fuzzy, "ranker", None) is not None:
+        if self.fuzzy.learned:  # trained on questions, not on the LLM's indicator
             ind = ctx.question
         out.paths = await strategy(PruneRun(self, ctx, entity_list, ind, out), paths)
         return out

@@ -36,6 +36,8 @@ def _z(x: np.ndarray) -> np.ndarray:
 
 
 class RankerSelector(FuzzySelector):
+    learned = True
+
     def __init__(
         self,
         ranker: PathScorer,
