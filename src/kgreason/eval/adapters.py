@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # the pipelines import torch-sized dependencies: only when a 
     from kgreason.pog.fuzzy import FuzzySelector
     from kgreason.pog.settings import PoGSettings
     from kgreason.pog.types import PoGResult
+    from kgreason.tog.settings import ToGSettings
 
 
 @dataclass
@@ -138,6 +139,48 @@ class SymbolLKGMethod:
         )
 
 
+@dataclass
+class ToGMethod:
+    """Think-on-Graph (`tog`) or ToG-R (`tog-r`), PoG's baseline, on the run's KG."""
+
+    name: str
+    kg: KnowledgeGraph
+    settings: ToGSettings
+
+    async def answer(self, record: Record, llm: ChatLLM | None) -> Outcome:
+        from kgreason.tog.pipeline import ToG
+
+        if llm is None:
+            return Outcome(error_kind="no_llm", error=f"method '{self.name}' needs an LLM")
+        r = await ToG(self.kg, llm, self.settings).ask_async(
+            record.question, record.topic_entities or None
+        )
+        on_paths = {x for p in r.paths for t in p for x in (t.head, t.tail)}
+        on_paths |= {t.id for t in r.topic_entities}
+        return Outcome(
+            answers=r.answers,
+            answer_ids=r.answer_ids,
+            output_text=r.raw_answer or " ".join(r.answers),
+            phase=r.answer_source,
+            error_kind=r.error_kind,
+            error=r.error,
+            paths=[[[t.head, t.relation, t.tail] for t in p] for p in r.paths],
+            names={k: v for k, v in sorted(r.names.items()) if k in on_paths},
+            topics=[t.id for t in r.topic_entities],
+            extra={
+                "variant": r.variant,
+                "depth": r.depth,
+                "explored": [
+                    {"depth": d.depth, "relations": d.relations, "candidates": d.candidates,
+                     "sufficient": d.sufficient}
+                    for d in r.explored
+                ],
+                "recovered": r.recovered,
+                "bounds_hit": r.bounds_hit,
+            },
+        )  # fmt: skip
+
+
 def build_method(name: str, settings: Settings, *, dataset: str) -> BuiltMethod:
     if name in BASELINES:
         return BuiltMethod(BASELINES[name](), prompt_hashes={})
@@ -164,6 +207,20 @@ def build_method(name: str, settings: Settings, *, dataset: str) -> BuiltMethod:
             method,
             kg_identity={"name": kg.name, "fingerprint": kg.fingerprint()},
             prompt_hashes=_hash_prompts("kgreason.pog"),
+        )
+    if name in ("tog", "tog-r"):
+        from kgreason.kg.open import open_kg
+        from kgreason.tog.settings import ToGSettings as _ToGSettings
+
+        kg = open_kg(settings.kg)
+        tog_settings = _ToGSettings(
+            variant="tog-r" if name == "tog-r" else "tog",
+            link_threshold=settings.pog.link_threshold,
+        )
+        return BuiltMethod(
+            ToGMethod(name, kg, tog_settings),
+            kg_identity={"name": kg.name, "fingerprint": kg.fingerprint()},
+            prompt_hashes=_hash_prompts("kgreason.tog"),
         )
     if name == "symbollkg":
         return BuiltMethod(

@@ -256,3 +256,23 @@ def relation_overlap(
         return None
     mine = {local_name(r) for r in path_relations}
     return len(mine & gold_set) / len(gold_set)
+
+
+def gold_fields(sparql: str | None, paths: Sequence[Sequence[Sequence[str]]]) -> dict[str, object]:
+    """The eval-row fields derived from a record's gold query (none without one):
+    `sparql_length` (PoG Figs 5-6), `gold_relations` (distinct, query order) and
+    `relation_overlap` (Appendix B.2, in [0, 1]) of the method's paths ([head, relation, tail]
+    triples), None when the method returned no path or the gold query has no non-noise
+    relation. Noise relations (`type.object.*`, `common.*`: type constraints a KG walk never
+    returns) are left out of the overlap's denominator and kept in the length."""
+    if sparql is None:
+        return {}
+    gold = parse_gold_sparql(sparql)
+    if gold is None:
+        return {"sparql_length": None, "gold_relations": [], "relation_overlap": None}
+    rels = [t[1] for p in paths for t in p if len(t) == 3]
+    return {
+        "sparql_length": gold.length,
+        "gold_relations": list(dict.fromkeys(gold.relations)),
+        "relation_overlap": relation_overlap(rels, gold) if rels else None,
+    }

@@ -100,8 +100,15 @@ def _topics(rec: dict[str, Any]) -> dict[str, str]:
     return {str(k): str(v) for k, v in te.items()}
 
 
+def _sparql(value: Any) -> str | None:
+    """A gold query kept as given; anything but a non-blank string is no query."""
+    return value if isinstance(value, str) and value.strip() else None
+
+
 def parse_cwq(rec: dict[str, Any], dataset: str) -> Record:
-    return _kgqa(rec, dataset, rec["ID"], "answer", qtype=rec.get("compositionality_type"))
+    r = _kgqa(rec, dataset, rec["ID"], "answer", qtype=rec.get("compositionality_type"))
+    r.sparql = _sparql(rec.get("sparql"))
+    return r
 
 
 def parse_webqsp(rec: dict[str, Any], dataset: str) -> Record:
@@ -126,6 +133,8 @@ def parse_webqsp(rec: dict[str, Any], dataset: str) -> Record:
         answers = _answer_list(rec["answer"], "answer")
     else:
         raise KeyError("'Parses' or 'answer'")
+    parses = rec.get("Parses")
+    first_parse = parses[0] if isinstance(parses, list) and parses else {}
     return Record(
         id=str(rec.get("QuestionId") or rec.get("ID") or question),
         dataset=dataset,
@@ -133,6 +142,8 @@ def parse_webqsp(rec: dict[str, Any], dataset: str) -> Record:
         question=_need_str(question, "RawQuestion"),
         answers=answers,
         topic_entities=topics,
+        # the full release's first parse (the simplified AoG copy has none)
+        sparql=_sparql(first_parse.get("Sparql") if isinstance(first_parse, dict) else None),
     )
 
 
@@ -145,9 +156,9 @@ def parse_grailqa(rec: dict[str, Any], dataset: str) -> Record:
             )
         else:
             answers.append(Answer(str(a["answer_argument"])))
-    return _kgqa(
-        rec, dataset, rec["qid"], answers, hops=rec.get("num_edge"), qtype=rec.get("level")
-    )
+    r = _kgqa(rec, dataset, rec["qid"], answers, hops=rec.get("num_edge"), qtype=rec.get("level"))
+    r.sparql = _sparql(rec.get("sparql_query"))
+    return r
 
 
 def parse_simpleqa(rec: dict[str, Any], dataset: str) -> Record:

@@ -44,6 +44,9 @@ class Record:
     supporting_titles: list[str] = field(default_factory=list)
     #: a gold reasoning path when the dataset has one (PathQuestion)
     gold_path: list[str] = field(default_factory=list)
+    #: the gold SPARQL query when the dataset has one (CWQ, WebQSP with Parses, GrailQA):
+    #: eval rows derive `sparql_length` and `relation_overlap` from it (eval/gold_sparql.py)
+    sparql: str | None = None
 
 
 @dataclass

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kgreason.eval import rundir
+from kgreason.eval.gold_sparql import gold_fields
 from kgreason.eval.methods import Method, Outcome
 from kgreason.eval.metrics import any_hit, exact_match, f1, lenient_hit, strict_hit
 from kgreason.eval.records import Record
@@ -111,6 +112,8 @@ async def answer_one(
         "prompt_tokens": ledger.total().prompt_tokens,
         "completion_tokens": ledger.total().completion_tokens,
         **score(record, outcome),
+        # gold-SPARQL fields (sparql_length, relation_overlap), only when the record has one
+        **gold_fields(record.sparql, outcome.paths),
     }
     return row, {"wall_s": round(wall, 6), "llm_latency_s": latency}
 

@@ -11,7 +11,7 @@ from kgreason.config import Settings, flatten_keys
 from kgreason.eval.methods import prompt_hashes
 from kgreason.eval.rundir import git_revision
 
-METHODS = ("pog", "pog-e", "llm-free", "io", "cot", "sc", "symbollkg")
+METHODS = ("pog", "pog-e", "llm-free", "io", "cot", "sc", "symbollkg", "tog", "tog-r")
 SECRET = ("llm.api_key",)
 
 
