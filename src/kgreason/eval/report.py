@@ -6,7 +6,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from kgreason.eval import rundir
+from kgreason.eval import breakdown, rundir, taxonomy
 from kgreason.eval.summarize import METRIC_LABELS, RunFigures, load_run
 from kgreason.eval.svg import bar_chart, path_graph
 
@@ -77,6 +77,7 @@ def markdown(runs: list[RunFigures], question_id: str | None = None) -> str:
         lines += ["", f"## {r.name}: error kinds", ""]
         lines += [f"- {k}: {v}" for k, v in r.error_kinds.items()] or ["- none"]
         lines.append("")
+        lines += _gold_sections_md(r)
         q = pick_question(r, question_id)
         if q is not None:
             lines += [
@@ -127,6 +128,7 @@ def html(runs: list[RunFigures], question_id: str | None = None) -> str:
         )
         parts.append(bar_chart(dict(r.error_kinds), title="error kinds"))
         parts.append(bar_chart(dict(r.phases), title="answering phase / route"))
+        parts += _gold_sections_html(r)
         q = pick_question(r, question_id)
         if q is not None:
             topics = q.get("topics") or []
@@ -137,6 +139,29 @@ def html(runs: list[RunFigures], question_id: str | None = None) -> str:
             parts.append(path_graph(q.get("paths") or [], q.get("names") or {}, topics=topics))
     parts.append("</body></html>")
     return "".join(parts)
+
+
+def _kgqa_rows(r: RunFigures) -> list[dict[str, Any]]:
+    return [row for row in r.rows if "strict_hit1" in row]
+
+
+def _gold_sections_md(r: RunFigures) -> list[str]:
+    """Gold-SPARQL breakdowns (PoG Figs 5-7) and the error taxonomy (Appendix B.3)."""
+    rows = _kgqa_rows(r)
+    if not rows:
+        return []
+    dataset = str(r.config.get("dataset") or "")
+    return breakdown.markdown_sections(r.name, dataset, rows) + taxonomy.markdown_section(
+        r.name, rows
+    )
+
+
+def _gold_sections_html(r: RunFigures) -> list[str]:
+    rows = _kgqa_rows(r)
+    if not rows:
+        return []
+    dataset = str(r.config.get("dataset") or "")
+    return breakdown.html_sections(dataset, rows) + taxonomy.html_section(rows)
 
 
 def write_report(
