@@ -7,7 +7,11 @@ import pytest
 from kgreason.llm.parse import ParseError
 from kgreason.tog.parsing import parse_answer, parse_scores, parse_sufficient
 
-RELS = ["location.location.nearby_airports", "location.location.containedby", "people.person.spouse_s"]
+RELS = [
+    "location.location.nearby_airports",
+    "location.location.containedby",
+    "people.person.spouse_s",
+]
 
 
 @pytest.mark.parametrize(
@@ -42,7 +46,9 @@ def test_bare_numbers_in_listed_order_only_when_one_per_item() -> None:
         parse_scores("0.6, 0.4", RELS)
 
 
-@pytest.mark.parametrize("reply", ["", "I cannot help with that.", '{"nothing": 1}', "{}", "[1, 2]"])
+@pytest.mark.parametrize(
+    "reply", ["", "I cannot help with that.", '{"nothing": 1}', "{}", "[1, 2]"]
+)
 def test_garbage_scores_raise(reply: str) -> None:
     with pytest.raises(ParseError):
         parse_scores(reply, RELS)

@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.pog.test_e2e_nijmegen import FRANCE, GERMANY, NIJMEGEN, QUESTION, load_fixture
-from tests.tog.scripted import listed_candidates, listed_relations, prefer, yes_when
 
 from kgreason.kg.memory import MemoryKG
 from kgreason.llm.testing import ScriptedLLM
 from kgreason.tog import ToG, ToGSettings
+from tests.pog.test_e2e_nijmegen import FRANCE, GERMANY, NIJMEGEN, QUESTION, load_fixture
+from tests.tog.scripted import listed_candidates, listed_relations, prefer, yes_when
 
 TOPICS = {NIJMEGEN: "Nijmegen", FRANCE: "France"}
 AIRPORT_IN_GERMANY = r"Weeze Airport, location.location.containedby, Germany"
@@ -24,7 +24,9 @@ def kg() -> MemoryKG:
 
 def script(**overrides) -> dict:
     base = {
-        "tog.relation_prune": prefer(["nearby_airports", "containedby", "adjoin"], listed_relations),
+        "tog.relation_prune": prefer(
+            ["nearby_airports", "containedby", "adjoin"], listed_relations
+        ),
         "tog.entity_score": prefer(["Weeze", "Germany"], listed_candidates),
         "tog.reasoning": yes_when(AIRPORT_IN_GERMANY),
         "tog.answer": ["Weeze Airport serves Nijmegen and lies in Germany.\nanswer: {Germany}"],
@@ -72,9 +74,7 @@ def test_depth_exhausted_answers_from_own_knowledge_and_says_so(kg):
 
 def test_dead_end_answers_from_what_was_found_half_stop():
     kg = MemoryKG([("m.a", "r.one", "m.b")], {"m.a": "Alpha", "m.b": "Beta"})
-    llm = ScriptedLLM(
-        {"tog.reasoning": ["{No}. Not yet."], "tog.answer": ["answer: {Beta}"]}
-    )
+    llm = ScriptedLLM({"tog.reasoning": ["{No}. Not yet."], "tog.answer": ["answer: {Beta}"]})
     r = ToG(kg, llm).ask("What does Alpha lead to?", {"m.a": "Alpha"})
     assert r.answer_source == "half-stop" and r.answers == ["Beta"] and r.answer_ids == ["m.b"]
     assert r.depth == 1 and "tog.relation_prune" not in llm.stages_called()  # one relation
@@ -117,8 +117,9 @@ def test_tog_r_walks_relation_chains_without_entity_scoring(kg):
     assert r.ok and r.variant == "tog-r" and r.answer_source == "paths"
     assert "tog.entity_score" not in llm.stages_called()
     reasoning = [c for c in llm.calls if c.stage == "tog.reasoning"][-1]
-    assert "Nijmegen -> location.location.nearby_airports -> location.location.containedby:" in (
-        reasoning.messages[0]["content"]
+    assert (
+        "Nijmegen -> location.location.nearby_airports -> location.location.containedby:"
+        in (reasoning.messages[0]["content"])
     )
 
 

@@ -90,7 +90,10 @@ async def test_entity_scores_are_llm_score_times_relation_score():
     got = await score_entities(llm, Q, _path(), "Nijmegen", _rel(0.5), ["m.a", "m.b"], names, S, [])
     assert got == [("m.a", 0.4), ("m.b", 0.1)]
     assert llm.calls[0].temperature == 0.4
-    assert "Relation: location.location.nearby_airports (from Nijmegen)" in llm.calls[0].messages[0]["content"]
+    assert (
+        "Relation: location.location.nearby_airports (from Nijmegen)"
+        in llm.calls[0].messages[0]["content"]
+    )
 
 
 async def test_unnamed_entities_dropped_beside_named_and_share_when_alone():
@@ -109,7 +112,9 @@ async def test_entity_score_garbage_gives_equal_scores_and_is_recorded():
     recovered: list[dict[str, str]] = []
     got = await score_entities(llm, Q, _path(), "N", _rel(1.0), ["m.a", "m.b"], names, S, recovered)
     assert got == [("m.a", 0.5), ("m.b", 0.5)]
-    assert recovered[0]["stage"] == "tog.entity_score" and recovered[0]["recovery"] == "equal scores"
+    assert (
+        recovered[0]["stage"] == "tog.entity_score" and recovered[0]["recovery"] == "equal scores"
+    )
 
 
 async def test_many_candidates_are_sampled_reproducibly():
@@ -177,7 +182,7 @@ async def test_answer_stages_and_their_typed_error():
     assert (await answer_from_knowledge(llm, Q, S))[0] == ["Germany"]
     assert "Facts:" not in llm.calls[1].messages[0]["content"]
     bad = ScriptedLLM({"tog.answer": ["Germany, I think", "Germany."]})
-    with pytest.raises(LLMOutputError, match="tog.answer"):
+    with pytest.raises(LLMOutputError, match=r"tog\.answer"):
         await answer_from_facts(bad, Q, [], S)
 
 

@@ -40,17 +40,20 @@ ANSWER_GENERATION = "answer generation error"
 HALLUCINATION = "other hallucination error"
 CATEGORIES = (ANSWER_GENERATION, REFUSE, FORMAT, HALLUCINATION, RUN_ERROR)
 FORMAT_KINDS = frozenset({"llm-unreadable-reply", "unparseable_reply"})
-_REFUSAL = re.compile(
-    r"^\W*(?:unknown|none|n/?a|no answer|not (?:available|known|sure|provided|applicable|"
-    r"found|enough information)|(?:cannot|can't|could not|unable to) (?:be )?(?:determine|"
-    r"answer|find|say)\w*|insufficient(?: information| data)?|i (?:do not|don't) know|"
-    r"no (?:relevant )?(?:information|data)|unanswerable)\b",
+#: a refusal word must be the whole answer ("Unknown Pleasures" is an album, not a refusal)
+_REFUSAL_WORD = re.compile(r"^\W*(?:unknown|none|n/?a|no answer|unanswerable|nothing)\W*$", re.I)
+#: a refusal sentence may go on ("Cannot be determined from the given paths")
+_REFUSAL_SENTENCE = re.compile(
+    r"^\W*(?:not (?:available|known|sure|provided|applicable|found|enough information)|"
+    r"(?:cannot|can't|could not|unable to) (?:be )?(?:determine|answer|find|say|identif)\w*|"
+    r"insufficient (?:information|data|evidence)|i (?:do not|don't|cannot) know|"
+    r"no (?:relevant )?(?:information|data|evidence))\b",
     re.I,
 )
 
 
 def is_refusal(answer: str) -> bool:
-    return bool(_REFUSAL.match(answer.strip()))
+    return bool(_REFUSAL_WORD.match(answer) or _REFUSAL_SENTENCE.match(answer))
 
 
 def _gold_names(row: dict[str, Any]) -> set[str]:
