@@ -200,3 +200,21 @@ def test_facts_show_triples_for_tog_and_relation_chains_for_tog_r():
         "Nijmegen -> nearby_airports -> containedby: Germany",
         "Nijmegen -> nearby_airports: Weeze Airport",
     ]
+
+
+def test_every_tog_template_fills_and_leaves_no_placeholder():
+    from importlib import resources
+    from string import Template
+
+    from kgreason.prompts import load_prompt, prompt_text
+
+    names = sorted(
+        p.name[:-4]
+        for p in resources.files("kgreason.tog").joinpath("prompts").iterdir()
+        if p.name.endswith(".txt")
+    )
+    assert names == ["answer", "entity_score", "own_knowledge", "reasoning", "relation_prune"]
+    for name in names:
+        fields = Template(prompt_text("kgreason.tog", name)).get_identifiers()
+        filled = load_prompt("kgreason.tog", name, **{f: f"<{f.upper()}>" for f in fields})
+        assert "$" not in filled and all(f"<{f.upper()}>" in filled for f in fields)
