@@ -10,12 +10,18 @@ import re
 from collections.abc import Sequence
 
 from kgreason.kg.ranking import normalize_name
-from kgreason.llm.parse import ParseError, extract_json, parse_braced_answers
-
-#: ToG's released reply form, which models trained on it keep producing: {name (Score: 0.4)}
-_TOG_FORM = re.compile(
-    r"\{?\s*([^{}();\n]+?)\s*\(\s*score\s*:\s*([0-9]*\.?[0-9]+)\s*\)\s*\}?", re.I
+from kgreason.llm.parse import (
+    MAX_JSON_REPLY_CHARS,
+    ParseError,
+    extract_json,
+    parse_braced_answers,
 )
+
+#: the tag of ToG's released reply form, `{name (Score: 0.4)}`, which models trained on it
+#: keep producing; the name is the text before it within its `{...}`, `;` or line segment
+_SCORE_TAG = re.compile(r"\(\s*score\s*:\s*([0-9]*\.?[0-9]+)\s*\)", re.I)
+_SEGMENT_BREAK = re.compile(r"[{};\n]")
+_NUMBERING = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+")
 _NUMBER = re.compile(r"(?<![\w.])([01](?:\.\d+)?|\.\d+)(?![\w.])")
 
 
@@ -30,6 +36,30 @@ def _score(value: object) -> float | None:
         except ValueError:
             return None
     return None
+
+
+def _bounded(text: str) -> str:
+    """Replies past the JSON search bound are refused before any regex reads them."""
+    if len(text) > MAX_JSON_REPLY_CHARS:
+        raise ParseError(
+            f"reply of {len(text):,} characters is too long to read "
+            f"(limit {MAX_JSON_REPLY_CHARS:,})"
+        )
+    return text
+
+
+def _tog_form_pairs(text: str) -> list[tuple[str, object]]:
+    """`{name (Score: x)}` pairs, in one linear pass over the segments of the reply."""
+    out: list[tuple[str, object]] = []
+    for segment in _SEGMENT_BREAK.split(text):
+        m = _SCORE_TAG.search(segment)
+        if m is not None:
+            name = segment[: m.start()].strip()
+            out.append((name, m.group(1)))
+            bare = _NUMBERING.sub("", name)
+            if bare != name:
+                out.append((bare, m.group(1)))
+    return out
 
 
 def _pairs_from_json(text: str) -> list[tuple[str, object]]:
@@ -55,10 +85,11 @@ def parse_scores(text: str, allowed: Sequence[str]) -> dict[str, float]:
     `{item (Score: 0.4)}` lines, and, when there is one number per item, bare numbers in
     the order the items were listed (ToG's entity-score form). Names are matched exactly,
     then up to case/spacing/punctuation; names not in `allowed` are ignored."""
+    _bounded(text)
     by_norm: dict[str, str] = {}
     for a in allowed:
         by_norm.setdefault(normalize_name(a), a)
-    pairs = _pairs_from_json(text) or [(m.group(1), m.group(2)) for m in _TOG_FORM.finditer(text)]
+    pairs = _pairs_from_json(text) or _tog_form_pairs(text)
     out: dict[str, float] = {}
     for name, value in pairs:
         key = name.strip().strip("\"'")
@@ -80,6 +111,7 @@ def parse_scores(text: str, allowed: Sequence[str]) -> dict[str, float]:
 def parse_sufficient(text: str) -> bool:
     """`{Yes}` / `{No}` at the head of the reply (the first one wins); a bare leading Yes/No
     word is accepted as well, as small models often drop the braces."""
+    _bounded(text)
     m = re.search(r"\{\s*\**\s*(yes|no)\s*\**\s*\}", text, re.I)
     if m:
         return m.group(1).lower() == "yes"
@@ -91,6 +123,7 @@ def parse_sufficient(text: str) -> bool:
 
 def parse_answer(text: str) -> list[str]:
     """`answer: {A, B}`; otherwise the last `{...}` that is not a Yes/No verdict."""
+    _bounded(text)
     try:
         return parse_braced_answers(text)
     except ParseError:
