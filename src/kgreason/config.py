@@ -27,6 +27,7 @@ from kgreason.kg.settings import KGSettings
 from kgreason.lkg.settings import LKGSettings
 from kgreason.llm.settings import LLMSettings
 from kgreason.pog.settings import PoGSettings
+from kgreason.tog.settings import ToGSettings
 
 ENV_PREFIX = "KGREASON_"
 #: KGREASON_* variables that are not settings: the config file, the cache and data folders.
@@ -48,6 +49,7 @@ class Settings(BaseSettings):
     kg: KGSettings = KGSettings()
     pog: PoGSettings = PoGSettings()
     lkg: LKGSettings = LKGSettings()
+    tog: ToGSettings = ToGSettings()
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, *args, **kwargs):

@@ -9,7 +9,8 @@ import pytest
 
 from kgreason.kg.memory import MemoryKG
 from kgreason.llm.testing import ScriptedLLM
-from kgreason.tog import ToG, ToGSettings
+from kgreason.tog.pipeline import ToG
+from kgreason.tog.settings import ToGSettings
 from tests.pog.test_e2e_nijmegen import FRANCE, GERMANY, NIJMEGEN, QUESTION, load_fixture
 from tests.tog.scripted import listed_candidates, listed_relations, prefer, yes_when
 

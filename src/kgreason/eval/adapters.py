@@ -210,13 +210,11 @@ def build_method(name: str, settings: Settings, *, dataset: str) -> BuiltMethod:
         )
     if name in ("tog", "tog-r"):
         from kgreason.kg.open import open_kg
-        from kgreason.tog.settings import ToGSettings as _ToGSettings
 
         kg = open_kg(settings.kg)
-        tog_settings = _ToGSettings(
-            variant="tog-r" if name == "tog-r" else "tog",
-            link_threshold=settings.pog.link_threshold,
-        )
+        # the method's name picks the variant; `tog.*` settings (kgreason.toml, KGREASON_TOG__*)
+        # give the rest
+        tog_settings = settings.tog.model_copy(update={"variant": name})
         return BuiltMethod(
             ToGMethod(name, kg, tog_settings),
             kg_identity={"name": kg.name, "fingerprint": kg.fingerprint()},
