@@ -147,3 +147,12 @@ def test_report_of_the_run_breaks_cwq_down_by_gold_sparql(run):
     assert "| 4 | 1 | 100.0 |" in md and "| 1 | 2 | 0.0 |" in md
     assert "| answer generation error | gold on paths | 1 |" in md  # c2
     assert "| run error | unknown-entity | 1 |" in md  # c3
+
+
+def test_a_tog_run_replays_identically_without_the_server(run):
+    out, _, _ = run
+    work = out.parent
+    args = ["--data-dir", str(work / "data"), "--kg", str(work / "nijmegen-store")]
+    r = _cli(["eval", "--replay", str(out), *args, "--json"], _env(work), work)
+    assert r.returncode == 0, r.stderr + r.stdout
+    assert '"identical_to_original": true' in r.stdout

@@ -1,4 +1,4 @@
-"""PoG, PoG-E, the LLM-free mode and SymbolLKG behind the runner's `Method` interface.
+"""PoG, PoG-E, the LLM-free mode, ToG (ToG-R) and SymbolLKG behind the runner's `Method` interface.
 
 Each question gets its own pipeline object around the per-question metered LLM the runner
 passes in, while the expensive parts (KG handle, embedder, path-embedding cache, solver
