@@ -101,3 +101,24 @@ def test_runs_without_gold_queries_show_no_breakdown(run_dir: Path):
     assert res.exit_code == 0, res.output
     md = (run_dir / "report.md").read_text()
     assert "gold SPARQL length" not in md and "error taxonomy" in md
+
+
+def test_two_runs_side_by_side(run_dir: Path, tmp_path: Path):
+    other = tmp_path / "cwq-pog"
+    other.mkdir()
+    for name in ("config.json", "timings.jsonl"):
+        (other / name).write_text((run_dir / name).read_text())
+    rows = _rows()
+    for r in rows:  # this run gets every length-2 and length-4 question right
+        if r["sparql_length"] in (2, 4):
+            r["strict_hit1"] = True
+    rows = [r for r in rows if r["sparql_length"] != 9]  # and has no 8+ question
+    (other / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "both"
+    res = CliRunner().invoke(app, ["report", str(run_dir), str(other), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    md = (out / "report.md").read_text()
+    assert "| length | cwq-tog | cwq-pog |" in md
+    assert "| 2 | 50.0 (n=2) | 100.0 (n=2) |" in md
+    assert "| 8+ | 100.0 (n=1) | – |" in md
+    assert "runs side by side" in (out / "report.html").read_text()

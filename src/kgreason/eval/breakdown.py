@@ -158,3 +158,41 @@ def html_sections(dataset: str, rows: Sequence[dict[str, Any]]) -> list[str]:
             )
         )
     return parts
+
+
+def comparison_rows(runs: Sequence[tuple[str, Sequence[dict[str, Any]]]]) -> list[list[str]]:
+    """Length bin -> strict Hits@1 of each run ("–" where a run has no question of that
+    length), for runs side by side as PoG's Fig. 6 draws PoG and PoG-E."""
+    per_run = [by_sparql_length(rows) for _, rows in runs]
+    out = []
+    for b in LENGTH_BINS:
+        if any(b in t for t in per_run):
+            cells = [f"{t[b]['accuracy']} (n={t[b]['n']})" if b in t else "–" for t in per_run]
+            out.append([b, *cells])
+    return out
+
+
+def comparison_markdown(runs: Sequence[tuple[str, Sequence[dict[str, Any]]]]) -> list[str]:
+    """The side-by-side table, when at least two runs have gold query lengths."""
+    with_lengths = [(n, r) for n, r in runs if by_sparql_length(r)]
+    if len(with_lengths) < 2:
+        return []
+    names = [n for n, _ in with_lengths]
+    return [
+        "## Hits@1 by gold SPARQL length, runs side by side (PoG Fig. 6)",
+        "",
+        "| length | " + " | ".join(names) + " |",
+        "|---" * (len(names) + 1) + "|",
+        *["| " + " | ".join(row) + " |" for row in comparison_rows(with_lengths)],
+        "",
+    ]
+
+
+def comparison_html(runs: Sequence[tuple[str, Sequence[dict[str, Any]]]]) -> list[str]:
+    with_lengths = [(n, r) for n, r in runs if by_sparql_length(r)]
+    if len(with_lengths) < 2:
+        return []
+    return [
+        "<h2>Hits@1 by gold SPARQL length, runs side by side</h2>",
+        table(["length", *(n for n, _ in with_lengths)], comparison_rows(with_lengths)),
+    ]

@@ -60,6 +60,7 @@ def markdown(runs: list[RunFigures], question_id: str | None = None) -> str:
         "and is shown only for comparison with published numbers.",
         "",
     ]
+    lines += breakdown.comparison_markdown([(r.name, _kgqa_rows(r)) for r in runs])
     for r in runs:
         for gname, groups in r.by_group.items():
             lines += [
@@ -116,6 +117,7 @@ def html(runs: list[RunFigures], question_id: str | None = None) -> str:
         "<p class='note'>Strict Hits@1 is the headline; the lenient (paper-compatible) score counts a gold "
         "string anywhere in the output, as ToG and PoG do.</p>",
     ]
+    parts += breakdown.comparison_html([(r.name, _kgqa_rows(r)) for r in runs])
     for r in runs:
         parts.append(f"<h2>{escape(r.name)}</h2>")
         for gname, groups in r.by_group.items():
