@@ -130,3 +130,46 @@ def test_beam_width_bounds_paths_per_depth(kg):
     assert all(len(d.kept) <= 2 for d in r.explored) and len(r.explored) == 3
     for d in r.explored:
         assert all(len(x["kept"]) <= 2 for x in d.relations)
+
+
+class StrictIds:
+    """A MemoryKG that refuses literal ids like a SPARQL endpoint's id check does."""
+
+    def __init__(self, inner: MemoryKG):
+        self.inner, self.name = inner, inner.name
+
+    def _check(self, ids):
+        from kgreason.kg.base import InvalidIdentifierError
+
+        if any(i.startswith('"') for i in ids):
+            raise InvalidIdentifierError(f"{self.name}: not an id")
+
+    async def neighbors(self, ids, *, limit_per_entity=None):
+        self._check(ids)
+        return await self.inner.neighbors(ids, limit_per_entity=limit_per_entity)
+
+    async def names(self, ids):
+        self._check(ids)
+        return await self.inner.names(ids)
+
+    def __getattr__(self, attr):
+        return getattr(self.inner, attr)
+
+
+def test_a_literal_reached_is_a_dead_end_not_an_error():
+    inner = MemoryKG(
+        [("m.a", "r.date", '"1998"'), ("m.a", "r.next", "m.b"), ("m.b", "r.more", "m.c")],
+        {"m.a": "Alpha", "m.b": "Beta", "m.c": "Gamma"},
+    )
+    llm = ScriptedLLM(
+        {
+            "tog.relation_prune": lambda m: '{"r.date": 0.6, "r.next": 0.4}',
+            "tog.reasoning": lambda m: "{No}.",
+            "tog.own_knowledge": ["answer: {1998}"],
+        }
+    )
+    r = ToG(StrictIds(inner), llm, ToGSettings(depth=2)).ask("When?", {"m.a": "Alpha"})
+    assert r.ok, r.error
+    assert r.depth == 2 and r.answer_source == "llm-knowledge"
+    kept = {t[2] for p in r.explored[0].kept for t in p}
+    assert kept == {'"1998"', "m.b"}  # the literal was a candidate, then a dead end

@@ -139,7 +139,7 @@ class ToG:
         """One round: relations of each path end, entities of each kept relation, the cut."""
         s = self.settings
         await hood.fetch([p.end for p in beam])
-        await self._learn_names(result, [p.end for p in beam])
+        await self._learn_names(hood, result, [p.end for p in beam])
         extensions: list[BeamPath] = []
         for path in beam:
             neighbors = hood.of(path.end)
@@ -150,7 +150,7 @@ class ToG:
             )
             for rel in kept:
                 cands = entity_candidates(path, rel, neighbors)
-                await self._learn_names(result, list(cands))
+                await self._learn_names(hood, result, list(cands))
                 scored = await score_entities(
                     llm, question, path, name, rel, list(cands), result.names, s,
                     result.recovered,
@@ -179,10 +179,11 @@ class ToG:
             )  # fmt: skip
             return []
 
-    async def _learn_names(self, result: ToGResult, ids: Sequence[str]) -> None:
+    @staticmethod
+    async def _learn_names(hood: Neighbourhood, result: ToGResult, ids: Sequence[str]) -> None:
         missing = [i for i in ids if i not in result.names]
         if missing:
-            result.names.update(await self.kg.names(missing))
+            result.names.update(await hood.names(missing))
 
     @staticmethod
     def _set_answer(

@@ -10,10 +10,11 @@ ToG's code prevents by excluding the previous relation).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from kgreason.kg.base import KnowledgeGraph, Neighbor
+from kgreason.kg.base import InvalidIdentifierError, KnowledgeGraph, Neighbor
 from kgreason.llm.base import ChatLLM
 from kgreason.tog.calls import call_stage
 from kgreason.tog.parsing import parse_scores
@@ -37,11 +38,30 @@ class Neighbourhood:
         if not todo:
             return
         cap = self.settings.max_neighbors
-        found = await self.kg.neighbors(todo, limit_per_entity=cap)
+        try:
+            found = await self.kg.neighbors(todo, limit_per_entity=cap)
+        except InvalidIdentifierError:
+            # a value the endpoint cannot take as an id (a literal reached as a neighbour) is
+            # a dead end, not the end of the question: ask for the others one by one
+            found = {}
+            for i in todo:
+                with contextlib.suppress(InvalidIdentifierError):
+                    found.update(await self.kg.neighbors([i], limit_per_entity=cap))
         for i in todo:
             self.seen[i] = list(found.get(i, []))
             if len(self.seen[i]) >= cap:
                 self.bounds_hit.append(f"neighbours of {i} cut at tog.max_neighbors={cap}")
+
+    async def names(self, ids: Sequence[str]) -> dict[str, str]:
+        """D(.) of the ids the backend accepts (literals keep their own text)."""
+        try:
+            return await self.kg.names(list(ids))
+        except InvalidIdentifierError:
+            out: dict[str, str] = {}
+            for i in ids:
+                with contextlib.suppress(InvalidIdentifierError):
+                    out.update(await self.kg.names([i]))
+            return out
 
     def of(self, entity: str) -> list[Neighbor]:
         return self.seen.get(entity, [])
