@@ -127,3 +127,15 @@ def test_every_cwq_query_parses_with_lengths_in_the_papers_range(shared_data):
     assert all(g is not None for g in lengths)
     counted = [g.length for g in lengths if g is not None]
     assert min(counted) >= 2 and sum(n <= 4 for n in counted) / len(counted) > 0.8
+
+
+def test_hostile_gold_queries_never_break_a_run():
+    # a dataset file is input too: deep nesting and huge queries give no field, not a crash
+    deep = "SELECT ?x WHERE { " + "FILTER(EXISTS { " * 5000 + "?x ns:a.b ?y" + " })" * 5000 + " }"
+    assert gold_fields(deep, [])["sparql_length"] is None
+    huge = "SELECT ?x WHERE { " + "?x ns:a.b ?y . " * 20_000 + "}"
+    assert gold_fields(huge, [])["sparql_length"] is None
+    nested = "SELECT ?x WHERE { " + "FILTER(EXISTS { " * 40 + "?x ns:a.b ?y" + " })" * 40 + " }"
+    assert len(nested) < 2_000 and gold_fields(nested, [])["sparql_length"] is None
+    shallow = "SELECT ?x WHERE { " + "FILTER(EXISTS { " * 3 + "?x ns:a.b ?y" + " })" * 3 + " }"
+    assert gold_fields(shallow, [])["sparql_length"] == 1

@@ -16,7 +16,10 @@ This is a small tokenizer and triple-pattern walker, not a SPARQL parser. What i
 Its limits, stated: property paths (`ns:a/ns:b`, `^ns:a`, `ns:a*`) are counted as one relation
 per IRI they name and are flagged in `GoldQuery.property_path`; a variable predicate
 (`?x ?p ?y`) is not a relation and is not counted; the triple patterns of FILTER [NOT]
-EXISTS { ... } groups (CWQ's time constraints) are counted, as relations the query names. A query in which no triple pattern is found gives None.
+EXISTS { ... } groups (CWQ's time constraints) are counted, as relations the query names.
+A query with no triple pattern gives None; so does one longer than `MAX_QUERY_CHARS` or
+nested deeper than `MAX_NESTING` EXISTS groups (a dataset file is input too: it must not
+break a run).
 """
 
 from __future__ import annotations
@@ -43,22 +46,9 @@ _TOKEN = re.compile(
     re.X,
 )
 _BLOCK_KEYWORDS = {"filter", "bind"}
-_SKIP_WORDS = {
-    "prefix",
-    "base",
-    "select",
-    "distinct",
-    "reduced",
-    "where",
-    "optional",
-    "union",
-    "minus",
-    "graph",
-    "service",
-    "as",
-    "from",
-    "named",
-}
+#: gold queries of CWQ/WebQSP/GrailQA are under 3,000 characters and nest EXISTS once
+MAX_QUERY_CHARS = 50_000
+MAX_NESTING = 16
 _MODIFIERS = {"order", "group", "having", "limit", "offset"}
 
 
@@ -142,13 +132,20 @@ def _skip_balanced(toks: Sequence[tuple[str, str]], i: int, open_: str, close: s
 
 def parse_gold_sparql(query: str) -> GoldQuery | None:
     """The relations of `query`'s triple patterns; None when it has none (or is empty)."""
-    if not query or not query.strip():
+    if not query or not query.strip() or len(query) > MAX_QUERY_CHARS:
         return None
     toks = _tokens(query)
     # the body: from the first "{" on; the prologue and projection hold no triple pattern
     start = next((k for k, t in enumerate(toks) if t[1] == "{"), len(toks))
-    relations, path_seen = _walk(toks[start:])
+    try:
+        relations, path_seen = _walk(toks[start:])
+    except _TooDeep:
+        return None
     return GoldQuery(tuple(relations), path_seen) if relations else None
+
+
+class _TooDeep(Exception):
+    """EXISTS groups nested deeper than MAX_NESTING."""
 
 
 def _exists_blocks(toks: Sequence[tuple[str, str]]) -> list[Sequence[tuple[str, str]]]:
@@ -165,7 +162,9 @@ def _exists_blocks(toks: Sequence[tuple[str, str]]) -> list[Sequence[tuple[str, 
     return out
 
 
-def _walk(toks: Sequence[tuple[str, str]]) -> tuple[list[str], bool]:
+def _walk(toks: Sequence[tuple[str, str]], depth: int = 0) -> tuple[list[str], bool]:
+    if depth > MAX_NESTING:
+        raise _TooDeep
     relations: list[str] = []
     path_seen = False
     statement: list[str] = []  # terms and the separators ";" "," of one triples block
@@ -183,7 +182,7 @@ def _walk(toks: Sequence[tuple[str, str]]) -> tuple[list[str], bool]:
             if j < len(toks) and toks[j][1] in "{(":
                 end = _skip_balanced(toks, j, toks[j][1], "}" if toks[j][1] == "{" else ")")
             for block in _exists_blocks(toks[i:end]):
-                inner, inner_path = _walk(block)
+                inner, inner_path = _walk(block, depth + 1)
                 relations += inner
                 path_seen |= inner_path
             i = end
