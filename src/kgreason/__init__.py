@@ -23,6 +23,8 @@ _EXPORTS: dict[str, str] = {
     "TopicEntity": "kgreason.pog.types",
     "SymbolLKG": "kgreason.lkg.pipeline",
     "SolveResult": "kgreason.lkg.pipeline",
+    "ToG": "kgreason.tog.pipeline",
+    "ToGResult": "kgreason.tog.types",
     # settings
     "Settings": "kgreason.config",
     "LoadedSettings": "kgreason.config",
@@ -77,6 +79,8 @@ __all__ = [
     "SparqlKG",
     "StoreKG",
     "SymbolLKG",
+    "ToG",
+    "ToGResult",
     "TopicEntity",
     "Triple",
     "UnknownEntityError",
