@@ -16,3 +16,12 @@ class LKGSettings(BaseModel):
     solver_memory_mb: int = 1024
     temperature: float = 0.0
     max_tokens: int = 2048
+    #: multi-hop QA (section 4.4): the answer prompt shows the passages beside the retrieved
+    #: premises, as the paper appends the subgraph "alongside the raw context"
+    qa_include_passages: bool = True
+    #: multi-hop QA: also route the question to a solver and show its true/false verdict to
+    #: the answer stage (off: the paper's QA pipeline is construction, retrieval, answer)
+    qa_solver: bool = False
+    #: multi-hop QA: the hull also walks typed predicate edges to entities (bridge entities
+    #: of section 4.3); off: eq. 2's hull (rules and constraints only)
+    qa_hull_facts: bool = True
