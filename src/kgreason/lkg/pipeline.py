@@ -173,7 +173,8 @@ class SymbolLKG:
         if index is None:
             index = self._indices[store] = LKGIndex(store, self.embedder)
         return HybridRetriever(
-            index, tau=s.tau, hops=s.hull_hops, top_k=s.top_k,
+            index, tau=s.tau_for(self.embedder.name if self.embedder else None),
+            hops=s.hull_hops, top_k=s.top_k,
             llm=llm, prune=self.prune, hull_facts=hull_facts,
         )  # fmt: skip
 
