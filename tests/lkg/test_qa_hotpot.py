@@ -216,3 +216,40 @@ async def test_a_reply_without_an_answer_is_reasked_once():
     assert r.answer == "yes"
     assert [c.stage for c in llm.calls].count("answer") == 2
     assert re.search(r"could not be read", llm.calls[-1].messages[-1]["content"])
+
+
+SAME_NATIONALITY_SMT = """(declare-datatypes () ((Nationality American Other)))
+(declare-const derrickson Nationality)
+(declare-const wood Nationality)
+(assert (= derrickson American))
+(assert (= wood American))
+(define-fun goal () Bool (= derrickson wood))
+"""
+
+
+async def test_qa_solver_shows_the_verdict_to_the_answer_stage():
+    rec = load("hotpotqa", root=FIXTURE).records[0]
+    seen: list[str] = []
+
+    def with_solver(messages):
+        prompt = messages[0]["content"]
+        if prompt.startswith("Task Description: Answer the Question."):
+            seen.append(prompt)
+        return responder(messages)
+
+    llm = ScriptedLLM(
+        {
+            "route": ["Z3"],
+            "codegen": [f"```\n{SAME_NATIONALITY_SMT}```"],
+            "*": with_solver,
+        }
+    )
+    s = LKGSettings(qa_solver=True, solver_timeout_s=10, solver_memory_mb=512)
+    r = await SymbolLKG(llm, None, s).aanswer(
+        [(p.title, p.text) for p in rec.passages], rec.question
+    )
+    assert r.ok and r.route is not None and r.route.route == "z3"
+    assert r.solver_answer == "True" and r.answer == "Yes"
+    assert "A symbolic solver (z3) checked the question" in seen[0] and ": True." in seen[0]
+    stages = [c.stage for c in llm.calls]
+    assert stages[-3:] == ["route", "codegen", "answer"]
