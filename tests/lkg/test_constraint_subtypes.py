@@ -168,3 +168,16 @@ def test_a_store_written_before_the_fields_still_reads_and_grows(tmp_path: Path)
 
 def _by_type_store(st: LKGStore) -> dict:
     return {n.type: n for n in st.nodes(["constraint"]) if n.id != "c1"}
+
+
+def test_code_generation_and_pruning_see_the_fields():
+    from kgreason.lkg.codegen import logfile
+    from kgreason.lkg.retrieval import RetrievedSubgraph
+
+    g = _graph()
+    sub = RetrievedSubgraph(query="q", nodes=list(g.nodes.values()))
+    text = logfile(sub)
+    assert "[Constraint:Arithmetic] Applicants must hold a GPA of at least 3.8." in text
+    assert "| expression: GPA(x) >= 3.8 | operation: >= | value: 3.8" in text
+    assert "| relation: BOUGHT_BEFORE" in text
+    assert _by_type(g)["Ordering"].content().endswith("relation=BOUGHT_BEFORE")

@@ -253,3 +253,15 @@ async def test_qa_solver_shows_the_verdict_to_the_answer_stage():
     assert "A symbolic solver (z3) checked the question" in seen[0] and ": True." in seen[0]
     stages = [c.stage for c in llm.calls]
     assert stages[-3:] == ["route", "codegen", "answer"]
+
+
+def test_the_answer_prompt_shows_at_most_the_best_premises():
+    from kgreason.lkg.answering import render_premises
+    from kgreason.lkg.retrieval import Premise
+
+    many = [Premise(text=f"Fact {i}.", titles=[f"T{i}"]) for i in range(1, 8)]
+    text = render_premises(many, limit=5)
+    assert text.splitlines()[0] == "1. [T1] Fact 1."
+    assert "5. [T5] Fact 5." in text and "Fact 6." not in text
+    assert text.splitlines()[-1] == "(2 lower-ranked premises not shown)"
+    assert render_premises([]) == "(none retrieved)"

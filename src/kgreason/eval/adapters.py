@@ -20,6 +20,8 @@ from kgreason.prompts import prompt_hashes
 if TYPE_CHECKING:  # the pipelines import torch-sized dependencies: only when a method needs them
     from kgreason.embed.base import Embedder
     from kgreason.kg.base import KnowledgeGraph
+    from kgreason.lkg.pipeline import SymbolLKG
+    from kgreason.lkg.router import RouteDecision
     from kgreason.lkg.settings import LKGSettings
     from kgreason.lkg.solvers.sandbox import Sandbox
     from kgreason.pog.fuzzy import FuzzySelector
@@ -144,7 +146,7 @@ class SymbolLKGMethod:
             extra={"attempts": len(r.attempts), "program": r.program, **route_fields(r.route)},
         )
 
-    async def _multihop(self, solver: Any, record: Record) -> Outcome:
+    async def _multihop(self, solver: SymbolLKG, record: Record) -> Outcome:
         passages = [(p.title, p.text) for p in record.passages]
         r = await solver.aanswer(passages, record.question, id=record.id)
         return Outcome(
@@ -165,7 +167,7 @@ class SymbolLKGMethod:
         )
 
 
-def route_fields(decision: Any) -> dict[str, Any]:
+def route_fields(decision: RouteDecision | None) -> dict[str, Any]:
     """The router's own choice beside the final route (after fallbacks and the
     statement-options override), so router accuracy (paper Table 5) can be computed."""
     if decision is None:

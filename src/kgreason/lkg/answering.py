@@ -52,12 +52,18 @@ def parse_answer(text: str) -> str:
     raise ParseError("expected one line 'Answer: <short answer>'")
 
 
-def render_premises(premises: Sequence[Premise]) -> str:
+def render_premises(premises: Sequence[Premise], limit: int = 50) -> str:
+    """Numbered premises with their titles; at most `limit` (an unpruned hull can be long),
+    the rest counted."""
     if not premises:
         return "(none retrieved)"
-    return "\n".join(
-        f"{i}. [{'; '.join(p.titles) or 'untitled'}] {p.text}" for i, p in enumerate(premises, 1)
-    )
+    lines = [
+        f"{i}. [{'; '.join(p.titles) or 'untitled'}] {p.text}"
+        for i, p in enumerate(premises[:limit], 1)
+    ]
+    if len(premises) > limit:
+        lines.append(f"({len(premises) - limit} lower-ranked premises not shown)")
+    return "\n".join(lines)
 
 
 def render_passages(passages: Sequence[tuple[str, str]]) -> str:
@@ -71,7 +77,9 @@ class AnswerGenerator:
     llm: ChatLLM
     include_passages: bool = True
     temperature: float = 0.0
-    max_tokens: int | None = 256
+    #: room for a reasoning model's thinking before its answer line
+    max_tokens: int | None = 2048
+    max_premises: int = 50
 
     async def answer(
         self,
@@ -84,7 +92,7 @@ class AnswerGenerator:
         prompt = load_prompt(
             "answer",
             question=question,
-            premises=render_premises(premises),
+            premises=render_premises(premises, self.max_premises),
             passages=render_passages(passages) if self.include_passages else "(not shown)",
             solver=f"\n{solver_note}" if solver_note else "",
         )

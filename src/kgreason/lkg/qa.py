@@ -113,8 +113,9 @@ async def answer_passages(
             note = await _solve(lkg, llm, sub, question, passages, res, tr)
         with tr.stage("answer") as st:
             gen = AnswerGenerator(
-                llm, include_passages=s.qa_include_passages, temperature=s.temperature
-            )
+                llm, include_passages=s.qa_include_passages,
+                temperature=s.temperature, max_tokens=s.max_tokens,
+            )  # fmt: skip
             res.answer, res.raw_answer = await gen.answer(question, res.premises, passages, note)
             st.note(answer=res.answer)
         res.status, res.error_kind = "answered", None
