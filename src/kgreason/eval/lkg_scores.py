@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kgreason.eval.metrics import RECALL_KS
+from kgreason.eval.metrics import RECALL_KS, recall_at_k
 
 #: paper Table 5: dataset -> the solver its problems should go to
 TABLE5_GOLD_ROUTES: dict[str, str] = {
@@ -32,6 +32,14 @@ LKG_LABELS = {
     "route_accuracy_final": "route accuracy after fallbacks (%)",
     "route_accuracy_structural": "structural router accuracy (%)",
 }
+
+
+def recall_scores(retrieved: list[str], supporting: list[str]) -> dict[str, float]:
+    """`recall@2`, `recall@5` of one question's ranked titles; none without gold titles
+    (eq. 3 is undefined there, and a 0 would pull the mean down)."""
+    if not supporting:
+        return {}
+    return {f"recall@{k}": recall_at_k(retrieved, supporting, k) for k in RECALL_KS}
 
 
 def gold_route(dataset: str | None) -> str | None:

@@ -16,16 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from kgreason.eval import rundir
+from kgreason.eval.lkg_scores import recall_scores
 from kgreason.eval.methods import Method, Outcome
-from kgreason.eval.metrics import (
-    RECALL_KS,
-    any_hit,
-    exact_match,
-    f1,
-    lenient_hit,
-    recall_at_k,
-    strict_hit,
-)
+from kgreason.eval.metrics import any_hit, exact_match, f1, lenient_hit, strict_hit
 from kgreason.eval.records import Record
 from kgreason.kg.base import KGError
 from kgreason.llm.base import ChatLLM, LLMBudgetExceeded, LLMError, LLMOutputError
@@ -59,9 +52,8 @@ def score(record: Record, outcome: Outcome) -> dict[str, Any]:
         first = outcome.answers[0] if outcome.answers else ""
         scores["em"] = exact_match(first, record.answers)
         scores["f1"] = f1(first, record.answers)
-        if outcome.retrieved is not None and record.supporting_titles:
-            for k in RECALL_KS:  # SymbolLKG eq. 3 against the supporting passages' titles
-                scores[f"recall@{k}"] = recall_at_k(outcome.retrieved, record.supporting_titles, k)
+        if outcome.retrieved is not None:  # SymbolLKG eq. 3 against the supporting titles
+            scores.update(recall_scores(outcome.retrieved, record.supporting_titles))
     return scores
 
 
