@@ -11,7 +11,7 @@ from tests.lkg.test_pipeline_fixtures import (
 from kgreason.lkg.construction import extraction_to_graph
 from kgreason.lkg.ids import node_id
 from kgreason.lkg.index import LKGIndex
-from kgreason.lkg.retrieval import HybridRetriever, fallback_entities, recall_at_k
+from kgreason.lkg.retrieval import HybridRetriever, fallback_entities
 from kgreason.lkg.storage import LKGStore
 from kgreason.lkg.types import Extraction
 from kgreason.llm.testing import ScriptedLLM
@@ -103,20 +103,6 @@ async def test_malformed_llm_replies_fall_back_and_are_recorded(store: LKGStore)
     assert any(n.startswith("query_entities:") for n in sub.notes)
     assert any(n.startswith("prune:") for n in sub.notes)
     assert sub.query_entities == ["Future Leaders Scholarship", "Alice"]
-
-
-def test_recall_at_k():
-    got = [
-        "The computer in office 3 and the printer in office 4 were bought in the same year.",
-        "x",
-    ]
-    gold = [
-        "the computer in office 3 and  the printer in office 4 were bought in the same year",
-        "y",
-    ]
-    assert recall_at_k(got, gold, 1) == 0.5
-    assert recall_at_k(got, gold[:1], 2) == 1.0
-    assert recall_at_k([], gold, 5) == 0.0
 
 
 async def test_pruning_prompt_is_bounded(store: LKGStore):

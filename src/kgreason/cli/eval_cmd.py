@@ -59,6 +59,10 @@ def _eval_llm(
     if method == "llm-free":
         return None
     if replay_transcript is None and not llm_configured(s.llm):
+        if method == "symbollkg":  # no LLM-free SymbolLKG: its graph is an LLM extraction
+            from kgreason.lkg.pipeline import NEEDS_LLM
+
+            fail(f"{NEEDS_LLM} (there is no LLM-free SymbolLKG: the graph is an LLM extraction)")
         fail(
             f"method '{method}' needs an LLM: set OPENAI_BASE_URL / OPENAI_API_KEY, or use --method llm-free"
         )

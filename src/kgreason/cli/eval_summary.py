@@ -21,6 +21,9 @@ SCORES = (
     ("accuracy", "accuracy (%)"),
     ("em", "EM (%)"),
     ("f1", "F1 (%)"),
+    ("recall@2", "Recall@2 (%)"),
+    ("recall@5", "Recall@5 (%)"),
+    ("router_accuracy", "router accuracy, LLM's own choice (%)"),
 )
 
 

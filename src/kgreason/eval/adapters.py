@@ -20,6 +20,8 @@ from kgreason.prompts import prompt_hashes
 if TYPE_CHECKING:  # the pipelines import torch-sized dependencies: only when a method needs them
     from kgreason.embed.base import Embedder
     from kgreason.kg.base import KnowledgeGraph
+    from kgreason.lkg.pipeline import SymbolLKG
+    from kgreason.lkg.router import RouteDecision
     from kgreason.lkg.settings import LKGSettings
     from kgreason.lkg.solvers.sandbox import Sandbox
     from kgreason.pog.fuzzy import FuzzySelector
@@ -115,6 +117,9 @@ def _ranker_answer(result: PoGResult, record: Record) -> dict[str, Any]:
 
 @dataclass
 class SymbolLKGMethod:
+    """SymbolLKG on a logic set (solver verdict) or on multi-hop QA (free-text answer from
+    the question's titled passages, with the retrieved titles for Recall@k)."""
+
     name: str
     embedder: Embedder
     settings: LKGSettings
@@ -122,10 +127,14 @@ class SymbolLKGMethod:
     sandbox: Sandbox | None = None
 
     async def answer(self, record: Record, llm: ChatLLM | None) -> Outcome:
-        from kgreason.lkg.pipeline import SymbolLKG
+        from kgreason.lkg.pipeline import NEEDS_LLM, SymbolLKG
 
+        if llm is None:  # the graph is an LLM extraction: there is no LLM-free SymbolLKG
+            return Outcome(error_kind="no_llm", error=NEEDS_LLM)
         solver = SymbolLKG(llm, self.embedder, self.settings, sandbox=self.sandbox)
         self.sandbox = self.sandbox or solver.executor.sandbox
+        if record.task == "multihop":
+            return await self._multihop(solver, record)
         r = await solver.asolve(record.context or "", record.question, record.options, id=record.id)
         return Outcome(
             answers=[r.verdict] if r.verdict else [],
@@ -135,8 +144,41 @@ class SymbolLKGMethod:
             if r.status == "solved"
             else (r.status if r.status == "error" else "unsolved"),
             error=r.error,
-            extra={"attempts": len(r.attempts), "program": r.program},
+            extra={"attempts": len(r.attempts), "program": r.program, **route_fields(r.route)},
         )
+
+    async def _multihop(self, solver: SymbolLKG, record: Record) -> Outcome:
+        passages = [(p.title, p.text) for p in record.passages]
+        r = await solver.aanswer(passages, record.question, id=record.id)
+        return Outcome(
+            answers=[r.answer] if r.answer else [],
+            output_text=r.raw_answer or (r.answer or ""),
+            phase=r.route.route if r.route is not None else "answer",
+            error_kind=None if r.status == "answered" else (r.error_kind or "error"),
+            error=r.error,
+            retrieved=r.titles,
+            extra={
+                "retrieved_titles": r.titles[:10],
+                "premises": [p.model_dump() for p in r.premises[:10]],
+                "lkg_counts": r.lkg_counts,
+                "lkg_rejected": len(r.lkg_rejected),
+                "solver_answer": r.solver_answer,
+                **route_fields(r.route),
+            },
+        )
+
+
+def route_fields(decision: RouteDecision | None) -> dict[str, Any]:
+    """The router's own choice beside the final route (after fallbacks and the
+    statement-options override), so router accuracy (paper Table 5) can be computed."""
+    if decision is None:
+        return {}
+    return {
+        "route": decision.route,
+        "route_llm": decision.llm_choice,
+        "route_structural": decision.structural,
+        "route_source": decision.source,
+    }
 
 
 @dataclass

@@ -92,6 +92,10 @@ SPECS: dict[str, DatasetSpec] = {
             "json",
             L.parse_hotpot,
         ),
+        # the short name the SymbolLKG paper's tables use
+        DatasetSpec(
+            "2wiki", "multihop", "multihop/2wiki/{split}.json", "dev", "json", L.parse_hotpot
+        ),
         DatasetSpec(
             "musique", "multihop", "multihop/musique/{split}.jsonl", "dev", "json", L.parse_musique
         ),

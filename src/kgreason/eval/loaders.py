@@ -219,11 +219,39 @@ def parse_logic(rec: dict[str, Any], dataset: str) -> Record:
 # --- Multi-hop QA over passages ---------------------------------------------------------
 
 
+def _hotpot_context(ctx: Any) -> list[Passage]:
+    """`context` as the original files have it ([[title, [sentences]]]) or as the Hugging
+    Face exports do ({"title": [...], "sentences": [[...]]}); sentences are joined with one
+    space (HotpotQA's carry their own leading spaces)."""
+    if isinstance(ctx, dict):
+        ctx = list(zip(ctx.get("title") or [], ctx.get("sentences") or [], strict=True))
+    if not isinstance(ctx, list):
+        raise ValueError("'context' must be a list of [title, sentences] pairs")
+    out = []
+    for item in ctx:
+        if not isinstance(item, list | tuple) or len(item) != 2:
+            raise ValueError(f"a 'context' entry is not [title, sentences]: {item!r:.80}")
+        title, sents = item
+        sents = [sents] if isinstance(sents, str) else sents
+        out.append(Passage(str(title), " ".join(str(x).strip() for x in sents if str(x).strip())))
+    return out
+
+
+def _supporting_titles(facts: Any) -> list[str]:
+    """Titles of `supporting_facts` ([[title, sentence]] or {"title": [...], ...}), in
+    order, once each."""
+    if isinstance(facts, dict):
+        titles = list(facts.get("title") or [])
+    else:
+        titles = [f[0] for f in facts or [] if isinstance(f, list | tuple) and f]
+    return list(dict.fromkeys(str(t) for t in titles))
+
+
 def parse_hotpot(rec: dict[str, Any], dataset: str) -> Record:
     """HotpotQA and 2WikiMultiHopQA share this form: `context` = [[title, [sentences]]],
-    `supporting_facts` = [[title, sentence index]]."""
-    passages = [Passage(str(t), " ".join(s)) for t, s in rec["context"]]
-    support = list(dict.fromkeys(str(t) for t, _ in rec.get("supporting_facts", [])))
+    `supporting_facts` = [[title, sentence index]] (or the Hugging Face column form)."""
+    passages = _hotpot_context(rec["context"])
+    support = _supporting_titles(rec.get("supporting_facts"))
     return Record(
         id=str(rec.get("_id") or rec["id"]),
         dataset=dataset,

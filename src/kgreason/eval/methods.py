@@ -39,6 +39,9 @@ class Outcome:
     #: topic entity ids, so a report can draw the paths from where they start
     topics: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    #: what the method retrieved, best first (passage titles in multi-hop QA); None when it
+    #: retrieves nothing. The runner scores Recall@2/5 of it against the supporting titles.
+    retrieved: list[str] | None = None
 
 
 class Method(Protocol):

@@ -1,4 +1,5 @@
-"""Metrics: strict Hits@1 beside the paper-compatible lenient score, accuracy, EM/F1, Recall@k.
+"""Metrics: strict Hits@1 beside the paper-compatible lenient score, accuracy, EM/F1, Recall@k
+(the one implementation; SymbolLKG's multi-hop QA scores its retrieved titles with it).
 
 Strict Hits@1 compares the system's FIRST answer, normalised SQuAD-style, for exact equality
 with any gold answer or alias. The lenient score reproduces what ToG and PoG report: an answer
@@ -16,6 +17,8 @@ from collections.abc import Sequence
 
 from kgreason.eval.records import Answer
 
+#: the Recall@k cut-offs multi-hop QA reports (SymbolLKG Table 3)
+RECALL_KS = (2, 5)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCT = set(string.punctuation)
 
@@ -85,8 +88,12 @@ def f1(prediction: str, gold: Sequence[Answer]) -> float:
 
 
 def recall_at_k(retrieved: Sequence[str], relevant: Sequence[str], k: int) -> float:
-    """Share of the relevant items found among the first k retrieved."""
-    if not relevant:
+    """|R_k ∩ G| / |G| for one query (SymbolLKG paper eq. 3; the mean over queries is the
+    reported Recall@k). `retrieved` is deduplicated in rank order before the top k are cut,
+    so an item retrieved twice takes one slot; items compare exactly (multi-hop QA passes
+    passage titles). No relevant items: 0.0 (callers skip such queries)."""
+    gold = set(relevant)
+    if not gold:
         return 0.0
-    top = set(retrieved[:k])
-    return sum(1 for r in set(relevant) if r in top) / len(set(relevant))
+    top = set(list(dict.fromkeys(retrieved))[:k])
+    return len(gold & top) / len(gold)

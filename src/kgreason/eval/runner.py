@@ -17,6 +17,7 @@ from typing import Any
 
 from kgreason.eval import rundir
 from kgreason.eval.gold_sparql import gold_fields
+from kgreason.eval.lkg_scores import recall_scores
 from kgreason.eval.methods import Method, Outcome
 from kgreason.eval.metrics import any_hit, exact_match, f1, lenient_hit, strict_hit
 from kgreason.eval.records import Record
@@ -52,6 +53,8 @@ def score(record: Record, outcome: Outcome) -> dict[str, Any]:
         first = outcome.answers[0] if outcome.answers else ""
         scores["em"] = exact_match(first, record.answers)
         scores["f1"] = f1(first, record.answers)
+        if outcome.retrieved is not None:  # SymbolLKG eq. 3 against the supporting titles
+            scores.update(recall_scores(outcome.retrieved, record.supporting_titles))
     return scores
 
 

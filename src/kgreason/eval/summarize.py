@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from kgreason.eval import rundir
+from kgreason.eval.lkg_scores import LKG_LABELS, lkg_metrics
 
 
 @dataclass
@@ -59,6 +60,7 @@ def load_run(path: Path) -> RunFigures:
         "mean_prompt_tokens": _mean([r["prompt_tokens"] for r in rows]),
         "mean_completion_tokens": _mean([r["completion_tokens"] for r in rows]),
         "median_wall_s": round(statistics.median(walls), 4) if walls else None,
+        **lkg_metrics(rows),
     }
     groups: dict[str, dict[str, list[dict[str, Any]]]] = {
         "hops": defaultdict(list),
@@ -101,4 +103,5 @@ METRIC_LABELS = {
     "mean_prompt_tokens": "prompt tokens / question",
     "mean_completion_tokens": "completion tokens / question",
     "median_wall_s": "median wall time (s)",
+    **LKG_LABELS,
 }

@@ -15,7 +15,8 @@ _EXPORTS = {
     "LKGBuilder": "kgreason.lkg.construction",
     "HybridRetriever": "kgreason.lkg.retrieval",
     "RetrievedSubgraph": "kgreason.lkg.retrieval",
-    "recall_at_k": "kgreason.lkg.retrieval",
+    "Premise": "kgreason.lkg.retrieval",
+    "QAResult": "kgreason.lkg.qa",
     "LKGIndex": "kgreason.lkg.index",
 }
 

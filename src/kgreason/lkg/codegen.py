@@ -78,8 +78,10 @@ def logfile(sub: RetrievedSubgraph) -> str:
     for n in sub.of_kind("rule"):
         lines.append(f"[Rule] {n.raw_text or n.description} | expression: {n.expression}")
     for n in sub.of_kind("constraint"):
+        spec = "".join(f" | {k}: {v}" for k, v in n.spec().items())  # Table 1 fields
         lines.append(
             f"[Constraint:{n.type}] {n.raw_text or n.description} | expression: {n.expression}"
+            + spec
         )
     for e in sub.edges:
         if e.src in names and e.dst in names and e.rel not in ("MENTIONS", "APPLIES_TO"):

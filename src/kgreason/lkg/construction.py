@@ -5,7 +5,12 @@ Validation never silently drops a usable item: a rule whose raw_text is not in t
 is kept with the flag `raw_text_not_in_input`, a related entity that exists only under
 another spelling is linked and flagged `linked_fuzzy:<name>`, one that does not exist at all
 is flagged `unlinked:<name>`. Items that cannot be used (no name) go to `LKGraph.rejected`
-with the reason.
+with the reason. A constraint keeps the Table 1 fields of its subtype (Ordering and
+AllDifferent: `relation`; Arithmetic: `operation`, `value`); a field given for another subtype
+is left out and flagged `field_not_for_type:<field>`. The fields are optional (the paper's
+prompt A.1 does not ask for them; older extractions and stores have none).
+
+With a `title` (multi-hop QA passages), every node and fact the extraction adds carries it.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from kgreason.lkg.ids import lkg_name_key, node_id, normalize_text
 from kgreason.lkg.prompts import load_prompt
 from kgreason.lkg.types import (
     APPLIES_TO,
+    CONSTRAINT_FIELDS,
     CONSTRAINT_TYPES,
     IS_A,
     MENTIONS,
@@ -82,6 +88,22 @@ def _constraint_type(raw: str | None) -> tuple[str, list[str]]:
     return "Generic", [f"constraint_type_unknown:{raw}"]
 
 
+def _constraint_spec(raw: RawLogic, ctype: str, flags: list[str]) -> dict[str, Any]:
+    """The Table 1 fields `ctype` has, from the extraction; others given are flagged in
+    `flags`, never silently dropped."""
+    wanted = CONSTRAINT_FIELDS[ctype]
+    spec: dict[str, Any] = {}
+    for f in ("relation", "operation", "value"):
+        v = getattr(raw, f)
+        if v in ("", None):
+            continue
+        if f in wanted:
+            spec[f] = v
+        else:
+            flags.append(f"field_not_for_type:{f}")
+    return spec
+
+
 class _Linker:
     """Resolves names to nodes: exact normalised name, then spacing-insensitive."""
 
@@ -114,12 +136,16 @@ def _check_raw(raw_text: str, source: str) -> list[str]:
     return []
 
 
-def extraction_to_graph(ex: Extraction, source_text: str, into: LKGraph | None = None) -> LKGraph:
+def extraction_to_graph(
+    ex: Extraction, source_text: str, into: LKGraph | None = None, *, title: str = ""
+) -> LKGraph:
     """Validate an extraction against its input text and add it to `into` (or a new graph).
 
     Named nodes first (so relations and logic nodes link to them), then relations, then
-    rules and constraints; anything invalid is recorded in `graph.rejected`, not raised."""
-    asm = _Assembler(into if into is not None else LKGraph(), normalize_text(source_text))
+    rules and constraints; anything invalid is recorded in `graph.rejected`, not raised.
+    `title` (a passage's title) is recorded on every node and fact added."""
+    g = into if into is not None else LKGraph()
+    asm = _Assembler(g, normalize_text(source_text), [title] if title else [])
     for item in ex.entities:
         asm.add_named(item, "entity")
     for item in ex.concepts:
@@ -136,8 +162,18 @@ def extraction_to_graph(ex: Extraction, source_text: str, into: LKGraph | None =
 class _Assembler:
     """One extraction's additions to a graph, with the name linker they share."""
 
-    def __init__(self, g: LKGraph, source: str) -> None:
+    def __init__(self, g: LKGraph, source: str, titles: list[str]) -> None:
         self.g, self.source, self.linker = g, source, _Linker(g)
+        self.titles = titles
+
+    def node(self, n: Node) -> Node:
+        """Add (or merge) a node; a named node already in the graph gains this title too."""
+        n.titles = list(self.titles)
+        return self.g.add_node(n)
+
+    def edge(self, e: Edge) -> None:
+        e.titles = list(self.titles)
+        self.g.add_edge(e)
 
     def add_named(self, item: dict[str, Any], kind: NodeKind) -> None:
         try:
@@ -150,7 +186,7 @@ class _Assembler:
             return
         typ = "Concept" if kind == "concept" else raw.type
         flags = ["entity_type_missing"] if kind == "entity" and not typ else []
-        n = self.g.add_node(
+        n = self.node(
             Node(id=node_id(kind, raw.name), kind=kind, name=raw.name, type=typ, flags=flags)
         )
         self.linker.add(n)
@@ -162,7 +198,7 @@ class _Assembler:
             want = "concept" if concept else "entity"
             return next((i for i in ids if self.g.nodes[i].kind == want), ids[0])
         kind: NodeKind = "concept" if concept else "entity"
-        n = self.g.add_node(
+        n = self.node(
             Node(
                 id=node_id(kind, name),
                 kind=kind,
@@ -183,7 +219,7 @@ class _Assembler:
         src = self.endpoint(r.source, concept=False)
         dst = self.endpoint(r.target, concept=r.relation == IS_A)
         flags = _check_raw(r.raw_text, self.source)
-        self.g.add_edge(Edge(src=src, rel=r.relation, dst=dst, raw_text=r.raw_text, flags=flags))
+        self.edge(Edge(src=src, rel=r.relation, dst=dst, raw_text=r.raw_text, flags=flags))
 
     def add_logic(self, item: Any, kind: NodeKind) -> None:
         """A rule or constraint node, linked to the named nodes it is about."""
@@ -197,13 +233,15 @@ class _Assembler:
             return
         flags = _check_raw(raw.raw_text, self.source)
         ctype = "Rule"
+        spec: dict[str, Any] = {}
         if kind == "constraint":
             ctype, extra = _constraint_type(raw.constraint_type)
             flags += extra
+            spec = _constraint_spec(raw, ctype, flags)
         related, edges = self._link_related(raw.related_entities, flags)
         key = raw.expression or raw.raw_text or raw.description
         name = raw.description or raw.raw_text or raw.expression
-        n = self.g.add_node(
+        n = self.node(
             Node(
                 id=node_id(kind, key),
                 kind=kind,
@@ -214,10 +252,11 @@ class _Assembler:
                 description=raw.description,
                 related=list(dict.fromkeys(related)),
                 flags=flags,
+                **spec,
             )
         )
         for rel, i in edges:
-            self.g.add_edge(Edge(src=n.id, rel=rel, dst=i))
+            self.edge(Edge(src=n.id, rel=rel, dst=i))
 
     def _link_related(
         self, names: list[str], flags: list[str]
@@ -250,7 +289,9 @@ class LKGBuilder:
     temperature: float = 0.0
     max_tokens: int | None = 2048
 
-    async def extract(self, text: str, question: str = "") -> LKGraph:
+    async def extract(self, text: str, question: str = "", *, title: str = "") -> LKGraph:
+        """The validated LKG of `text`; with `title` (a passage's), every node and fact
+        carries it."""
         g = LKGraph()
         for chunk in chunk_text(text, self.chunk_chars) or [text]:
             prompt = load_prompt("construct", context=chunk, question=question or "(none)")
@@ -264,5 +305,5 @@ class LKGBuilder:
                 temperature=self.temperature,
                 max_tokens=self.max_tokens,
             )
-            extraction_to_graph(ex, f"{chunk}\n{question}", into=g)
+            extraction_to_graph(ex, f"{chunk}\n{question}", into=g, title=title)
         return g

@@ -42,6 +42,9 @@ class LKGIndex:
     nodes: dict[str, Node] = field(default_factory=dict)
     names: dict[str, list[str]] = field(default_factory=dict)
     adjacency: dict[str, list[str]] = field(default_factory=dict)
+    #: typed predicate edges between entities/concepts (BORN_IN, DIRECTED_BY...), both ways:
+    #: what the hull also walks with `facts=True` (section 4.3's multi-hop traversal)
+    fact_adjacency: dict[str, list[str]] = field(default_factory=dict)
     #: every edge touching a node (facts such as LEFT_OF carry their raw_text)
     incident: dict[str, list[Edge]] = field(default_factory=dict)
     groups: dict[str, _Group] = field(default_factory=dict)
@@ -64,15 +67,19 @@ class LKGIndex:
                 if n.id not in ids:
                     ids.append(n.id)
         self.adjacency = {}
+        self.fact_adjacency = {}
         self.incident = {}
         hull = set(self.hull_relations)
+        self.logic = {i for i, n in self.nodes.items() if n.kind in LOGIC_KINDS}
         for e in self.store.edges():
             self.incident.setdefault(e.src, []).append(e)
             self.incident.setdefault(e.dst, []).append(e)
             if e.rel in hull:
                 self.adjacency.setdefault(e.src, []).append(e.dst)
                 self.adjacency.setdefault(e.dst, []).append(e.src)
-        self.logic = {i for i, n in self.nodes.items() if n.kind in LOGIC_KINDS}
+            elif e.src not in self.logic and e.dst not in self.logic:
+                self.fact_adjacency.setdefault(e.src, []).append(e.dst)
+                self.fact_adjacency.setdefault(e.dst, []).append(e.src)
         self.groups = {}
         if self.embedder is not None:
             self._embed_all()
@@ -157,18 +164,26 @@ class LKGIndex:
     def exact(self, name: str) -> list[str]:
         return self.names.get(lkg_name_key(name), [])
 
-    def hull(self, anchors: list[str], hops: int) -> dict[str, tuple[int, str]]:
+    def hull(
+        self, anchors: list[str], hops: int, *, facts: bool = False
+    ) -> dict[str, tuple[int, str]]:
         """Rule/Constraint nodes within `hops` of any anchor along the hull relations:
         node_id -> (distance, nearest anchor). Multi-source BFS, so each node is visited once;
         on the last hop only logic nodes are kept (nothing is expanded from there), which
-        gives the same hull while skipping most of the entity fan-out."""
+        gives the same hull while skipping most of the entity fan-out.
+
+        With `facts`, the walk also follows typed predicate edges between entities and keeps
+        the entities it reaches that way (a bridge entity of a multi-hop question: the paper's
+        section 4.3 traverses "typed predicate edges" beside the eq. 2 relations)."""
         dist: dict[str, tuple[int, str]] = {}
+        via_fact: set[str] = set()
         frontier: list[str] = []
         for a in anchors:
             if a in self.nodes and a not in dist:
                 dist[a] = (0, a)
                 frontier.append(a)
         adjacency, logic = self.adjacency, self.logic
+        fact_adj = self.fact_adjacency if facts else {}
         for d in range(1, hops + 1):
             last = d == hops
             nxt: list[str] = []
@@ -178,5 +193,10 @@ class LKGIndex:
                     if v not in dist and (not last or v in logic):
                         dist[v] = (d, src)
                         nxt.append(v)
+                for v in fact_adj.get(u, ()):
+                    if v not in dist:
+                        dist[v] = (d, src)
+                        via_fact.add(v)
+                        nxt.append(v)
             frontier = nxt
-        return {n: ds for n, ds in dist.items() if n in logic}
+        return {n: ds for n, ds in dist.items() if n in logic or n in via_fact}

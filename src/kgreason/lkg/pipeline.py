@@ -35,6 +35,7 @@ from kgreason.tracing import Callback, Tracer
 
 if TYPE_CHECKING:
     from kgreason.config import LoadedSettings, Settings
+    from kgreason.lkg.qa import QAResult
 
 NEEDS_LLM = (
     "SymbolLKG needs an LLM (set OPENAI_BASE_URL / OPENAI_API_KEY) to build the graph and "
@@ -164,14 +165,17 @@ class SymbolLKG:
             raise LKGNeedsLLM(NEEDS_LLM)
         return MeteredLLM(self.llm, ledger, self.budget)
 
-    def retriever(self, store: LKGStore, llm: ChatLLM | None) -> HybridRetriever:
+    def retriever(
+        self, store: LKGStore, llm: ChatLLM | None, *, hull_facts: bool = False
+    ) -> HybridRetriever:
         s = self.settings
         index = self._indices.get(store)
         if index is None:
             index = self._indices[store] = LKGIndex(store, self.embedder)
         return HybridRetriever(
-            index, tau=s.tau, hops=s.hull_hops, top_k=s.top_k,
-            llm=llm, prune=self.prune,
+            index, tau=s.tau_for(self.embedder.name if self.embedder else None),
+            hops=s.hull_hops, top_k=s.top_k,
+            llm=llm, prune=self.prune, hull_facts=hull_facts,
         )  # fmt: skip
 
     def solve(
@@ -261,3 +265,20 @@ class SymbolLKG:
 
     #: the same verbs as PoG's `ask`/`ask_async` (and `aask`)
     solve_async = asolve
+
+    async def aanswer(
+        self, passages: Sequence[tuple[str, str]], question: str, *, id: str | None = None
+    ) -> QAResult:
+        """Multi-hop QA (sections 4.3-4.4): the free-text answer of `question` from its
+        (title, text) passages, with the retrieved premises and their titles
+        (`kgreason.lkg.qa`). Raises LKGNeedsLLM without an LLM: the graph is built by one."""
+        from kgreason.lkg.qa import answer_passages
+
+        ledger = UsageLedger()
+        return await answer_passages(self, self._metered(ledger), ledger, passages, question, id=id)
+
+    def answer(
+        self, passages: Sequence[tuple[str, str]], question: str, *, id: str | None = None
+    ) -> QAResult:
+        """`aanswer` from sync code."""
+        return run_sync(self.aanswer(passages, question, id=id))

@@ -2,7 +2,8 @@
 
 anchors = (three thresholded vector searches: Rule, Constraint, Entity indices)
           ∪ (exact matches of the query's entities) ∪ (a BM25 pass over names and texts);
-hull    = anchors ∪ Rule/Constraint nodes within k hops along MENTIONS, IS_A, APPLIES_TO;
+hull    = anchors ∪ Rule/Constraint nodes within k hops along MENTIONS, IS_A, APPLIES_TO
+          (multi-hop QA, `hull_facts`: ∪ entities within k hops along typed predicate edges);
 final   = LLM pruning of the hull (strict JSON list of IDs), when an LLM is given.
 
 Query entities come from the LLM (stage "query_entities") or, without one, from a
@@ -13,9 +14,7 @@ the unpruned hull is kept and the error recorded: pruning only shrinks the conte
 from __future__ import annotations
 
 import json
-import re
 import time
-from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
@@ -26,7 +25,6 @@ from kgreason.lkg.types import Edge, Node
 from kgreason.llm.base import ChatLLM, LLMError
 from kgreason.llm.parse import ParseError, ask_parsed, extract_json
 
-_WORD = re.compile(r"[A-Za-z0-9_]+")
 _STOPWORDS = (
     "a an the is are was were be been of in on at to for from by with and or not no if then "
     "that this these those which who whom what when where why how does do did can could "
@@ -34,6 +32,13 @@ _STOPWORDS = (
     "unknown uncertain based above information"
 )
 _STOP = frozenset(_STOPWORDS.split())
+
+
+class Premise(BaseModel):
+    """One retrieved statement (a node's or fact's raw text) and its passages' titles."""
+
+    text: str
+    titles: list[str] = Field(default_factory=list)
 
 
 class Anchor(BaseModel):
@@ -63,31 +68,39 @@ class RetrievedSubgraph(BaseModel):
         return [n for n in self.nodes if n.kind in kinds]
 
     def raw_texts(self) -> list[str]:
-        """Unique raw texts in rank order (nodes first, then facts): what Recall@k reads."""
-        seen: dict[str, str] = {}
-        for t in [n.raw_text for n in self.nodes] + [e.raw_text for e in self.edges]:
-            if t and normalize_text(t) not in seen:
-                seen[normalize_text(t)] = t
-        return list(seen.values())
+        """Unique raw texts in rank order (see `premises`)."""
+        return [p.text for p in self.premises()]
 
+    def premises(self) -> list[Premise]:
+        """The retrieved premises in rank order: each kept node (best first) with its own
+        raw text, followed by the raw texts of the facts touching it, so a fact ranks with
+        its best-ranked end. Equal texts are one premise (titles united)."""
+        touching: dict[str, list[Edge]] = {}
+        for e in self.edges:
+            touching.setdefault(e.src, []).append(e)
+            touching.setdefault(e.dst, []).append(e)
+        out: dict[str, Premise] = {}
 
-def recall_at_k(retrieved: Sequence[str], gold: Sequence[str], k: int) -> float:
-    """Share of gold supporting texts found among the top-k retrieved texts (paper eq. 3,
-    for one query); a gold text counts when it contains, or is contained in, a retrieved one
-    after whitespace/case normalisation."""
-    if not gold:
-        return 1.0
-    top = [f" {_words(t)} " for t in retrieved[:k]]
-    found = 0
-    for g in gold:
-        ng = f" {_words(g)} "
-        if ng.strip() and any(ng in t or (t.strip() and t in ng) for t in top):
-            found += 1
-    return found / len(gold)
+        def add(text: str, titles: list[str]) -> None:
+            if not text:
+                return
+            key = normalize_text(text)
+            p = out.get(key)
+            if p is None:
+                out[key] = Premise(text=text, titles=list(titles))
+            else:
+                p.titles = list(dict.fromkeys([*p.titles, *titles]))
 
+        for n in self.nodes:
+            add(n.raw_text, n.titles)
+            for e in touching.get(n.id, ()):
+                add(e.raw_text, e.titles)
+        return list(out.values())
 
-def _words(text: str) -> str:
-    return " ".join(w.lower() for w in _WORD.findall(text))
+    def titles(self) -> list[str]:
+        """Passage titles of the premises, deduplicated in rank order: the retrieved
+        documents Recall@k (eq. 3) reads in multi-hop QA."""
+        return list(dict.fromkeys(t for p in self.premises() for t in p.titles))
 
 
 def fallback_entities(index: LKGIndex, query: str, max_n: int = 4) -> list[str]:
@@ -128,12 +141,15 @@ class HybridRetriever:
         prune: bool = True,
         max_tokens: int | None = 512,
         max_prune_candidates: int = 100,
+        hull_facts: bool = False,
     ):
         self.index, self.tau, self.hops, self.top_k = index, tau, hops, top_k
         self.llm, self.prune, self.max_tokens = llm, prune, max_tokens
         #: the pruning prompt lists at most this many hull nodes (best ranked); the rest are
         #: dropped with a note, so a huge hull cannot overflow the model's context
         self.max_prune_candidates = max_prune_candidates
+        #: the hull also walks typed predicate edges to entities (multi-hop QA bridges)
+        self.hull_facts = hull_facts
 
     async def query_entities(self, query: str, notes: list[str]) -> list[str]:
         if self.llm is None:
@@ -179,7 +195,8 @@ class HybridRetriever:
     def expand(self, anchors: list[Anchor]) -> list[str]:
         """Anchors ∪ hull logic nodes, ranked by anchor score halved per hop."""
         score = {a.id: a.score for a in anchors}
-        for nid, (d, src) in self.index.hull([a.id for a in anchors], self.hops).items():
+        hull = self.index.hull([a.id for a in anchors], self.hops, facts=self.hull_facts)
+        for nid, (d, src) in hull.items():
             s = score.get(src, 0.0) * 0.5**d
             if s > score.get(nid, -1.0):
                 score[nid] = s
@@ -234,7 +251,9 @@ class HybridRetriever:
         t3 = time.perf_counter()
         pruned = await self.prune_nodes(query, hull, notes)
         t4 = time.perf_counter()
-        keep = pruned if pruned is not None else hull
+        # the pruner's kept nodes in hull rank order (its reply order carries no rank)
+        kept = set(pruned or ())
+        keep = hull if pruned is None else [n for n in hull if n in kept]
         keep_set = set(keep)
         # edges among kept nodes, plus the outgoing facts of kept entities (LEFT_OF, HAS...)
         edges: dict[int, Edge] = {}  # keyed by object id: each stored edge is one object

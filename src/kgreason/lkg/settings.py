@@ -1,14 +1,35 @@
-"""SymbolLKG's parameters (paper sections 3-4)."""
+"""SymbolLKG's parameters (paper sections 3-4).
+
+The anchor threshold tau depends on the embedder: the paper's 0.5 is for BGE-M3, whose
+cosines run high (its Appendix B log keeps rules at 0.83-0.89); MiniLM's run much lower.
+bench/lkg_tau.py measured MiniLM (and its static distillation) on ProntoQA's gold-proof
+premises vs its distractors: at 0.5 MiniLM keeps 19.8% of the gold premises (1.5% of the
+distractors), at 0.35 30.8% (7.9%) and every question still has a vector anchor; below
+0.35 distractors grow faster than gold premises (0.25: 33.7% vs 12.1%). So 0.35 for both;
+any other embedder (BGE-M3 included) gets the paper's 0.5. docs/symbollkg.md has the table.
+"""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+#: the paper's threshold (for BGE-M3)
+PAPER_TAU = 0.5
+#: measured thresholds by embedder name (bench/lkg_tau.py)
+MEASURED_TAU: dict[str, float] = {"all-MiniLM-L6-v2": 0.35, "minilm-static": 0.35}
+
+
+def default_tau(embedder_name: str | None) -> float:
+    """The measured tau of an embedder, else the paper's 0.5."""
+    return MEASURED_TAU.get(embedder_name or "", PAPER_TAU)
+
 
 class LKGSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    tau: float = 0.5
+    #: eq. 1's cosine threshold for vector anchors; None (default): the value measured for
+    #: the configured embedder (`default_tau`), a number: that value whatever the embedder
+    tau: float | None = None
     hull_hops: int = 2
     top_k: int = 10
     max_repairs: int = 3
@@ -16,3 +37,16 @@ class LKGSettings(BaseModel):
     solver_memory_mb: int = 1024
     temperature: float = 0.0
     max_tokens: int = 2048
+    #: multi-hop QA (section 4.4): the answer prompt shows the passages beside the retrieved
+    #: premises, as the paper appends the subgraph "alongside the raw context"
+    qa_include_passages: bool = True
+    #: multi-hop QA: also route the question to a solver and show its true/false verdict to
+    #: the answer stage (off: the paper's QA pipeline is construction, retrieval, answer)
+    qa_solver: bool = False
+    #: multi-hop QA: the hull also walks typed predicate edges to entities (bridge entities
+    #: of section 4.3); off: eq. 2's hull (rules and constraints only)
+    qa_hull_facts: bool = True
+
+    def tau_for(self, embedder_name: str | None) -> float:
+        """The tau retrieval uses with this embedder: the configured one, else its default."""
+        return self.tau if self.tau is not None else default_tau(embedder_name)

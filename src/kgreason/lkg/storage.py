@@ -5,6 +5,11 @@ provenance tables saying which documents contributed each node and edge. Adding 
 is idempotent by content hash; deleting a document removes only the nodes and edges no
 other document contributed. Embeddings are stored per embedder name, so switching models
 never mixes vectors.
+
+Schema growth stays readable both ways: columns added later (`spec`, the constraint subtype
+fields as JSON; `titles`, the passage titles of a node or fact) have defaults, a store
+written before them gains them on open (`ALTER TABLE ... ADD COLUMN`), and its old rows
+read as "no fields, no titles".
 """
 
 from __future__ import annotations
@@ -27,11 +32,12 @@ CREATE TABLE IF NOT EXISTS docs(
 CREATE TABLE IF NOT EXISTS nodes(
   id TEXT PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL,
   expression TEXT NOT NULL, raw_text TEXT NOT NULL, description TEXT NOT NULL,
-  related TEXT NOT NULL, aliases TEXT NOT NULL, flags TEXT NOT NULL);
+  related TEXT NOT NULL, aliases TEXT NOT NULL, flags TEXT NOT NULL,
+  spec TEXT NOT NULL DEFAULT '{}', titles TEXT NOT NULL DEFAULT '[]');
 CREATE INDEX IF NOT EXISTS nodes_kind ON nodes(kind);
 CREATE TABLE IF NOT EXISTS edges(
   src TEXT NOT NULL, rel TEXT NOT NULL, dst TEXT NOT NULL, raw_text TEXT NOT NULL,
-  flags TEXT NOT NULL, PRIMARY KEY(src, rel, dst));
+  flags TEXT NOT NULL, titles TEXT NOT NULL DEFAULT '[]', PRIMARY KEY(src, rel, dst));
 CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
 CREATE TABLE IF NOT EXISTS node_docs(node_id TEXT NOT NULL, doc_id TEXT NOT NULL,
   PRIMARY KEY(node_id, doc_id));
@@ -44,8 +50,27 @@ CREATE TABLE IF NOT EXISTS embeddings(node_id TEXT NOT NULL, model TEXT NOT NULL
 CREATE VIRTUAL TABLE IF NOT EXISTS nodes_fts USING fts5(id UNINDEXED, name, body);
 """
 
-_NODE_COLS = "id, kind, name, type, expression, raw_text, description, related, aliases, flags"
+_NODE_COLS = (
+    "id, kind, name, type, expression, raw_text, description, related, aliases, flags, spec, titles"
+)
+_EDGE_COLS = "src, rel, dst, raw_text, flags, titles"
+#: columns added after the first schema: (table, column, declaration) for old stores
+_ADDED_COLUMNS = (
+    ("nodes", "spec", "TEXT NOT NULL DEFAULT '{}'"),
+    ("nodes", "titles", "TEXT NOT NULL DEFAULT '[]'"),
+    ("edges", "titles", "TEXT NOT NULL DEFAULT '[]'"),
+)
 DB_NAME = "lkg.sqlite"
+_SPEC_FIELDS = ("relation", "operation", "value")
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Give a store written by an older kgreason the columns added since (with defaults)."""
+    for table, col, decl in _ADDED_COLUMNS:
+        have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+        if col not in have:
+            with db:
+                db.execute(f"ALTER TABLE {table} ADD COLUMN {col} {decl}")
 
 
 class StoreError(Exception):
@@ -64,6 +89,8 @@ def _row_to_node(r: tuple) -> Node:
         related=json.loads(r[7]),
         aliases=json.loads(r[8]),
         flags=json.loads(r[9]),
+        titles=json.loads(r[11]),
+        **{k: v for k, v in json.loads(r[10]).items() if k in _SPEC_FIELDS},
     )
 
 
@@ -85,6 +112,7 @@ class LKGStore:
         try:
             self.db = sqlite3.connect(str(self.path) if self.path else ":memory:")
             self.db.executescript(SCHEMA)
+            _migrate(self.db)
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: not an LKG store ({e})") from None
         self.version = 0
@@ -188,6 +216,7 @@ class LKGStore:
             rows.append((
                 n.id, n.kind, n.name, n.type, n.expression, n.raw_text, n.description,
                 json.dumps(n.related), json.dumps(n.aliases), json.dumps(n.flags),
+                json.dumps(n.spec(), ensure_ascii=False), json.dumps(n.titles, ensure_ascii=False),
             ))  # fmt: skip
             body = " ".join([n.raw_text, n.description, n.expression, *n.aliases])
             fts.append((n.id, n.name, body, n.id))
@@ -196,7 +225,7 @@ class LKGStore:
         )
         updates = ", ".join(f"{c} = excluded.{c}" for c in _NODE_COLS.split(", ")[1:])
         db.executemany(
-            f"INSERT INTO nodes({_NODE_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?) "
+            f"INSERT INTO nodes({_NODE_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) "
             f"ON CONFLICT(id) DO UPDATE SET {updates}",
             rows,
         )
@@ -208,16 +237,18 @@ class LKGStore:
         db.executemany("DELETE FROM embeddings WHERE node_id = ?", stale)
         for e in edges:
             prev = db.execute(
-                "SELECT raw_text, flags FROM edges WHERE src=? AND rel=? AND dst=?", e.key
+                "SELECT raw_text, flags, titles FROM edges WHERE src=? AND rel=? AND dst=?", e.key
             ).fetchone()
-            raw, flags = e.raw_text, set(e.flags)
+            raw, flags, titles = e.raw_text, set(e.flags), list(e.titles)
             if prev is not None:
                 raw = prev[0] or raw
                 flags |= set(json.loads(prev[1]))
+                titles = list(dict.fromkeys([*json.loads(prev[2]), *titles]))
             db.execute(
-                "INSERT INTO edges VALUES (?, ?, ?, ?, ?) ON CONFLICT(src, rel, dst) DO UPDATE "
-                "SET raw_text = excluded.raw_text, flags = excluded.flags",
-                (*e.key, raw, json.dumps(sorted(flags))),
+                f"INSERT INTO edges({_EDGE_COLS}) VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT(src, rel, dst) DO UPDATE SET raw_text = excluded.raw_text, "
+                "flags = excluded.flags, titles = excluded.titles",
+                (*e.key, raw, json.dumps(sorted(flags)), json.dumps(titles, ensure_ascii=False)),
             )
 
     def _get_many(self, db: sqlite3.Connection, ids: list[str]) -> dict[str, Node]:
@@ -245,9 +276,10 @@ class LKGStore:
         return [_row_to_node(r) for r in rows]
 
     def edges(self) -> list[Edge]:
-        rows = self.db.execute("SELECT src, rel, dst, raw_text, flags FROM edges ORDER BY rowid")
+        rows = self.db.execute(f"SELECT {_EDGE_COLS} FROM edges ORDER BY rowid")
         return [
-            Edge(src=s, rel=r, dst=d, raw_text=t, flags=json.loads(f)) for s, r, d, t, f in rows
+            Edge(src=s, rel=r, dst=d, raw_text=t, flags=json.loads(f), titles=json.loads(ti))
+            for s, r, d, t, f, ti in rows
         ]
 
     def counts(self) -> dict[str, int]:
