@@ -30,6 +30,8 @@ class GatedLLM:
             self._released.set()
             waiters, self._waiters = self._waiters, []
         for loop, fut in waiters:
+            if loop.is_closed() or fut.done():  # cancelled by a deadline, loop gone
+                continue
             loop.call_soon_threadsafe(lambda f=fut: f.done() or f.set_result(None))
 
     async def complete(self, messages: list[Any], **opts: Any) -> Any:

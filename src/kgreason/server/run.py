@@ -5,20 +5,31 @@ then the app's lifespan drains and closes the warm state."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from types import FrameType
+
+import uvicorn
 
 from kgreason.server.app import create_app
 from kgreason.server.config import ServerConfig, check_bind
 from kgreason.server.service import Service
 
 
+class GracefulServer(uvicorn.Server):
+    """uvicorn re-raises SIGTERM/SIGINT after its graceful shutdown, so the process would end
+    "killed by signal"; a completed graceful shutdown exits 0 instead."""
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        super().handle_exit(sig, frame)
+        captured = getattr(self, "_captured_signals", None)
+        if isinstance(captured, list):
+            captured.clear()
+
+
 def uvicorn_server(
     service: Service, config: ServerConfig, *, log_level: str = "info", close_service: bool = True
-) -> Any:
+) -> GracefulServer:
     """A `uvicorn.Server` for the app (not started): `.run()` blocks; tests run it on a
     thread and stop it with `should_exit = True`, as SIGTERM does."""
-    import uvicorn
-
     check_bind(config.host, config.token)
     app = create_app(service, config, close_service=close_service)
     uv = uvicorn.Config(
@@ -32,7 +43,7 @@ def uvicorn_server(
         proxy_headers=False,  # never trust X-Forwarded-* from whoever connects
         h11_max_incomplete_event_size=64 * 1024,  # bounded request line and headers
     )
-    return uvicorn.Server(uv)
+    return GracefulServer(uv)
 
 
 def serve(service: Service, config: ServerConfig, *, log_level: str = "info") -> None:
