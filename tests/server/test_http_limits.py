@@ -34,6 +34,11 @@ def in_thread(fn: Any) -> tuple[threading.Thread, dict[str, Any]]:
     return t, box
 
 
+def post(srv: Any, path: str, body: dict[str, Any]) -> httpx.Response:
+    with srv.client() as c:
+        return c.post(path, json=body)
+
+
 def wait_for(event: threading.Event, what: str, timeout: float = 30) -> None:
     assert event.wait(timeout), f"timed out waiting for {what}"
 
@@ -75,7 +80,7 @@ def test_body_over_the_limit_is_413_with_or_without_content_length(warm: Service
 def test_overload_is_429_with_retry_after(gated, warm: Service) -> None:
     svc, llm = gated(max_concurrency=1)
     with live_server(svc) as srv:
-        first, box = in_thread(lambda: srv.client().post("/v1/ask", json=GATED_QUESTION))
+        first, box = in_thread(lambda: post(srv, "/v1/ask", GATED_QUESTION))
         wait_for(llm.entered, "the first question to reach its LLM call")
         with srv.client() as c:
             for path in ("/v1/ask", "/v1/ask/stream"):
@@ -111,7 +116,7 @@ def test_deadline_is_504_with_one_clear_error(gated) -> None:
 def test_shutdown_lets_the_question_in_flight_finish(gated) -> None:
     svc, llm = gated()
     with live_server(svc) as srv:
-        asking, box = in_thread(lambda: srv.client().post("/v1/ask", json=GATED_QUESTION))
+        asking, box = in_thread(lambda: post(srv, "/v1/ask", GATED_QUESTION))
         wait_for(llm.entered, "the question to be in flight")
         srv.server.should_exit = True  # SIGTERM
         t_end = time.monotonic() + 30
