@@ -148,6 +148,8 @@ def test_healthz_metrics_openapi_docs_static(live: Live) -> None:
         assert {"/v1/ask", "/v1/ask/stream", "/v1/solve", "/v1/kg/search", "/v1/runs"} <= set(
             spec["paths"]
         )
+        assert spec["paths"]["/v1/ask"]["post"]["security"] == [{"HTTPBearer": []}]
+        assert "security" not in spec["paths"]["/healthz"]["get"]
         docs = c.get("/docs").text
         urls = re.findall(r'(?:src|href)="([^"]+)"', docs)
         assert urls and all(u.startswith(("/static/vendor/swagger-ui/", "data:")) for u in urls)
