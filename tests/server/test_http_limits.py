@@ -148,3 +148,30 @@ def test_non_local_bind_without_token_exits_2(host: str) -> None:
     r = CliRunner().invoke(app, ["serve", "--host", host], env={"KGREASON_SERVER__TOKEN": ""})
     assert r.exit_code == 2
     assert "without a token" in r.output
+
+
+def test_llm_free_question_runs_off_the_loop_and_its_deadline_fires(blocking) -> None:
+    svc, kg = blocking(deadline_s=0.5, max_concurrency=1)
+    with live_server(svc) as srv, srv.client() as c:
+        r = c.post("/v1/ask", json=Q)  # blocked in its worker thread past the deadline
+        assert r.status_code == 504 and r.json()["error_kind"] == "deadline"
+        assert kg.entered.is_set()
+        h = c.get("/healthz").json()  # the loop answers while the thread is stuck...
+        assert h["inflight"] == 1  # ...and the stuck question still holds its slot
+        r = c.post("/v1/ask", json=Q)
+        assert r.status_code == 429
+        kg.release()
+        t_end = time.monotonic() + 30
+        while c.get("/healthz").json()["inflight"]:
+            assert time.monotonic() < t_end, "the slot was never given back"
+            time.sleep(0.02)
+        svc.limits = type(svc.limits)(deadline_s=60, max_concurrency=1)
+        r = c.post("/v1/ask", json=Q)
+        assert r.status_code == 200 and r.json()["answers"][0]["name"] == "Lee Tamahori"
+    kgreason_close(svc)
+
+
+def kgreason_close(svc: Service) -> None:
+    import asyncio
+
+    asyncio.run(svc.aclose())  # the worker pool; the shared KG is the warm fixture's
