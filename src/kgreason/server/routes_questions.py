@@ -36,7 +36,7 @@ async def ask(req: AskRequest, st: AppState = Depends(state)) -> dict[str, Any]:
 
 
 def sse(event: str, data: dict[str, Any]) -> str:
-    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
 
 
 @router.post(
