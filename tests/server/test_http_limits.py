@@ -175,3 +175,22 @@ def kgreason_close(svc: Service) -> None:
     import asyncio
 
     asyncio.run(svc.aclose())  # the worker pool; the shared KG is the warm fixture's
+
+
+def test_dns_rebinding_and_cross_site_posts_are_refused(warm: Service) -> None:
+    """A web page the user visits must not drive a local, token-less server: a rebound DNS
+    name (Host is the attacker's) or a cross-site POST (Origin is the attacker's) is 403."""
+    with live_server(warm) as srv, srv.client() as c:
+        port = srv.url.rsplit(":", 1)[1]
+        r = c.post("/v1/ask", json=Q, headers={"Host": f"evil.example:{port}"})
+        assert r.status_code == 403 and r.json()["error_kind"] == "bad-host"
+        assert c.get("/v1/runs", headers={"Host": "rebind.attacker.test"}).status_code == 403
+        r = c.post(
+            "/v1/ask", content=json.dumps(Q),
+            headers={"Origin": "http://evil.example", "Content-Type": "text/plain"},
+        )  # fmt: skip
+        assert r.status_code == 403 and r.json()["error_kind"] == "cross-origin"
+        same = {"Origin": f"http://127.0.0.1:{port}"}
+        assert c.post("/v1/ask", json=Q, headers=same).status_code == 200
+        for host in (f"localhost:{port}", f"127.0.0.1:{port}"):
+            assert c.get("/healthz", headers={"Host": host}).status_code == 200
