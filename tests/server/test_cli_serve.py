@@ -59,3 +59,4 @@ def test_serve_answers_then_stops_on_sigterm(tmp_path: Path) -> None:
             raise
     assert proc.returncode == 0, err
     assert "LLM-free mode" in err and "token required" in err
+    assert f"listening on http://127.0.0.1:{port}/" in err

@@ -5,6 +5,8 @@ then the app's lifespan drains and closes the warm state."""
 from __future__ import annotations
 
 import math
+import socket
+from collections.abc import Callable
 from types import FrameType
 
 import uvicorn
@@ -17,6 +19,17 @@ from kgreason.server.service import Service
 class GracefulServer(uvicorn.Server):
     """uvicorn re-raises SIGTERM/SIGINT after its graceful shutdown, so the process would end
     "killed by signal"; a completed graceful shutdown exits 0 instead."""
+
+    #: told "http://HOST:PORT/" once listening (the real port when --port 0 was asked)
+    announce: Callable[[str], None] | None = None
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        if self.started and self.announce is not None:
+            for server in self.servers:
+                for sock in server.sockets:
+                    host, port = sock.getsockname()[:2]
+                    self.announce(f"http://{f'[{host}]' if ':' in host else host}:{port}/")
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         super().handle_exit(sig, frame)
@@ -46,5 +59,13 @@ def uvicorn_server(
     return GracefulServer(uv)
 
 
-def serve(service: Service, config: ServerConfig, *, log_level: str = "info") -> None:
-    uvicorn_server(service, config, log_level=log_level).run()
+def serve(
+    service: Service,
+    config: ServerConfig,
+    *,
+    log_level: str = "info",
+    announce: Callable[[str], None] | None = None,
+) -> None:
+    server = uvicorn_server(service, config, log_level=log_level)
+    server.announce = announce
+    server.run()
