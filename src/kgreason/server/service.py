@@ -127,7 +127,13 @@ class Service:
             )
             if with_llm.llm is not None:
                 pog = with_llm
-        lkg = kgreason.SymbolLKG.from_settings(s, embedder=pog_free.embedder)
+        # one LLM stack for both pipelines (one concurrency limit, one cache); none at all
+        # when questions are LLM-free, so /v1/solve then runs programs only
+        lkg = (
+            kgreason.SymbolLKG.from_settings(s, llm=pog.llm, embedder=pog_free.embedder)
+            if pog.llm is not None
+            else kgreason.SymbolLKG(None, pog_free.embedder, s.lkg)
+        )
         svc = cls(pog_free.kg, pog, lkg, llm_free=pog.llm is None, limits=limits, pog_free=pog_free)
         svc._owner = pog_free  # closes the KG it opened
         return svc
