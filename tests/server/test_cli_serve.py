@@ -60,3 +60,22 @@ def test_serve_answers_then_stops_on_sigterm(tmp_path: Path) -> None:
     assert proc.returncode == 0, err
     assert "LLM-free mode" in err and "token required" in err
     assert f"listening on http://127.0.0.1:{port}/" in err
+
+
+def test_a_port_in_use_is_one_clear_error(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "KGREASON_"))}
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = subprocess.run(
+            [sys.executable, "-m", "kgreason", "serve", "--port", str(port), "--llm-free"],
+            env=env | {"PYTHONPATH": str(SRC)}, cwd=tmp_path, capture_output=True, text=True,
+            timeout=120, check=False,
+        )  # fmt: skip
+    assert r.returncode == 1
+    assert (
+        r.stderr.strip().splitlines()[-1]
+        == f"error: cannot listen on 127.0.0.1:{port} (see the line above)"
+    )
+    assert "address already in use" in r.stderr

@@ -80,7 +80,12 @@ def register(app: typer.Typer) -> None:
         def announce(url: str) -> None:
             err.print(f"kgreason serve: listening on {url}", highlight=False, markup=False)
 
-        serve(service, cfg, log_level="info" if verbosity() else "warning", announce=announce)
+        try:
+            serve(service, cfg, log_level="info" if verbosity() else "warning", announce=announce)
+        except SystemExit as e:  # uvicorn exits 3 when it cannot bind; its log says why
+            if e.code not in (None, 0):
+                fail(f"cannot listen on {host}:{port} (see the line above)", code=1)
+            raise
 
 
 def _build(s, llm_free: bool):  # type: ignore[no-untyped-def]
