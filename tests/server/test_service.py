@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from kgreason.server.models import AskRequest, SolveRequest
-from kgreason.server.service import LLM_FREE_LABEL, RANKER_LABEL, Service, ServiceError
+from kgreason.server.service import RANKER_LABEL, Service, ServiceError
 from tests.lkg.test_pipeline_fixtures import HORN_PROGRAM, HORN_QUESTION
 from tests.server.conftest import GATED_QUESTION
 
@@ -22,7 +22,8 @@ def run(coro):
 def test_ask_llm_free_is_labelled_and_streams_its_stages(warm: Service) -> None:
     events = []
     out = run(warm.ask(AskRequest(question=Q), events.append))
-    assert out["mode"] == "llm-free" and out["label"] in (RANKER_LABEL, LLM_FREE_LABEL)
+    # PoG.from_settings loads the bundled path ranker (pog.ranker = "auto"), as `kgreason ask`
+    assert out["mode"] == "llm-free" and out["label"] == RANKER_LABEL
     assert [a["name"] for a in out["answers"]][:1] == ["Lee Tamahori"]
     assert out["paths"] and out["request_id"] and out["elapsed_ms"] > 0
     assert out["entity_names"]["Once Were Warriors"] == "Once Were Warriors"
@@ -157,3 +158,20 @@ def test_busy_when_full_then_drain_waits_for_in_flight(gated) -> None:
     out = run(scenario())
     assert out["error_kind"] == "llm-unreadable-reply" and out["request_id"]
     assert svc.inflight == 0
+
+
+def test_pog_from_settings_uses_the_configured_ranker(warm: Service) -> None:
+    """The public-API change the server needed: `PoG.from_settings` builds the selector of
+    `pog.ranker`, as `kgreason ask` does (before, it always used plain SBERT similarity)."""
+    import kgreason
+
+    kg = warm.kg
+    auto = kgreason.PoG.from_settings(kgreason.Settings(), kg=kg, llm_free=True)
+    plain = kgreason.PoG.from_settings(
+        kgreason.Settings(pog={"ranker": "none"}), kg=kg, llm_free=True
+    )
+    assert type(auto.fuzzy).__name__ == "RankerSelector"
+    assert type(plain.fuzzy).__name__ == "FuzzySelector"
+    q = "who directed [Once Were Warriors]"
+    assert [a.name for a in auto.ask(q).answers] == ["Lee Tamahori"]
+    assert plain.ask(q).answers == []  # plain similarity ranks candidates, never answers
