@@ -1,0 +1,60 @@
+"""`kgreason mcp`: serve the MCP tools (ask, solve, kg_search, kg_neighbors, explain_answer)
+over stdio, for an MCP client (an agent, an IDE) that starts this command itself.
+
+The KG, the embedder and the LLM are loaded once, before the protocol starts, so a bad
+setting ends the command with one clear line and a non-zero exit instead of a server that
+dies mid-handshake. stdout carries only the protocol: anything printed while loading is
+sent to stderr."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+
+import typer
+
+from kgreason.cli.common import fail, settings
+
+
+async def _serve(service: object, max_message_bytes: int) -> None:
+    from kgreason.server.mcp import build_server
+    from kgreason.server.mcp_stdio import serve_stdio
+
+    try:
+        await serve_stdio(build_server(service), max_message_bytes=max_message_bytes)  # type: ignore[arg-type]
+    finally:
+        await service.aclose()  # type: ignore[attr-defined]
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("mcp")
+    def mcp_command(
+        ctx: typer.Context,
+        kg: str | None = typer.Option(
+            None, "--kg", help="KG store directory (default: the bundled MetaQA KG)."
+        ),
+        llm_free: bool = typer.Option(
+            False, "--llm-free", help="Never call an LLM: `ask` returns labelled candidates."
+        ),
+        max_message_mb: float = typer.Option(
+            8.0, "--max-message-mb", min=0.01, help="Largest MCP message accepted (MiB)."
+        ),
+    ) -> None:
+        """Serve kgreason's tools over MCP (stdio). Configure it in an MCP client."""
+        try:
+            from kgreason.server.service import Service, ServiceError
+        except ImportError as e:  # the [server] extra is not installed
+            fail(f"`kgreason mcp` needs the server extra (pip install 'kgreason[server]'): {e}")
+        loaded = settings(ctx)
+        try:
+            with contextlib.redirect_stdout(sys.stderr):
+                service = Service.from_settings(loaded, kg=kg, llm_free=llm_free or None)
+        except ServiceError as e:
+            fail(f"{e.kind}: {e.message}")
+        except Exception as e:  # a KG, embedder or LLM that will not load
+            fail(f"{type(e).__name__}: {e}")
+        try:
+            asyncio.run(_serve(service, int(max_message_mb * 1024 * 1024)))
+        except KeyboardInterrupt:
+            raise typer.Exit(130) from None

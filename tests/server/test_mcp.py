@@ -1,0 +1,228 @@
+"""`kgreason mcp` end to end: the SDK's own client spawns `python -m kgreason mcp` over stdio
+(the source tree on PYTHONPATH, the bundled KG, LLM-free) and calls every tool, the bad
+inputs and the attacks included. Each test starts its own server, so one test's failure
+cannot leave state for the next."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp", reason="the server extra (mcp) is not installed")
+
+from mcp.client import Client  # noqa: E402
+from mcp.client.stdio import StdioServerParameters  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
+from mcp_types import CallToolResult  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+SRC = ROOT / "src"
+TOOLS = {"ask", "solve", "kg_search", "kg_neighbors", "explain_answer"}
+QUESTION = "who directed [Once Were Warriors]"
+
+
+def server_args(*extra: str) -> list[str]:
+    return ["-m", "kgreason", "mcp", "--llm-free", *extra]
+
+
+@asynccontextmanager
+async def connect(*extra: str) -> AsyncIterator[Client]:
+    # Only PYTHONPATH is added to the SDK's safe default environment: no OPENAI_* reaches
+    # the server, so it could not call an LLM even without --llm-free.
+    params = StdioServerParameters(
+        command=sys.executable, args=server_args(*extra), env={"PYTHONPATH": str(SRC)}, cwd=ROOT
+    )
+    async with Client(params, read_timeout_seconds=120) as client:
+        yield client
+
+
+def text_of(result: CallToolResult) -> str:
+    return " ".join(getattr(c, "text", "") for c in result.content)
+
+
+async def test_lists_the_five_tools_with_typed_schemas() -> None:
+    async with connect() as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert set(tools) == TOOLS
+    ask = tools["ask"]
+    props = ask.input_schema["properties"]
+    assert ask.input_schema["required"] == ["question"]
+    assert props["question"]["type"] == "string" and props["question"]["maxLength"] == 2000
+    assert props["max_paths"]["maximum"] == 50
+    assert ask.output_schema is not None
+    assert {"answers", "paths", "llm_free", "label", "result_id"} <= set(
+        ask.output_schema["properties"]
+    )
+    neighbours = tools["kg_neighbors"].input_schema
+    assert neighbours["required"] == ["entity_id"]
+    assert neighbours["properties"]["offset"]["type"] == "integer"
+    for name in TOOLS:  # every tool declares a description and structured output
+        assert tools[name].description and tools[name].output_schema, name
+
+
+async def test_ask_returns_labelled_candidates_with_paths_then_explains_them() -> None:
+    async with connect() as client:
+        r = await client.call_tool("ask", {"question": QUESTION, "max_paths": 3})
+        assert not r.is_error, text_of(r)
+        out: dict[str, Any] = r.structured_content
+        assert out["llm_free"] is True and out["mode"] == "llm-free"
+        assert "LLM-free" in out["label"] and "not" in out["label"]
+        names = {a["name"] for a in out["answers"]} | {c["name"] for c in out["candidates"]}
+        assert "Lee Tamahori" in names
+        assert [t["id"] for t in out["topic_entities"]] == ["Once Were Warriors"]
+        assert 1 <= len(out["paths"]) <= 3 <= out["paths_total"]
+        first = out["paths"][0]
+        assert first["text"].startswith("Once Were Warriors -")
+        hop = first["hops"][0]
+        assert hop["triples"] and hop["triples_total"] >= len(hop["triples"])
+        # The unstructured content carries the same JSON, for clients without structured output.
+        assert json.loads(r.content[0].text)["result_id"] == out["result_id"]
+
+        e = await client.call_tool("explain_answer", {"result_id": out["result_id"]})
+        assert not e.is_error, text_of(e)
+        ex = e.structured_content
+        assert ex["result_id"] == out["result_id"] and ex["llm_free"] is True
+        assert ex["triples"] and ex["verified"] + ex["unverified"] == len(ex["triples"])
+        directed = {"head": "Once Were Warriors", "relation": "directed_by", "tail": "Lee Tamahori"}
+        cited = [{k: t[k] for k in ("head", "relation", "tail")} for t in ex["triples"]]
+        assert directed in cited
+        # Every triple on a path read from the KG is in the KG.
+        assert all(t["verified"] for t in ex["triples"])
+
+        fresh = await client.call_tool("explain_answer", {"question": QUESTION})
+        assert not fresh.is_error and fresh.structured_content["result_id"] != out["result_id"]
+
+
+async def test_kg_search_and_neighbours() -> None:
+    async with connect() as client:
+        s = await client.call_tool("kg_search", {"query": "Once Were Warriors", "limit": 5})
+        assert not s.is_error, text_of(s)
+        items = s.structured_content["items"]
+        assert 1 <= len(items) <= 5 and items[0]["id"] == "Once Were Warriors"
+        assert all(isinstance(i["score"], float) for i in items)
+
+        n = await client.call_tool("kg_neighbors", {"entity_id": "Once Were Warriors", "limit": 3})
+        assert not n.is_error, text_of(n)
+        page = n.structured_content
+        assert page["id"] == "Once Were Warriors" and len(page["neighbours"]) == 3
+        assert page["total"] > 3 and page["next_offset"] == 3
+        rest = await client.call_tool(
+            "kg_neighbors", {"entity_id": "Once Were Warriors", "offset": 3, "limit": 200}
+        )
+        everything = page["neighbours"] + rest.structured_content["neighbours"]
+        assert len(everything) == page["total"]
+        assert {
+            "relation": "directed_by",
+            "direction": "out",
+            "id": "Lee Tamahori",
+            "name": "Lee Tamahori",
+        } in everything
+
+
+async def test_bad_input_is_a_tool_error_and_the_server_goes_on() -> None:
+    bad: list[tuple[str, dict[str, Any], str]] = [
+        ("kg_neighbors", {"entity_id": "No Such Film 1999 xyz"}, "No Such Film 1999 xyz"),
+        ("ask", {"question": ""}, "question"),
+        ("ask", {"question": "   "}, "empty"),
+        ("ask", {"question": "who directed [No Such Film 1999 xyz]"}, "No Such Film"),
+        ("ask", {"question": QUESTION, "max_paths": 0}, "max_paths"),
+        ("kg_search", {"query": ""}, "query"),
+        ("explain_answer", {"result_id": "deadbeef"}, "unknown result_id"),
+        ("explain_answer", {}, "exactly one"),
+        ("solve", {"context": "All men are mortal.", "question": "Is Socrates mortal?"}, "LLM"),
+        ("solve", {}, "program"),
+        ("no_such_tool", {}, "no_such_tool"),
+    ]
+    async with connect() as client:
+        for tool, args, needle in bad:
+            r = await client.call_tool(tool, args)
+            assert r.is_error, (tool, args, r.structured_content)
+            assert needle.lower() in text_of(r).lower(), (tool, text_of(r))
+            assert "Traceback" not in text_of(r)
+            # ...and the server still answers.
+            ok = await client.call_tool("kg_search", {"query": "Lee Tamahori", "limit": 1})
+            assert not ok.is_error and ok.structured_content["items"][0]["id"] == "Lee Tamahori"
+
+
+async def test_solve_runs_a_program_without_an_llm() -> None:
+    smt = "(declare-const x Int)\n(assert (> x 2))\n(assert (< x 4))\n(check-sat)\n"
+    async with connect() as client:
+        r = await client.call_tool("solve", {"program": smt})
+        if r.is_error and "z3" in text_of(r).lower() and "not" in text_of(r).lower():
+            pytest.skip(f"z3 is not available here: {text_of(r)}")
+        assert not r.is_error, text_of(r)
+        out = r.structured_content
+        assert out["verdict"] == "sat" and out["route"] == "z3"
+        assert out["model"] == {"x": "3"}  # the only model: the solver really ran
+        bad = await client.call_tool("solve", {"program": "(assert"})
+        assert bad.is_error and "parse" in text_of(bad).lower()
+
+
+async def test_a_10mb_question_is_refused_cleanly() -> None:
+    huge = "who directed " + "x" * (10 * 1024 * 1024)
+    async with connect() as client:
+        r = await client.call_tool("ask", {"question": huge})
+        assert r.is_error and "at most 2000 characters" in text_of(r)
+        assert len(text_of(r)) < 2000  # the refusal does not echo the question back
+        ok = await client.call_tool("kg_search", {"query": "Lee Tamahori", "limit": 1})
+        assert not ok.is_error
+
+
+async def test_a_message_over_the_transport_limit_is_refused_without_being_read_whole() -> None:
+    async with connect("--max-message-mb", "1") as client:
+        with pytest.raises(MCPError, match="refused: the limit is 1048576 bytes"):
+            await client.call_tool("kg_search", {"query": "y" * (3 * 1024 * 1024)})
+        ok = await client.call_tool("kg_search", {"query": "Lee Tamahori", "limit": 1})
+        assert not ok.is_error and ok.structured_content["items"][0]["id"] == "Lee Tamahori"
+
+
+def _raw_session(lines: list[dict[str, Any]], *extra: str) -> subprocess.CompletedProcess[bytes]:
+    payload = b"".join(json.dumps(m).encode() + b"\n" for m in lines)
+    return subprocess.run(
+        [sys.executable, *server_args(*extra)],
+        input=payload,
+        capture_output=True,
+        env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"},
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_stdout_carries_only_protocol_messages() -> None:
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"},
+        },
+    }
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "ask", "arguments": {"question": QUESTION}},
+    }
+    done = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    r = _raw_session([init, done, call])
+    assert r.returncode == 0, r.stderr.decode()[-2000:]
+    replies = [json.loads(line) for line in r.stdout.decode().splitlines()]  # JSON, every line
+    assert [m.get("id") for m in replies] == [1, 2]
+    assert replies[1]["result"]["structuredContent"]["llm_free"] is True
+
+
+def test_a_bad_kg_ends_the_command_with_one_line_and_nothing_on_stdout(tmp_path: Path) -> None:
+    r = _raw_session([], "--kg", str(tmp_path / "missing"))
+    assert r.returncode != 0 and r.stdout == b""
+    err = r.stderr.decode().strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error:") and "missing" in err[0]

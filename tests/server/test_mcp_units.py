@@ -1,0 +1,134 @@
+"""The MCP layer's parts without a server process: the bounded stdio reader, the request id
+found in an oversize message, and the shaping of results into the tools' typed outputs."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp", reason="the server extra (mcp) is not installed")
+
+from kgreason.server.mcp_models import ask_output, path_text, solve_output  # noqa: E402
+from kgreason.server.mcp_stdio import BoundedLines, request_id  # noqa: E402
+
+
+class CountingStream(io.BytesIO):
+    """Records the largest single read, to show an oversize line is never read whole."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__(data)
+        self.largest = 0
+
+    def readline(self, size: int | None = -1) -> bytes:  # type: ignore[override]
+        line = super().readline(size)
+        self.largest = max(self.largest, len(line))
+        return line
+
+
+async def _collect(data: bytes, limit: int) -> tuple[list[str], list[tuple[Any, int]], int]:
+    stream = CountingStream(data)
+    lines = BoundedLines(stream, limit)
+    refused: list[tuple[Any, int]] = []
+
+    async def on_oversize(rid: Any, size: int) -> None:
+        refused.append((rid, size))
+
+    lines.on_oversize = on_oversize
+    return [line async for line in lines], refused, stream.largest
+
+
+async def test_bounded_lines_pass_short_lines_and_skip_a_long_one_in_chunks() -> None:
+    big = b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"q":"' + b"z" * 500_000 + b'"}}'
+    data = b'{"id":1}\n' + big + b"\n" + b'{"id":2}\n'
+    got, refused, largest = await _collect(data, 1000)
+    assert got == ['{"id":1}\n', '{"id":2}\n']  # the message after the long one is read as usual
+    assert refused == [(7, len(big) + 1)]
+    assert largest <= 1 << 16  # drained chunk by chunk, never held whole
+
+
+async def test_bounded_lines_limit_excludes_the_newline_and_keeps_a_last_line() -> None:
+    got, refused, _ = await _collect(b"abcd\nabcde\nxyz", 4)
+    assert got == ["abcd\n", "xyz"] and refused == [(None, 6)]
+
+
+@pytest.mark.parametrize(
+    ("prefix", "expected"),
+    [
+        (b'{"jsonrpc":"2.0","id":42,"method":"x"', 42),
+        (b'{"jsonrpc": "2.0", "id" : "req-9", "method"', "req-9"),
+        (b'{"id":-3,', -3),
+        (b'{"method":"x","params":{"q":"aaaa', None),
+    ],
+)
+def test_request_id_from_a_message_prefix(prefix: bytes, expected: Any) -> None:
+    assert request_id(prefix) == expected
+
+
+def _hop(src: list[str], rel: str, dst: list[str], forward: bool = True) -> dict[str, Any]:
+    triples = [
+        {"head": s if forward else d, "relation": rel, "tail": d if forward else s}
+        for s in src
+        for d in dst
+    ]
+    return {"src": src, "relation": rel, "dst": dst, "forward": forward, "triples": triples}
+
+
+def test_path_text_shows_direction_and_folds_large_sets() -> None:
+    hops = [
+        _hop(["Once Were Warriors"], "directed_by", ["Lee Tamahori"]),
+        _hop(["Lee Tamahori"], "directed_by", [f"F{i}" for i in range(7)], forward=False),
+    ]
+    assert path_text(hops) == (
+        "Once Were Warriors -directed_by-> Lee Tamahori <-directed_by- {F0, F1, F2, F3, F4, ...}"
+    )
+
+
+def test_ask_output_caps_paths_and_triples_and_labels_llm_free() -> None:
+    many = _hop(["A"], "r", [f"B{i}" for i in range(30)])
+    result = {
+        "question": "q",
+        "mode": "llm-free",
+        "answers": [],
+        "candidates": [{"id": f"B{i}", "name": f"B{i}"} for i in range(30)],
+        "paths": [{"hops": [many]} for _ in range(9)],
+        "topic_entities": [{"id": "A", "name": "A", "keyword": "a", "score": 0.9, "method": "fuzzy"}],
+        "unverified_triples": [["A", "r", "Z"]],
+    }
+    out = ask_output(result, "rid", max_paths=2)
+    assert out.llm_free and out.label and "LLM-free" in out.label
+    assert len(out.paths) == 2 and out.paths_total == 9 and len(out.candidates) == 20
+    assert len(out.paths[0].hops[0].triples) == 20 and out.paths[0].hops[0].triples_total == 30
+    assert out.unverified_triples[0].tail == "Z" and out.topic_entities[0].mention == "a"
+    pog = ask_output({**result, "mode": "pog"}, "rid", max_paths=1)
+    assert not pog.llm_free and pog.label is None
+
+
+def test_solve_output_reads_both_result_shapes() -> None:
+    raw = {
+        "route": "z3",
+        "status": "ok",
+        "verdict": "sat",
+        "solver": "z3",
+        "results": [{"solver": "z3", "status": "ok", "program": "(check-sat)"}],
+        "model": {"x": "3"},
+        "proof": None,
+    }
+    out = solve_output(raw)
+    assert (out.route, out.verdict, out.program, out.model) == ("z3", "sat", "(check-sat)", {"x": "3"})
+    assert [a.stage for a in out.attempts] == ["program"]
+    lkg = {
+        "question": "Is it?",
+        "status": "solved",
+        "verdict": "A",
+        "answer": "True",
+        "route": {"route": "prover9", "source": "structural"},
+        "program": "p",
+        "solver": {"proof": "1 [] a.", "model": None},
+        "attempts": [{"stage": "codegen", "route": "prover9", "status": "ok", "program": "p"}],
+    }
+    out = solve_output(lkg)
+    assert (out.route, out.proof, out.attempts[0].stage) == ("prover9", "1 [] a.", "codegen")
+    json.dumps(out.model_dump(mode="json"))
