@@ -17,10 +17,10 @@ import pytest
 
 pytest.importorskip("mcp", reason="the server extra (mcp) is not installed")
 
-from mcp.client import Client  # noqa: E402
-from mcp.client.stdio import StdioServerParameters  # noqa: E402
-from mcp.shared.exceptions import MCPError  # noqa: E402
-from mcp_types import CallToolResult  # noqa: E402
+from mcp.client import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
+from mcp_types import CallToolResult
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
@@ -165,22 +165,25 @@ async def test_solve_runs_a_program_without_an_llm() -> None:
         assert bad.is_error and "parse" in text_of(bad).lower()
 
 
-async def test_a_10mb_question_is_refused_cleanly() -> None:
+async def test_huge_arguments_are_refused_cleanly_and_the_server_goes_on() -> None:
+    # 10 MB: over the transport's per-message bound (8 MiB), refused as a JSON-RPC error for
+    # that request while the line streams past, never held whole.
     huge = "who directed " + "x" * (10 * 1024 * 1024)
+    # 1 MB: under it, so the tool's own argument schema refuses it (a tool error).
+    large = "who directed " + "x" * (1024 * 1024)
     async with connect() as client:
-        r = await client.call_tool("ask", {"question": huge})
-        assert r.is_error and "at most 2000 characters" in text_of(r)
-        assert len(text_of(r)) < 2000  # the refusal does not echo the question back
-        ok = await client.call_tool("kg_search", {"query": "Lee Tamahori", "limit": 1})
-        assert not ok.is_error
-
-
-async def test_a_message_over_the_transport_limit_is_refused_without_being_read_whole() -> None:
-    async with connect("--max-message-mb", "1") as client:
-        with pytest.raises(MCPError, match="refused: the limit is 1048576 bytes"):
-            await client.call_tool("kg_search", {"query": "y" * (3 * 1024 * 1024)})
+        with pytest.raises(MCPError, match="refused: the limit is 8388608 bytes"):
+            await client.call_tool("ask", {"question": huge})
         ok = await client.call_tool("kg_search", {"query": "Lee Tamahori", "limit": 1})
         assert not ok.is_error and ok.structured_content["items"][0]["id"] == "Lee Tamahori"
+
+        r = await client.call_tool("ask", {"question": large})
+        assert r.is_error and "at most 2000 characters" in text_of(r)
+        assert len(text_of(r)) < 2000  # the refusal does not echo the question back
+        r = await client.call_tool("ask", {"question": QUESTION, "topics": ["t"] * 1000})
+        assert r.is_error and "topics" in text_of(r)
+        ok = await client.call_tool("kg_search", {"query": "Lee Tamahori", "limit": 1})
+        assert not ok.is_error
 
 
 def _raw_session(lines: list[dict[str, Any]], *extra: str) -> subprocess.CompletedProcess[bytes]:

@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("mcp", reason="the server extra (mcp) is not installed")
 
-from kgreason.server.mcp_models import ask_output, path_text, solve_output  # noqa: E402
-from kgreason.server.mcp_stdio import BoundedLines, request_id  # noqa: E402
+from kgreason.server.mcp_models import ask_output, path_text, solve_output
+from kgreason.server.mcp_stdio import BoundedLines, request_id
 
 
 class CountingStream(io.BytesIO):
@@ -94,7 +94,9 @@ def test_ask_output_caps_paths_and_triples_and_labels_llm_free() -> None:
         "answers": [],
         "candidates": [{"id": f"B{i}", "name": f"B{i}"} for i in range(30)],
         "paths": [{"hops": [many]} for _ in range(9)],
-        "topic_entities": [{"id": "A", "name": "A", "keyword": "a", "score": 0.9, "method": "fuzzy"}],
+        "topic_entities": [
+            {"id": "A", "name": "A", "keyword": "a", "score": 0.9, "method": "fuzzy"}
+        ],
         "unverified_triples": [["A", "r", "Z"]],
     }
     out = ask_output(result, "rid", max_paths=2)
@@ -117,7 +119,12 @@ def test_solve_output_reads_both_result_shapes() -> None:
         "proof": None,
     }
     out = solve_output(raw)
-    assert (out.route, out.verdict, out.program, out.model) == ("z3", "sat", "(check-sat)", {"x": "3"})
+    assert (out.route, out.verdict, out.program, out.model) == (
+        "z3",
+        "sat",
+        "(check-sat)",
+        {"x": "3"},
+    )
     assert [a.stage for a in out.attempts] == ["program"]
     lkg = {
         "question": "Is it?",

@@ -11,20 +11,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+from typing import TYPE_CHECKING
 
 import typer
 
 from kgreason.cli.common import fail, settings
 
+if TYPE_CHECKING:
+    from kgreason.server.service import Service
 
-async def _serve(service: object, max_message_bytes: int) -> None:
+
+async def _serve(service: Service, max_message_bytes: int) -> None:
     from kgreason.server.mcp import build_server
     from kgreason.server.mcp_stdio import serve_stdio
 
     try:
-        await serve_stdio(build_server(service), max_message_bytes=max_message_bytes)  # type: ignore[arg-type]
+        await serve_stdio(build_server(service), max_message_bytes=max_message_bytes)
     finally:
-        await service.aclose()  # type: ignore[attr-defined]
+        await service.aclose()
 
 
 def register(app: typer.Typer) -> None:
@@ -49,7 +53,7 @@ def register(app: typer.Typer) -> None:
         loaded = settings(ctx)
         try:
             with contextlib.redirect_stdout(sys.stderr):
-                service = Service.from_settings(loaded, kg=kg, llm_free=llm_free or None)
+                service = Service.from_settings(loaded.settings, kg=kg, llm_free=llm_free or None)
         except ServiceError as e:
             fail(f"{e.kind}: {e.message}")
         except Exception as e:  # a KG, embedder or LLM that will not load

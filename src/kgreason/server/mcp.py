@@ -17,9 +17,8 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from kgreason.server.models import MAX_QUESTION, MAX_TEXT, AskRequest, SolveRequest
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
@@ -36,6 +35,7 @@ from kgreason.server.mcp_models import (
     ask_output,
     solve_output,
 )
+from kgreason.server.models import MAX_QUESTION, MAX_TEXT, AskRequest, SolveRequest
 
 if TYPE_CHECKING:
     from kgreason.server.service import Service
@@ -58,6 +58,7 @@ result) the answers are retrieval candidates, not PoG's LLM-reasoned answer."""
 Question = Annotated[
     str,
     Field(
+        min_length=1,
         max_length=MAX_QUESTION,
         description="The question in natural language; [brackets] mark topic entities.",
     ),
@@ -96,6 +97,12 @@ def _one_line(text: object) -> str:
     return " ".join(str(text).split()) or "(no message)"
 
 
+def _kinded(kind: str, message: object) -> str:
+    """`kind: message`, once: solver messages often start with their kind already."""
+    text = _one_line(message)
+    return text if text.startswith(f"{kind}:") else f"{kind}: {text}"
+
+
 def _validation_message(e: ValidationError) -> str:
     """Field and reason only: the rejected values may be huge (a 10 MB question)."""
     parts = []
@@ -116,20 +123,20 @@ def tool_errors(tool: str) -> Iterator[None]:
     except ToolError:
         raise
     except ServiceError as e:
-        raise ToolError(f"{e.kind}: {_one_line(e.message)}") from e
+        raise ToolError(_kinded(e.kind, e.message)) from e
     except ValidationError as e:
         raise ToolError(f"bad input: {_validation_message(e)}") from e
     except Exception as e:  # a crash still answers the caller, with the log for the detail
         kind = getattr(e, "error_kind", None) or type(e).__name__
         log.exception("tool %s failed", tool)
-        raise ToolError(f"{kind}: {_one_line(e)}") from e
+        raise ToolError(_kinded(kind, e)) from e
 
 
 def _raise_if_failed(result: dict[str, Any]) -> None:
     if result.get("ok", result.get("error_kind") is None):
         return
     kind = result.get("error_kind") or "error"
-    raise ToolError(f"{kind}: {_one_line(result.get('error') or 'the question failed')}")
+    raise ToolError(_kinded(kind, result.get("error") or "the question failed"))
 
 
 def build_server(service: Service, *, results: ResultCache | None = None) -> MCPServer:
@@ -142,11 +149,10 @@ def build_server(service: Service, *, results: ResultCache | None = None) -> MCP
     )
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
-    async def run_ask(question: str, topics: list[str] | None, llm_free: bool | None) -> dict:
+    async def run_ask(question: str, **options: Any) -> dict[str, Any]:
         if not question.strip():
             raise ToolError("bad input: the question is empty")
-        req = AskRequest(question=question, topics=topics, llm_free=llm_free)
-        result = await service.ask(req)
+        result = await service.ask(AskRequest(question=question, **options))
         _raise_if_failed(result)
         return result
 
@@ -158,6 +164,12 @@ def build_server(service: Service, *, results: ResultCache | None = None) -> MCP
             bool | None,
             Field(description="true: LLM-free mode; null: the server's default."),
         ] = None,
+        strategy: Annotated[
+            str | None, Field(max_length=40, description="Path pruning strategy (PoG).")
+        ] = None,
+        variant: Annotated[
+            Literal["pog", "pog-e"] | None, Field(description="PoG variant (with an LLM).")
+        ] = None,
         max_paths: Annotated[
             int, Field(ge=1, le=50, description="Reasoning paths returned (the best first).")
         ] = 5,
@@ -166,7 +178,9 @@ def build_server(service: Service, *, results: ResultCache | None = None) -> MCP
         answers, the linked topic entities and the reasoning paths (each hop's KG triples).
         In LLM-free mode the answers are ranked retrieval candidates, labelled as such."""
         with tool_errors("ask"):
-            result = await run_ask(question, topics, llm_free)
+            result = await run_ask(
+                question, topics=topics, llm_free=llm_free, strategy=strategy, variant=variant
+            )
             return ask_output(result, cache.put(result), max_paths)
 
     @mcp.tool(name="solve", annotations=read_only, structured_output=True)
@@ -198,7 +212,8 @@ def build_server(service: Service, *, results: ResultCache | None = None) -> MCP
                 context=context, question=question, options=options, program=program, solver=solver
             )
             result = await service.solve(req)
-            _raise_if_failed(result)
+            if result.get("status") != "unsolved":  # no verdict is an outcome: see attempts
+                _raise_if_failed(result)
             return solve_output(result)
 
     @mcp.tool(name="kg_search", annotations=read_only, structured_output=True)
@@ -210,9 +225,7 @@ def build_server(service: Service, *, results: ResultCache | None = None) -> MCP
         with tool_errors("kg_search"):
             if not query.strip():
                 raise ToolError("bad input: the query is empty")
-            return SearchOutput.model_validate(
-                {"items": await _maybe(service.search(query, limit))}
-            )
+            return SearchOutput.model_validate({"items": await service.asearch(query, limit)})
 
     @mcp.tool(name="kg_neighbors", annotations=read_only, structured_output=True)
     async def kg_neighbors(
@@ -222,9 +235,8 @@ def build_server(service: Service, *, results: ResultCache | None = None) -> MCP
     ) -> NeighboursOutput:
         """An entity's name and its neighbours (relation, direction, entity), paged."""
         with tool_errors("kg_neighbors"):
-            return NeighboursOutput.model_validate(
-                await _maybe(service.entity(entity_id, offset=offset, limit=limit))
-            )
+            page = await service.aentity(entity_id, offset=offset, limit=limit)
+            return NeighboursOutput.model_validate(page)
 
     @mcp.tool(name="explain_answer", annotations=read_only, structured_output=True)
     async def explain_answer(
@@ -244,18 +256,11 @@ def build_server(service: Service, *, results: ResultCache | None = None) -> MCP
             if result_id is not None:
                 rid, result = result_id, cache.get(result_id)
             else:
-                result = await run_ask(question or "", topics, None)
+                result = await run_ask(question or "", topics=topics)
                 rid = cache.put(result)
-            return explain_output(rid, result, await _maybe(service.explain(result)))
+            return explain_output(rid, result, await service.aexplain(result))
 
     return mcp
-
-
-async def _maybe(value: Any) -> Any:
-    """The service's KG reads may be sync or async; the tools accept either."""
-    if hasattr(value, "__await__"):
-        return await value
-    return value
 
 
 def explain_output(rid: str, result: dict[str, Any], explained: dict[str, Any]) -> ExplainOutput:
