@@ -63,8 +63,9 @@ async def test_lists_the_five_tools_with_typed_schemas() -> None:
     neighbours = tools["kg_neighbors"].input_schema
     assert neighbours["required"] == ["entity_id"]
     assert neighbours["properties"]["offset"]["type"] == "integer"
-    for name in TOOLS:  # every tool declares a description and structured output
+    for name in TOOLS:  # every tool declares a description (dedented) and structured output
         assert tools[name].description and tools[name].output_schema, name
+        assert "\n " not in tools[name].description, name
 
 
 async def test_ask_returns_labelled_candidates_with_paths_then_explains_them() -> None:
@@ -98,6 +99,17 @@ async def test_ask_returns_labelled_candidates_with_paths_then_explains_them() -
 
         fresh = await client.call_tool("explain_answer", {"question": QUESTION})
         assert not fresh.is_error and fresh.structured_content["result_id"] != out["result_id"]
+
+        films = await client.call_tool(
+            "explain_answer", {"question": "what films did [Lee Tamahori] direct", "limit": 5}
+        )
+        page = films.structured_content
+        assert len(page["triples"]) == 5 < page["triples_total"]
+        assert page["verified"] + page["unverified"] == page["triples_total"]
+        answer_ids = {a["id"] for a in page["answers"]}
+        assert answer_ids and all(
+            t["head"] in answer_ids or t["tail"] in answer_ids for t in page["triples"]
+        )
 
 
 async def test_kg_search_and_neighbours() -> None:

@@ -12,6 +12,7 @@ This module uses only the public API and `server/service.py`: the pipelines know
 
 from __future__ import annotations
 
+import inspect
 import logging
 import uuid
 from collections import OrderedDict
@@ -26,13 +27,12 @@ from pydantic import Field, ValidationError
 
 from kgreason.server.mcp_models import (
     AskOutput,
-    EntityRef,
     ExplainOutput,
-    ExplainTriple,
     NeighboursOutput,
     SearchOutput,
     SolveOutput,
     ask_output,
+    explain_output,
     solve_output,
 )
 from kgreason.server.models import MAX_QUESTION, MAX_TEXT, AskRequest, SolveRequest
@@ -147,7 +147,6 @@ def build_server(service: Service, *, results: ResultCache | None = None) -> MCP
     mcp: MCPServer = MCPServer(
         "kgreason", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
-    read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
     async def run_ask(question: str, **options: Any) -> dict[str, Any]:
         if not question.strip():
@@ -156,7 +155,6 @@ def build_server(service: Service, *, results: ResultCache | None = None) -> MCP
         _raise_if_failed(result)
         return result
 
-    @mcp.tool(name="ask", annotations=read_only, structured_output=True)
     async def ask(
         question: Question,
         topics: Topics = None,
@@ -183,7 +181,6 @@ def build_server(service: Service, *, results: ResultCache | None = None) -> MCP
             )
             return ask_output(result, cache.put(result), max_paths)
 
-    @mcp.tool(name="solve", annotations=read_only, structured_output=True)
     async def solve(
         context: Annotated[
             str | None, Field(max_length=MAX_TEXT, description="The premises, as text.")
@@ -216,7 +213,6 @@ def build_server(service: Service, *, results: ResultCache | None = None) -> MCP
                 _raise_if_failed(result)
             return solve_output(result)
 
-    @mcp.tool(name="kg_search", annotations=read_only, structured_output=True)
     async def kg_search(
         query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY)],
         limit: Annotated[int, Field(ge=1, le=100)] = 10,
@@ -227,7 +223,6 @@ def build_server(service: Service, *, results: ResultCache | None = None) -> MCP
                 raise ToolError("bad input: the query is empty")
             return SearchOutput.model_validate({"items": await service.asearch(query, limit)})
 
-    @mcp.tool(name="kg_neighbors", annotations=read_only, structured_output=True)
     async def kg_neighbors(
         entity_id: Annotated[str, Field(min_length=1, max_length=MAX_ID)],
         offset: Annotated[int, Field(ge=0)] = 0,
@@ -238,7 +233,6 @@ def build_server(service: Service, *, results: ResultCache | None = None) -> MCP
             page = await service.aentity(entity_id, offset=offset, limit=limit)
             return NeighboursOutput.model_validate(page)
 
-    @mcp.tool(name="explain_answer", annotations=read_only, structured_output=True)
     async def explain_answer(
         result_id: Annotated[
             str | None, Field(max_length=64, description="The result_id an `ask` call returned.")
@@ -248,8 +242,12 @@ def build_server(service: Service, *, results: ResultCache | None = None) -> MCP
             Field(max_length=MAX_QUESTION, description="Or a question to ask afresh."),
         ] = None,
         topics: Topics = None,
+        limit: Annotated[
+            int, Field(ge=1, le=5000, description="Triples returned (answer triples first).")
+        ] = 200,
     ) -> ExplainOutput:
-        """The triples an answer cites (its reasoning paths), each checked against the KG."""
+        """The triples an answer cites (its reasoning paths), each checked against the KG
+        now. Triples that touch an answer come first; the counts cover all of them."""
         with tool_errors("explain_answer"):
             if (result_id is None) == (question is None):
                 raise ToolError("bad input: give exactly one of result_id or question")
@@ -258,24 +256,17 @@ def build_server(service: Service, *, results: ResultCache | None = None) -> MCP
             else:
                 result = await run_ask(question or "", topics=topics)
                 rid = cache.put(result)
-            return explain_output(rid, result, await service.aexplain(result))
+            return explain_output(rid, result, await service.aexplain(result), limit)
 
+    # Reads only; `solve` runs solvers in their sandbox. Docstrings are the descriptions
+    # the client's model reads, so they are dedented.
+    read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    for fn in (ask, solve, kg_search, kg_neighbors, explain_answer):
+        mcp.add_tool(
+            fn,
+            name=fn.__name__,
+            description=inspect.getdoc(fn),
+            annotations=read_only,
+            structured_output=True,
+        )
     return mcp
-
-
-def explain_output(rid: str, result: dict[str, Any], explained: dict[str, Any]) -> ExplainOutput:
-    triples = [ExplainTriple.model_validate(t) for t in explained.get("triples", ())]
-    ok = sum(t.verified for t in triples)
-    return ExplainOutput(
-        result_id=rid,
-        question=str(result.get("question", "")),
-        mode=str(result.get("mode", "")),
-        llm_free=result.get("mode") == "llm-free",
-        answers=[
-            EntityRef(id=str(a["id"]), name=str(a.get("name", a["id"])))
-            for a in result.get("answers") or ()
-        ],
-        triples=triples,
-        verified=ok,
-        unverified=len(triples) - ok,
-    )

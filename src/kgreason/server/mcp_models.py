@@ -101,8 +101,9 @@ class ExplainOutput(BaseModel):
     mode: str
     llm_free: bool
     answers: list[EntityRef]
-    triples: list[ExplainTriple]
-    verified: int
+    triples: list[ExplainTriple] = Field(description="Answer triples first, up to `limit`")
+    triples_total: int
+    verified: int = Field(description="Of all the cited triples, how many the KG contains")
     unverified: int
 
 
@@ -250,4 +251,26 @@ def solve_output(result: dict[str, Any]) -> SolveOutput:
         model=result.get("model", last.get("model") or last.get("values")),
         attempts=attempts,
         usage=dict(result.get("usage") or {}),
+    )
+
+
+def explain_output(
+    rid: str, result: dict[str, Any], explained: dict[str, Any], limit: int
+) -> ExplainOutput:
+    """The service's checked triples, those touching an answer first, cut to `limit`."""
+    triples = [ExplainTriple.model_validate(t) for t in explained.get("triples", ())]
+    answers = _entities(result.get("answers"))
+    ids = {a.id for a in answers}
+    triples.sort(key=lambda t: t.head not in ids and t.tail not in ids)  # stable
+    ok = sum(t.verified for t in triples)
+    return ExplainOutput(
+        result_id=rid,
+        question=str(result.get("question", "")),
+        mode=str(result.get("mode", "")),
+        llm_free=result.get("mode") == "llm-free",
+        answers=answers,
+        triples=triples[:limit],
+        triples_total=len(triples),
+        verified=ok,
+        unverified=len(triples) - ok,
     )
