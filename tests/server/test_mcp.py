@@ -22,6 +22,8 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 
+pytestmark = pytest.mark.integration  # each test starts a real server process
+
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
 TOOLS = {"ask", "solve", "kg_search", "kg_neighbors", "explain_answer"}
@@ -70,7 +72,14 @@ async def test_lists_the_five_tools_with_typed_schemas() -> None:
 
 async def test_ask_returns_labelled_candidates_with_paths_then_explains_them() -> None:
     async with connect() as client:
-        r = await client.call_tool("ask", {"question": QUESTION, "max_paths": 3})
+        progress: list[str] = []
+
+        async def on_progress(done: float, total: float | None, message: str | None) -> None:
+            progress.append(message or "")
+
+        r = await client.call_tool(
+            "ask", {"question": QUESTION, "max_paths": 3}, progress_callback=on_progress
+        )
         assert not r.is_error, text_of(r)
         out: dict[str, Any] = r.structured_content
         assert out["llm_free"] is True and out["mode"] == "llm-free"
@@ -83,6 +92,8 @@ async def test_ask_returns_labelled_candidates_with_paths_then_explains_them() -
         assert first["text"].startswith("Once Were Warriors -")
         hop = first["hops"][0]
         assert hop["triples"] and hop["triples_total"] >= len(hop["triples"])
+        # Each finished stage arrived as a progress notification, with its sizes.
+        assert any(m.startswith("pog.") and "paths=" in m for m in progress), progress
         # The unstructured content carries the same JSON, for clients without structured output.
         assert json.loads(r.content[0].text)["result_id"] == out["result_id"]
 

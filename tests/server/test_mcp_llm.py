@@ -23,6 +23,8 @@ from kgreason.cli import app
 from tests.pog.test_cli_ask import PromptServer
 from tests.pog.test_e2e_nijmegen import FIXTURE, FRANCE, GERMANY, NIJMEGEN, QUESTION, script
 
+pytestmark = pytest.mark.integration  # a server process and a local OpenAI-protocol server
+
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 

@@ -12,6 +12,8 @@ This module uses only the public API and `server/service.py`: the pipelines know
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import inspect
 import logging
 import uuid
@@ -20,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field, ValidationError
@@ -36,6 +38,7 @@ from kgreason.server.mcp_models import (
     solve_output,
 )
 from kgreason.server.models import MAX_QUESTION, MAX_TEXT, AskRequest, SolveRequest
+from kgreason.tracing import StageEvent
 
 if TYPE_CHECKING:
     from kgreason.server.service import Service
@@ -139,6 +142,38 @@ def _raise_if_failed(result: dict[str, Any]) -> None:
     raise ToolError(_kinded(kind, result.get("error") or "the question failed"))
 
 
+class StageProgress:
+    """Each finished pipeline stage as an MCP progress notification (`pog.fuzzy: 12 ms`),
+    which the SDK sends only when the client asked for progress. Stage callbacks are plain
+    calls, possibly from a worker thread, so the sends are scheduled on the loop and awaited
+    in `flush` before the tool returns."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.loop = asyncio.get_running_loop()
+        self.done = 0
+        self.pending: list[concurrent.futures.Future[None]] = []
+
+    def __call__(self, ev: StageEvent) -> None:
+        if ev.kind != "end":
+            return
+        self.done += 1
+        sizes = ", ".join(f"{k}={v}" for k, v in ev.sizes.items())
+        message = f"{ev.pipeline}.{ev.stage}: {ev.elapsed_s * 1000:.0f} ms" + (
+            f" ({sizes})" if sizes else ""
+        )
+        send = self.ctx.report_progress(self.done, None, message)
+        self.pending.append(asyncio.run_coroutine_threadsafe(send, self.loop))
+
+    async def flush(self) -> None:
+        pending, self.pending = self.pending, []
+        for fut in pending:
+            try:
+                await asyncio.wrap_future(fut)
+            except Exception:  # a progress note that cannot be sent does not fail the call
+                log.debug("progress notification not sent", exc_info=True)
+
+
 def build_server(service: Service, *, results: ResultCache | None = None) -> MCPServer:
     """An MCPServer whose tools call `service`; the caller runs and closes both."""
     from kgreason import __version__
@@ -148,10 +183,16 @@ def build_server(service: Service, *, results: ResultCache | None = None) -> MCP
         "kgreason", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
 
-    async def run_ask(question: str, **options: Any) -> dict[str, Any]:
+    async def run_ask(
+        question: str, progress: StageProgress | None = None, **options: Any
+    ) -> dict[str, Any]:
         if not question.strip():
             raise ToolError("bad input: the question is empty")
-        result = await service.ask(AskRequest(question=question, **options))
+        try:
+            result = await service.ask(AskRequest(question=question, **options), progress)
+        finally:
+            if progress is not None:
+                await progress.flush()
         _raise_if_failed(result)
         return result
 
@@ -171,13 +212,20 @@ def build_server(service: Service, *, results: ResultCache | None = None) -> MCP
         max_paths: Annotated[
             int, Field(ge=1, le=50, description="Reasoning paths returned (the best first).")
         ] = 5,
+        ctx: Context | None = None,
     ) -> AskOutput:
         """Answer a question over the knowledge graph with Paths-over-Graph. Returns the
         answers, the linked topic entities and the reasoning paths (each hop's KG triples).
         In LLM-free mode the answers are ranked retrieval candidates, labelled as such."""
         with tool_errors("ask"):
+            progress = StageProgress(ctx) if ctx is not None else None
             result = await run_ask(
-                question, topics=topics, llm_free=llm_free, strategy=strategy, variant=variant
+                question,
+                progress,
+                topics=topics,
+                llm_free=llm_free,
+                strategy=strategy,
+                variant=variant,
             )
             return ask_output(result, cache.put(result), max_paths)
 
