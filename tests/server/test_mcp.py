@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -209,46 +211,100 @@ async def test_huge_arguments_are_refused_cleanly_and_the_server_goes_on() -> No
         assert not ok.is_error
 
 
-def _raw_session(lines: list[dict[str, Any]], *extra: str) -> subprocess.CompletedProcess[bytes]:
-    payload = b"".join(json.dumps(m).encode() + b"\n" for m in lines)
-    return subprocess.run(
-        [sys.executable, *server_args(*extra)],
-        input=payload,
-        capture_output=True,
-        env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"},
-        cwd=ROOT,
-        timeout=120,
-        check=False,
-    )
+class RawSession:
+    """The server driven by hand, one JSON-RPC line at a time, to see exactly what it
+    writes on stdout. A timer kills it if a reply never comes."""
+
+    def __init__(self, *extra: str) -> None:
+        self.err = tempfile.TemporaryFile()  # noqa: SIM115 (closed in close())
+        self.proc = subprocess.Popen(
+            [sys.executable, *server_args(*extra)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.err,
+            env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"},
+            cwd=ROOT,
+        )
+        self.timer = threading.Timer(120, self.proc.kill)
+        self.timer.start()
+
+    def send(self, message: dict[str, Any] | bytes) -> None:
+        assert self.proc.stdin is not None
+        data = message if isinstance(message, bytes) else json.dumps(message).encode() + b"\n"
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def read(self) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        assert line, self.stderr()
+        reply: dict[str, Any] = json.loads(line)  # every line on stdout is JSON-RPC
+        return reply
+
+    def stderr(self) -> str:
+        self.err.seek(0)
+        return self.err.read().decode(errors="replace")[-2000:]
+
+    def close(self) -> tuple[int, bytes]:
+        """Close stdin (the client leaves): the server ends; its exit code, what remained."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.close()
+        rest = self.proc.stdout.read()
+        code = self.proc.wait()
+        self.timer.cancel()
+        self.proc.stdout.close()
+        self.err.close()
+        return code, rest
+
+
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
 def test_stdout_carries_only_protocol_messages() -> None:
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"},
-        },
-    }
-    call = {
-        "jsonrpc": "2.0",
-        "id": 2,
-        "method": "tools/call",
-        "params": {"name": "ask", "arguments": {"question": QUESTION}},
-    }
-    done = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    r = _raw_session([init, done, call])
-    assert r.returncode == 0, r.stderr.decode()[-2000:]
-    replies = [json.loads(line) for line in r.stdout.decode().splitlines()]  # JSON, every line
-    assert [m.get("id") for m in replies] == [1, 2]
-    assert replies[1]["result"]["structuredContent"]["llm_free"] is True
+    s = RawSession("--max-message-mb", "1")
+    try:
+        s.send(INIT)
+        assert s.read()["id"] == 1
+        s.send(INITIALIZED)
+        s.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "ask", "arguments": {"question": QUESTION}},
+            }
+        )
+        reply = s.read()
+        assert reply["id"] == 2 and reply["result"]["structuredContent"]["llm_free"] is True
+        # 2 MB of garbage with no id: refused (id null) without being kept, then served on.
+        s.send(b"x" * (2 * 1024 * 1024) + b"\n")
+        refused = s.read()
+        assert refused["id"] is None and "refused" in refused["error"]["message"]
+        s.send({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
+        assert len(s.read()["result"]["tools"]) == 5
+    finally:
+        code, rest = s.close()
+    assert code == 0 and rest == b""
 
 
 def test_a_bad_kg_ends_the_command_with_one_line_and_nothing_on_stdout(tmp_path: Path) -> None:
-    r = _raw_session([], "--kg", str(tmp_path / "missing"))
+    r = subprocess.run(
+        [sys.executable, *server_args("--kg", str(tmp_path / "missing"))],
+        capture_output=True,
+        env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"},
+        timeout=120,
+        check=False,
+    )
     assert r.returncode != 0 and r.stdout == b""
     err = r.stderr.decode().strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error:") and "missing" in err[0]

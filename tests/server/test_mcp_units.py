@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -139,3 +142,30 @@ def test_solve_output_reads_both_result_shapes() -> None:
     out = solve_output(lkg)
     assert (out.route, out.proof, out.attempts[0].stage) == ("prover9", "1 [] a.", "codegen")
     json.dumps(out.model_dump(mode="json"))
+
+
+def test_claim_stdio_keeps_stray_output_off_the_protocol_stream() -> None:
+    """Python prints and C-level writes to fd 1 while claimed go to stderr; only what the
+    protocol writes reaches stdout; the child's stdin is /dev/null meanwhile."""
+    code = (
+        "import os, sys\n"
+        "from kgreason.server.mcp_stdio import claim_stdio\n"
+        "with claim_stdio() as (wire_in, wire_out):\n"
+        "    print('stray print')\n"
+        "    os.write(1, b'stray fd write\\n')\n"
+        "    assert sys.stdin.read() == ''\n"
+        "    wire_out.write(wire_in.readline()); wire_out.flush()\n"
+        "print('after')\n"
+    )
+    src = Path(__file__).resolve().parents[2] / "src"
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        input=b'{"jsonrpc":"2.0"}\n',
+        capture_output=True,
+        env={"PYTHONPATH": str(src)},
+        timeout=60,
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr.decode()
+    assert r.stdout == b'{"jsonrpc":"2.0"}\nafter\n'  # restored after the block
+    assert b"stray print" in r.stderr and b"stray fd write" in r.stderr

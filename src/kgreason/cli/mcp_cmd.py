@@ -3,15 +3,13 @@ over stdio, for an MCP client (an agent, an IDE) that starts this command itself
 
 The KG, the embedder and the LLM are loaded once, before the protocol starts, so a bad
 setting ends the command with one clear line and a non-zero exit instead of a server that
-dies mid-handshake. stdout carries only the protocol: anything printed while loading is
-sent to stderr."""
+dies mid-handshake. stdout carries only the protocol: from before the models load, fd 1
+points at stderr and the protocol writes to a private duplicate (server/mcp_stdio.py)."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 import typer
 
@@ -21,12 +19,12 @@ if TYPE_CHECKING:
     from kgreason.server.service import Service
 
 
-async def _serve(service: Service, max_message_bytes: int) -> None:
+async def _serve(service: Service, wire: tuple[BinaryIO, BinaryIO], max_bytes: int) -> None:
     from kgreason.server.mcp import build_server
     from kgreason.server.mcp_stdio import serve_stdio
 
     try:
-        await serve_stdio(build_server(service), max_message_bytes=max_message_bytes)
+        await serve_stdio(build_server(service), *wire, max_message_bytes=max_bytes)
     finally:
         await service.aclose()
 
@@ -50,15 +48,17 @@ def register(app: typer.Typer) -> None:
             from kgreason.server.service import Service, ServiceError
         except ImportError as e:  # the [server] extra is not installed
             fail(f"`kgreason mcp` needs the server extra (pip install 'kgreason[server]'): {e}")
+        from kgreason.server.mcp_stdio import claim_stdio
+
         loaded = settings(ctx)
-        try:
-            with contextlib.redirect_stdout(sys.stderr):
+        with claim_stdio() as wire:  # from here on, stray output goes to stderr
+            try:
                 service = Service.from_settings(loaded.settings, kg=kg, llm_free=llm_free or None)
-        except ServiceError as e:
-            fail(f"{e.kind}: {e.message}")
-        except Exception as e:  # a KG, embedder or LLM that will not load
-            fail(f"{type(e).__name__}: {e}")
-        try:
-            asyncio.run(_serve(service, int(max_message_mb * 1024 * 1024)))
-        except KeyboardInterrupt:
-            raise typer.Exit(130) from None
+            except ServiceError as e:
+                fail(f"{e.kind}: {e.message}")
+            except Exception as e:  # a KG, embedder or LLM that will not load
+                fail(f"{type(e).__name__}: {e}")
+            try:
+                asyncio.run(_serve(service, wire, int(max_message_mb * 1024 * 1024)))
+            except KeyboardInterrupt:
+                raise typer.Exit(130) from None

@@ -7,16 +7,21 @@ error naming the limit, for the request id found at the start of the line; the s
 reads the next message as usual. Messages under the limit still meet the tools' own,
 much smaller, argument limits.
 
-As the SDK does, fd 0 is moved aside while serving (children read EOF, never protocol
-bytes); fd 1 is the SDK's to guard (it points it at stderr, so stray prints miss the wire).
+As the SDK does for its own transport, fds 0 and 1 are moved aside (`claim_stdio`): the
+protocol uses private duplicates, fd 0 reads /dev/null and fd 1 writes to stderr. Here the
+claim starts before the models load, so nothing printed while loading reaches the client.
+POSIX only (fcntl), as is the rest of kgreason's process handling.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import io
 import os
 import re
-from collections.abc import AsyncIterator, Callable
+import sys
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, BinaryIO
 
 import anyio
@@ -78,41 +83,66 @@ class BoundedLines:
                 await self.on_oversize(request_id(prefix), size)
 
 
+def _private_dup(fd: int) -> int:
+    """A non-inheritable duplicate of `fd` above the standard range."""
+    return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+
+
 @contextlib.contextmanager
-def _claim_stdin() -> Any:
-    """A private duplicate of fd 0 for the protocol; fd 0 itself reads /dev/null meanwhile."""
-    private = os.dup(0)
-    os.set_inheritable(private, False)
-    null = os.open(os.devnull, os.O_RDONLY)
+def claim_stdio() -> Iterator[tuple[BinaryIO, BinaryIO]]:
+    """The protocol's own duplicates of fds 0 and 1, as binary streams. Until the block
+    ends, fd 0 reads /dev/null and fd 1 writes to stderr, so nothing else in the process
+    (a print while the models load, C code, a solver child) can read protocol bytes or
+    write into the protocol stream. Both are restored on exit."""
+    sys.stdout.flush()
+    wire_in, wire_out = _private_dup(0), _private_dup(1)
+    null = os.open(os.devnull, os.O_RDWR)
     try:
         os.dup2(null, 0)
+        try:
+            os.dup2(2, 1)
+        except OSError:  # no stderr: stray output is dropped
+            os.dup2(null, 1)
     finally:
         os.close(null)
     try:
-        with os.fdopen(private, "rb", buffering=_CHUNK, closefd=False) as stream:
-            yield stream
+        with (
+            os.fdopen(wire_in, "rb", buffering=_CHUNK, closefd=False) as stdin,
+            os.fdopen(wire_out, "wb", closefd=False) as stdout,
+        ):
+            yield stdin, stdout
     finally:
-        os.dup2(private, 0)
-        os.close(private)
+        sys.stdout.flush()
+        os.dup2(wire_in, 0)
+        os.dup2(wire_out, 1)
+        os.close(wire_in)
+        os.close(wire_out)
 
 
-async def serve_stdio(server: MCPServer, *, max_message_bytes: int = MAX_MESSAGE_BYTES) -> None:
-    """Serve `server` on stdin/stdout until the client closes stdin."""
-    with _claim_stdin() as stream:
-        lines = BoundedLines(stream, max_message_bytes)
-        async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+async def serve_stdio(
+    server: MCPServer,
+    stdin: BinaryIO,
+    stdout: BinaryIO,
+    *,
+    max_message_bytes: int = MAX_MESSAGE_BYTES,
+) -> None:
+    """Serve `server` on the given protocol streams (from `claim_stdio`) until the client
+    closes its end."""
+    lines = BoundedLines(stdin, max_message_bytes)
+    writer = anyio.wrap_file(io.TextIOWrapper(stdout, encoding="utf-8", write_through=True))
+    async with stdio_server(stdin=lines, stdout=writer) as (read_stream, write_stream):  # type: ignore[arg-type]
 
-            async def refuse(rid: int | str | None, size: int) -> None:
-                error = types.ErrorData(
-                    code=types.INVALID_REQUEST,
-                    message=f"message of {size} bytes refused: the limit is {max_message_bytes} "
-                    "bytes per message",
-                )
-                reply = types.JSONRPCError(jsonrpc="2.0", id=rid, error=error)
-                await write_stream.send(SessionMessage(reply))
+        async def refuse(rid: int | str | None, size: int) -> None:
+            error = types.ErrorData(
+                code=types.INVALID_REQUEST,
+                message=f"message of {size} bytes refused: the limit is {max_message_bytes} "
+                "bytes per message",
+            )
+            reply = types.JSONRPCError(jsonrpc="2.0", id=rid, error=error)
+            await write_stream.send(SessionMessage(reply))
 
-            lines.on_oversize = refuse
-            # The SDK has no public way to serve an MCPServer on given streams; its own
-            # Client reaches the low-level server the same way.
-            low = server._lowlevel_server
-            await low.run(read_stream, write_stream, low.create_initialization_options())
+        lines.on_oversize = refuse
+        # The SDK has no public way to serve an MCPServer on given streams; its own
+        # Client reaches the low-level server the same way.
+        low = server._lowlevel_server
+        await low.run(read_stream, write_stream, low.create_initialization_options())
