@@ -69,6 +69,10 @@ async def test_pog_answer_comes_back_unlabelled_with_usage(store: Path, tmp_path
             assert [a["id"] for a in out["answers"]] == [GERMANY]
             assert out["usage"]["question_analysis"]["calls"] == 1
             assert out["paths"] and out["unverified_triples"] == []
+            # Freebase ids are shown by name in the path text, and their names are given.
+            assert out["entity_names"][NIJMEGEN] == "Nijmegen"
+            assert any("Nijmegen" in p["text"] for p in out["paths"])
+            assert not any(NIJMEGEN in p["text"] for p in out["paths"])
             e = await client.call_tool("explain_answer", {"result_id": out["result_id"]})
             assert not e.is_error and e.structured_content["llm_free"] is False
             assert e.structured_content["unverified"] == 0 and e.structured_content["triples"]

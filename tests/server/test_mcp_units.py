@@ -87,6 +87,8 @@ def test_path_text_shows_direction_and_folds_large_sets() -> None:
     assert path_text(hops) == (
         "Once Were Warriors -directed_by-> Lee Tamahori <-directed_by- {F0, F1, F2, F3, F4, ...}"
     )
+    named = path_text(hops[:1], {"Once Were Warriors": "OWW (1994)"})
+    assert named == "OWW (1994) -directed_by-> Lee Tamahori"
 
 
 def test_ask_output_caps_paths_and_triples_and_labels_llm_free() -> None:

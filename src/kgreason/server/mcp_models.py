@@ -63,6 +63,9 @@ class AskOutput(BaseModel):
     topic_entities: list[TopicOut]
     paths: list[PathOut]
     paths_total: int
+    entity_names: dict[str, str] = Field(
+        description="Names of the entity ids on the returned paths, where they differ"
+    )
     unverified_triples: list[TripleOut] = Field(
         description="Triples the answer cited that the KG does not contain"
     )
@@ -146,7 +149,7 @@ def _triple(t: Any) -> TripleOut:
     return TripleOut(head=str(head), relation=str(relation), tail=str(tail))
 
 
-def _set(names: list[str]) -> str:
+def _folded(names: list[str]) -> str:
     return (
         names[0]
         if len(names) == 1
@@ -154,10 +157,16 @@ def _set(names: list[str]) -> str:
     )
 
 
-def path_text(hops: list[dict[str, Any]]) -> str:
-    """`Once Were Warriors -directed_by-> Lee Tamahori`; a backward hop is `<-relation-`."""
+def path_text(hops: list[dict[str, Any]], names: dict[str, str] | None = None) -> str:
+    """`Once Were Warriors -directed_by-> Lee Tamahori`; a backward hop is `<-relation-`.
+    Entities show by name where `names` knows them (Freebase ids say nothing to a reader)."""
     if not hops:
         return ""
+    names = names or {}
+
+    def _set(ids: list[str]) -> str:
+        return _folded([names.get(i, i) for i in ids])
+
     parts = [_set(list(hops[0]["src"]))]
     for h in hops:
         arrow = f"-{h['relation']}->" if h.get("forward", True) else f"<-{h['relation']}-"
@@ -165,10 +174,10 @@ def path_text(hops: list[dict[str, Any]]) -> str:
     return " ".join(parts)
 
 
-def path_out(path: dict[str, Any]) -> PathOut:
+def path_out(path: dict[str, Any], names: dict[str, str] | None = None) -> PathOut:
     hops = list(path.get("hops", ()))
     return PathOut(
-        text=path_text(hops),
+        text=path_text(hops, names),
         hops=[
             HopOut(
                 relation=str(h["relation"]),
@@ -186,6 +195,10 @@ def path_out(path: dict[str, Any]) -> PathOut:
 def ask_output(result: dict[str, Any], result_id: str, max_paths: int) -> AskOutput:
     llm_free = result.get("mode") == "llm-free"
     paths = list(result.get("paths") or ())
+    shown = paths[:max_paths]
+    all_names: dict[str, str] = result.get("entity_names") or {}
+    on_paths = {e for p in shown for h in p.get("hops", ()) for e in (*h["src"], *h["dst"])}
+    names = {i: n for i, n in all_names.items() if i in on_paths}
     return AskOutput(
         result_id=result_id,
         question=str(result.get("question", "")),
@@ -204,8 +217,9 @@ def ask_output(result: dict[str, Any], result_id: str, max_paths: int) -> AskOut
             )
             for t in result.get("topic_entities") or ()
         ],
-        paths=[path_out(p) for p in paths[:max_paths]],
+        paths=[path_out(p, names) for p in shown],
         paths_total=len(paths),
+        entity_names={i: n for i, n in names.items() if n != i},
         unverified_triples=[_triple(t) for t in result.get("unverified_triples") or ()],
         usage=dict(result.get("usage") or {}),
         elapsed_ms=result.get("elapsed_ms"),
