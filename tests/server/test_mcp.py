@@ -307,4 +307,4 @@ def test_a_bad_kg_ends_the_command_with_one_line_and_nothing_on_stdout(tmp_path:
     )
     assert r.returncode != 0 and r.stdout == b""
     err = r.stderr.decode().strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("error:") and "missing" in err[0]
+    assert len(err) == 1 and err[0].startswith("error: knowledge graph:") and "missing" in err[0]

@@ -29,6 +29,21 @@ async def _serve(service: Service, wire: tuple[BinaryIO, BinaryIO], max_bytes: i
         await service.aclose()
 
 
+def _part(e: Exception) -> str:
+    """Which part failed to load, as `kgreason ask` names it."""
+    import kgreason
+
+    for cls, part in (
+        (kgreason.KGError, "knowledge graph"),
+        (kgreason.EmbedderError, "embedder"),
+        (kgreason.LLMError, "LLM"),
+        (kgreason.ConfigError, "settings"),
+    ):
+        if isinstance(e, cls):
+            return part
+    return type(e).__name__
+
+
 def register(app: typer.Typer) -> None:
     @app.command("mcp")
     def mcp_command(
@@ -57,7 +72,7 @@ def register(app: typer.Typer) -> None:
             except ServiceError as e:
                 fail(f"{e.kind}: {e.message}")
             except Exception as e:  # a KG, embedder or LLM that will not load
-                fail(f"{type(e).__name__}: {e}")
+                fail(f"{_part(e)}: {e}")
             try:
                 asyncio.run(_serve(service, wire, int(max_message_mb * 1024 * 1024)))
             except KeyboardInterrupt:
