@@ -290,6 +290,14 @@ def test_stdout_carries_only_protocol_messages() -> None:
         s.send(b"x" * (2 * 1024 * 1024) + b"\n")
         refused = s.read()
         assert refused["id"] is None and "refused" in refused["error"]["message"]
+        # Not JSON, and JSON nested past the parser's limit: answered, not dropped (the SDK
+        # alone would drop both and leave a client waiting on id 4).
+        s.send(b"not json\n")
+        assert s.read()["error"]["code"] == -32700
+        deep = b"[" * 5000 + b"]" * 5000
+        s.send(b'{"jsonrpc":"2.0","id":4,"method":"tools/call","params":' + deep + b"}\n")
+        nested = s.read()
+        assert nested["id"] == 4 and "recursion" in nested["error"]["message"]
         s.send({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
         assert len(s.read()["result"]["tools"]) == 5
     finally:

@@ -14,6 +14,8 @@ import pytest
 
 pytest.importorskip("mcp", reason="the server extra (mcp) is not installed")
 
+from mcp_types import INVALID_REQUEST, PARSE_ERROR
+
 from kgreason.server.mcp_models import ask_output, path_text, solve_output
 from kgreason.server.mcp_stdio import BoundedLines, request_id
 
@@ -31,30 +33,61 @@ class CountingStream(io.BytesIO):
         return line
 
 
-async def _collect(data: bytes, limit: int) -> tuple[list[str], list[tuple[Any, int]], int]:
+async def _collect(data: bytes, limit: int) -> tuple[list[str], list[tuple[Any, int, str]], int]:
     stream = CountingStream(data)
     lines = BoundedLines(stream, limit)
-    refused: list[tuple[Any, int]] = []
+    refused: list[tuple[Any, int, str]] = []
 
-    async def on_oversize(rid: Any, size: int) -> None:
-        refused.append((rid, size))
+    async def refuse(rid: Any, code: int, message: str) -> None:
+        refused.append((rid, code, message))
 
-    lines.on_oversize = on_oversize
+    lines.refuse = refuse
     return [line async for line in lines], refused, stream.largest
+
+
+def msg(i: int) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": i, "method": "ping"}).encode() + b"\n"
 
 
 async def test_bounded_lines_pass_short_lines_and_skip_a_long_one_in_chunks() -> None:
     big = b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"q":"' + b"z" * 500_000 + b'"}}'
-    data = b'{"id":1}\n' + big + b"\n" + b'{"id":2}\n'
+    data = msg(1) + big + b"\n" + msg(2)
     got, refused, largest = await _collect(data, 1000)
-    assert got == ['{"id":1}\n', '{"id":2}\n']  # the message after the long one is read as usual
-    assert refused == [(7, len(big) + 1)]
+    assert got == [msg(1).decode(), msg(2).decode()]  # the one after the long one is read
+    assert refused == [
+        (
+            7,
+            INVALID_REQUEST,
+            f"message of {len(big) + 1} bytes refused: the limit is 1000 bytes per message",
+        )
+    ]
     assert largest <= 1 << 16  # drained chunk by chunk, never held whole
 
 
 async def test_bounded_lines_limit_excludes_the_newline_and_keeps_a_last_line() -> None:
-    got, refused, _ = await _collect(b"abcd\nabcde\nxyz", 4)
-    assert got == ["abcd\n", "xyz"] and refused == [(None, 6)]
+    last = msg(3).rstrip(b"\n")
+    got, refused, _ = await _collect(msg(1) + b"x" * 100 + b"\n" + last, len(msg(1)) - 1)
+    assert got == [msg(1).decode(), last.decode()] and [r[:2] for r in refused] == [
+        (None, INVALID_REQUEST)
+    ]
+
+
+async def test_lines_that_are_not_json_rpc_are_answered_not_dropped() -> None:
+    nested = (
+        b'{"jsonrpc":"2.0","id":9,"method":"ping","params":{"a":'
+        + b"[" * 5000
+        + b"]" * 5000
+        + b"}}"
+    )
+    data = b"not json\n" + b"\n" + nested + b"\n" + b'{"jsonrpc":"2.0","id":"x"}\n' + msg(4)
+    got, refused, _ = await _collect(data, 1 << 20)
+    assert got == [msg(4).decode()]  # the blank line is skipped silently
+    assert [(rid, code) for rid, code, _ in refused] == [
+        (None, PARSE_ERROR),
+        (9, PARSE_ERROR),  # past the parser's depth limit, still answered for its id
+        ("x", INVALID_REQUEST),
+    ]
+    assert refused[0][2].startswith("not JSON:") and "recursion" in refused[1][2]
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,9 @@ whatever feeds the pipe) could make the server hold gigabytes. Here a line over
 `max_bytes` is skipped as it streams in (never held in memory) and answered with a JSON-RPC
 error naming the limit, for the request id found at the start of the line; the server then
 reads the next message as usual. Messages under the limit still meet the tools' own,
-much smaller, argument limits.
+much smaller, argument limits. A line that is not a JSON-RPC message (not JSON, nested past
+the parser's depth limit, no method) is answered with a parse or invalid-request error too,
+where the SDK would drop it and leave the client waiting on that request.
 
 As the SDK does for its own transport, fds 0 and 1 are moved aside (`claim_stdio`): the
 protocol uses private duplicates, fd 0 reads /dev/null and fd 1 writes to stderr. Here the
@@ -21,8 +23,8 @@ import io
 import os
 import re
 import sys
-from collections.abc import AsyncIterator, Callable, Iterator
-from typing import Any, BinaryIO
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import BinaryIO
 
 import anyio
 import anyio.to_thread
@@ -30,6 +32,7 @@ import mcp_types as types
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
 
 #: default bound on one message (bytes); the largest tool argument is far below it
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024
@@ -53,34 +56,67 @@ def request_id(prefix: bytes) -> int | str | None:
     return int(raw)
 
 
+#: how a refused line is answered: (request id or None, JSON-RPC error code, message)
+Refuse = Callable[[int | str | None, int, str], Awaitable[None]]
+
+
+def check_message(text: str) -> tuple[int, str] | None:
+    """None for a well-formed JSON-RPC message, else the (code, reason) to answer with.
+    The SDK would drop such a line with no reply, leaving the client waiting for its id."""
+    try:
+        types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+    except ValidationError as e:
+        errors = e.errors(include_url=False, include_context=False, include_input=False)
+        first = errors[0] if errors else {"type": "", "msg": str(e)}
+        code = types.PARSE_ERROR if first["type"] == "json_invalid" else types.INVALID_REQUEST
+        kind = "not JSON" if code == types.PARSE_ERROR else "not a JSON-RPC message"
+        return code, f"{kind}: {first['msg']}"
+    return None
+
+
 class BoundedLines:
-    """Async iterator of the lines on a binary stream, each at most `max_bytes`; a longer
-    line is drained without being kept, and `on_oversize(id, size)` is awaited for it."""
+    """Async iterator of the JSON-RPC lines on a binary stream, each at most `max_bytes`.
+    A longer line is drained without being kept, and a line that is not a JSON-RPC message
+    is dropped; for both, `refuse(id, code, message)` is awaited, the id taken from the
+    start of the line."""
 
     def __init__(self, stream: BinaryIO, max_bytes: int) -> None:
         self.stream = stream
         self.max_bytes = max_bytes
-        self.on_oversize: Callable[[int | str | None, int], Any] | None = None
+        self.refuse: Refuse | None = None
 
     async def _read(self, limit: int) -> bytes:
         return await anyio.to_thread.run_sync(self.stream.readline, limit, abandon_on_cancel=True)
+
+    async def _refused(self, prefix: bytes, code: int, message: str) -> None:
+        if self.refuse is not None:
+            await self.refuse(request_id(prefix[:_ID_WINDOW]), code, message)
 
     async def __aiter__(self) -> AsyncIterator[str]:
         while True:
             line = await self._read(self.max_bytes + 1)
             if not line:
                 return
-            if line.endswith(b"\n") or len(line) <= self.max_bytes:  # newline not counted
-                yield line.decode("utf-8", errors="replace")
+            if not (line.endswith(b"\n") or len(line) <= self.max_bytes):  # "\n" not counted
+                size, prefix = len(line), line[:_ID_WINDOW]
+                while not line.endswith(b"\n"):  # drain the rest of this line, chunk by chunk
+                    line = await self._read(_CHUNK)
+                    if not line:
+                        break
+                    size += len(line)
+                limit = f"the limit is {self.max_bytes} bytes per message"
+                await self._refused(
+                    prefix, types.INVALID_REQUEST, f"message of {size} bytes refused: {limit}"
+                )
                 continue
-            size, prefix = len(line), line[:_ID_WINDOW]
-            while not line.endswith(b"\n"):  # drain the rest of this line, chunk by chunk
-                line = await self._read(_CHUNK)
-                if not line:
-                    break
-                size += len(line)
-            if self.on_oversize is not None:
-                await self.on_oversize(request_id(prefix), size)
+            if not line.strip():
+                continue
+            text = line.decode("utf-8", errors="replace")
+            problem = check_message(text)
+            if problem is not None:
+                await self._refused(line, *problem)
+                continue
+            yield text
 
 
 def _private_dup(fd: int) -> int:
@@ -132,16 +168,12 @@ async def serve_stdio(
     writer = anyio.wrap_file(io.TextIOWrapper(stdout, encoding="utf-8", write_through=True))
     async with stdio_server(stdin=lines, stdout=writer) as (read_stream, write_stream):  # type: ignore[arg-type]
 
-        async def refuse(rid: int | str | None, size: int) -> None:
-            error = types.ErrorData(
-                code=types.INVALID_REQUEST,
-                message=f"message of {size} bytes refused: the limit is {max_message_bytes} "
-                "bytes per message",
-            )
+        async def refuse(rid: int | str | None, code: int, message: str) -> None:
+            error = types.ErrorData(code=code, message=message)
             reply = types.JSONRPCError(jsonrpc="2.0", id=rid, error=error)
             await write_stream.send(SessionMessage(reply))
 
-        lines.on_oversize = refuse
+        lines.refuse = refuse
         # The SDK has no public way to serve an MCPServer on given streams; its own
         # Client reaches the low-level server the same way.
         low = server._lowlevel_server
