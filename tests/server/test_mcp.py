@@ -316,3 +316,18 @@ def test_a_bad_kg_ends_the_command_with_one_line_and_nothing_on_stdout(tmp_path:
     assert r.returncode != 0 and r.stdout == b""
     err = r.stderr.decode().strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: knowledge graph:") and "missing" in err[0]
+
+
+def test_without_the_sdk_the_command_names_the_extra(tmp_path: Path) -> None:
+    shadow = tmp_path / "mcp"
+    shadow.mkdir()
+    (shadow / "__init__.py").write_text("raise ImportError('No module named mcp (shadowed)')\n")
+    r = subprocess.run(
+        [sys.executable, *server_args()],
+        capture_output=True,
+        env={"PYTHONPATH": f"{tmp_path}:{SRC}", "PATH": "/usr/bin:/bin"},
+        timeout=120,
+        check=False,
+    )
+    assert r.returncode == 1 and r.stdout == b""
+    assert "pip install 'kgreason[server]'" in r.stderr.decode()

@@ -59,11 +59,11 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Serve kgreason's tools over MCP (stdio). Configure it in an MCP client."""
-        try:
+        try:  # the mcp SDK comes with the [server] extra
+            from kgreason.server.mcp_stdio import claim_stdio
             from kgreason.server.service import Service, ServiceError
-        except ImportError as e:  # the [server] extra is not installed
+        except ImportError as e:
             fail(f"`kgreason mcp` needs the server extra (pip install 'kgreason[server]'): {e}")
-        from kgreason.server.mcp_stdio import claim_stdio
 
         loaded = settings(ctx)
         with claim_stdio() as wire:  # from here on, stray output goes to stderr
