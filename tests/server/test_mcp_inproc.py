@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("mcp", reason="the server extra (mcp) is not installed")
 
 from mcp.client import Client
+from mcp.shared.exceptions import MCPError
 
 from kgreason.server.mcp import ResultCache, build_server
 from kgreason.server.service import Service
@@ -80,3 +81,22 @@ async def test_results_are_kept_per_server_and_the_oldest_dropped(warm: Service)
     async with Client(build_server(warm)) as other:  # another server does not see them
         r = await other.call_tool("explain_answer", {"result_id": ids[2]})
         assert r.is_error and "unknown result_id" in text_of(r)
+
+
+async def test_a_call_the_client_gives_up_on_is_cancelled_and_frees_its_slot(gated: Gated) -> None:
+    svc, llm = gated(max_concurrency=1)
+    try:
+        async with Client(build_server(svc)) as client:
+            with pytest.raises(MCPError, match="Timed out"):
+                await client.call_tool("ask", GATED_QUESTION, read_timeout_seconds=0.5)
+            assert llm.entered.is_set()  # the question was running, waiting on the LLM
+            for _ in range(300):  # the client's cancellation reaches the server's task
+                if svc.inflight == 0:
+                    break
+                await asyncio.sleep(0.01)
+            assert svc.inflight == 0
+            # the slot is free again: the next question runs (LLM-free, so it completes)
+            r = await client.call_tool("ask", {**GATED_QUESTION, "llm_free": True})
+            assert not r.is_error
+    finally:
+        llm.release()
