@@ -204,3 +204,14 @@ def test_claim_stdio_keeps_stray_output_off_the_protocol_stream() -> None:
     assert r.returncode == 0, r.stderr.decode()
     assert r.stdout == b'{"jsonrpc":"2.0"}\nafter\n'  # restored after the block
     assert b"stray print" in r.stderr and b"stray fd write" in r.stderr
+
+
+def test_the_mcp_layer_uses_the_public_api_and_the_service_only() -> None:
+    from tests.server.test_layering import PKG, imports
+
+    files = sorted((PKG / "server").glob("mcp*.py"))
+    assert [f.name for f in files] == ["mcp.py", "mcp_models.py", "mcp_stdio.py"]
+    for f in files:
+        ours = {m for m in imports(f) if m == "kgreason" or m.startswith("kgreason.")}
+        allowed = {"kgreason", "kgreason.tracing"}
+        assert all(m in allowed or m.startswith("kgreason.server.") for m in ours), (f, ours)
