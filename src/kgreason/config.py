@@ -36,6 +36,7 @@ RESERVED_ENV = {
     "KGREASON_DATA_DIR",
     "KGREASON_SHARED_DATA",  # the tests' full datasets (tests/data/__init__.py)
     "KGREASON_OTEL",  # switches the OpenTelemetry exporter on (kgreason.otel)
+    "KGREASON_SERVER__TOKEN",  # `kgreason serve --token` (kept out of settings and dumps)
 }
 DEFAULT_CONFIG_FILE = "kgreason.toml"
 

@@ -261,3 +261,26 @@ class SymbolLKG:
 
     #: the same verbs as PoG's `ask`/`ask_async` (and `aask`)
     solve_async = asolve
+
+    def run_program(
+        self,
+        text: str,
+        fmt: str | None = None,
+        *,
+        question: str = "",
+        options: Sequence[str] | None = None,
+        dataset: str | None = None,
+    ) -> dict[str, Any]:
+        """Run an existing solver program with no LLM, on this pipeline's sandbox, limits
+        and solvers (`kgreason.lkg.programs.run_program`): the outcome as a JSON-ready
+        dict. An unknown format raises ProgramFormatError (a ValueError)."""
+        from dataclasses import asdict
+
+        from kgreason.lkg.programs import run_program
+
+        ex = self.executor
+        out = run_program(
+            text, fmt, question=question, options=options, dataset=dataset,
+            limits=ex.limits, sandbox=ex.sandbox, solvers=ex.solvers,
+        )  # fmt: skip
+        return asdict(out)

@@ -67,6 +67,21 @@ def error_kind(e: Exception) -> str | None:
     return next((kind for cls, kind in ERROR_KINDS if isinstance(e, cls)), None)
 
 
+def _selector(
+    s: Settings, kg: KnowledgeGraph, embedder: Embedder, *, llm_free: bool
+) -> FuzzySelector | None:
+    """The FuzzySelector `pog.ranker`/`pog.fuzzy_stage` ask for (None: plain SBERT); its
+    warnings (a ranker trained on another KG...) go to the `kgreason.pog` logger."""
+    import logging
+
+    from kgreason.pog.ranker.factory import build_selector
+
+    fuzzy, warnings = build_selector(s.pog, kg, embedder, llm_free=llm_free)
+    for w in warnings:
+        logging.getLogger("kgreason.pog").warning("%s", w)
+    return fuzzy
+
+
 class PoG:
     """`PoG(kg, llm, embedder, settings).ask(question)`; `llm=None` selects LLM-free mode.
     `PoG.from_settings()` builds the parts from the settings; use it as a context manager
@@ -130,6 +145,8 @@ class PoG:
             from kgreason.kg.open import open_kg
 
             kg = opened = open_kg(s.kg)
+        if "fuzzy" not in kwargs:  # the path ranker of `pog.ranker`, as `kgreason ask` uses
+            kwargs["fuzzy"] = _selector(s, kg, embedder, llm_free=llm_free or llm is None)
         pog = cls(kg, None if llm_free else llm, embedder, s.pog, **kwargs)
         pog._owned_kg = opened
         return pog

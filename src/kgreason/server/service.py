@@ -1,0 +1,332 @@
+"""The server's warm state and operations, free of any transport (HTTP and MCP share it).
+
+The KG, the embedder, the path ranker and the LLM stack are loaded once, in
+`Service.from_settings`; each question then builds a cheap per-request `PoG` over those
+warm parts (its own settings overrides and stage callback) and runs under the service's
+concurrency limit and deadline. Only kgreason's public API is used here.
+
+KG reads (`search`, `entity`, `explain`) are coroutines in every backend; `asearch`,
+`aentity`, `aexplain` are the ones to await in async code, and `search`, `entity`,
+`explain` are their blocking forms for sync callers."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+import kgreason
+from kgreason.server.models import AskRequest, SolveRequest
+from kgreason.tracing import Callback, StageEvent
+
+if TYPE_CHECKING:
+    from kgreason import KnowledgeGraph, PoG, PoGResult, Settings, SymbolLKG
+
+#: shown with LLM-free results, as `kgreason ask` prints them (kgreason/cli/ask.py)
+LLM_FREE_LABEL = "LLM-free mode: candidates, not PoG's answer"
+RANKER_LABEL = "LLM-free mode: a learned path ranker's answer, not PoG's"
+
+StageCallback = Callable[[StageEvent], None]
+
+
+class ServiceError(Exception):
+    """A failed operation: `kind` (machine-readable), message, and the HTTP status it maps
+    to (404 unknown entity, 400/422 bad input, 429 busy, 504 deadline)."""
+
+    def __init__(self, kind: str, message: str, status: int, *, retry_after: int | None = None):
+        super().__init__(message)
+        self.kind, self.message, self.status = kind, message, status
+        self.retry_after = retry_after
+
+    def to_dict(self) -> dict[str, str]:
+        return {"error_kind": self.kind, "message": self.message}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-process limits on the question operations (ask, solve)."""
+
+    #: questions running at once; one more is refused with `busy` (429)
+    max_concurrency: int = 4
+    #: seconds one question may take before it is cancelled with `deadline` (504)
+    deadline_s: float = 60.0
+    #: what a refused client is told to wait (seconds)
+    retry_after_s: int = 1
+
+
+def stage_event_dict(ev: StageEvent) -> dict[str, Any]:
+    """A tracer event as the stream sends it (milliseconds, not seconds)."""
+    return {
+        "kind": ev.kind,
+        "pipeline": ev.pipeline,
+        "stage": ev.stage,
+        "elapsed_ms": round(ev.elapsed_s * 1000, 3),
+        "sizes": dict(ev.sizes),
+        "usage": dict(ev.usage),
+        "error": ev.error,
+    }
+
+
+class Service:
+    """Warm parts plus the operations. Build with `from_settings`; close with `aclose`."""
+
+    def __init__(
+        self,
+        kg: KnowledgeGraph,
+        pog: PoG,
+        lkg: SymbolLKG,
+        *,
+        llm_free: bool,
+        limits: Limits | None = None,
+        pog_free: PoG | None = None,
+    ):
+        self.kg, self.pog, self.lkg = kg, pog, lkg
+        #: True when questions default to the LLM-free mode (no LLM, or asked for)
+        self.llm_free = llm_free
+        #: the LLM-free pipeline (== pog when the service is LLM-free)
+        self.pog_free = pog_free or pog
+        self.limits = limits or Limits()
+        self._inflight = 0
+        self._closed = False
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings | str | Path | None = None,
+        *,
+        kg: str | None = None,
+        llm_free: bool | None = None,
+        limits: Limits | None = None,
+    ) -> Service:
+        """Load everything once: the KG (`kg`: a store directory; default the bundled
+        MetaQA KG, as `kgreason ask`), the embedder, the ranker and the LLM of the
+        settings. `llm_free=True` never uses an LLM for questions; None uses one when
+        configured."""
+        s = (
+            kgreason.load_settings(settings).settings
+            if settings is None or isinstance(settings, str | Path)
+            else settings
+        )
+        if kg is not None:
+            s = s.model_copy(update={"kg": s.kg.model_copy(update={"store": kg})})
+        pog_free = kgreason.PoG.from_settings(s, llm_free=True)
+        pog = pog_free
+        if not llm_free:
+            with_llm = kgreason.PoG.from_settings(
+                s, kg=pog_free.kg, embedder=pog_free.embedder, llm_free=False
+            )
+            if with_llm.llm is not None:
+                pog = with_llm
+        lkg = kgreason.SymbolLKG.from_settings(s, embedder=pog_free.embedder)
+        svc = cls(pog_free.kg, pog, lkg, llm_free=pog.llm is None, limits=limits, pog_free=pog_free)
+        svc._owner = pog_free  # closes the KG it opened
+        return svc
+
+    _owner: PoG | None = None
+
+    # -- state -----------------------------------------------------------------------
+
+    @property
+    def inflight(self) -> int:
+        """Questions running now (ask and solve)."""
+        return self._inflight
+
+    def info(self) -> dict[str, Any]:
+        """What /healthz reports: the KG, the mode, the load."""
+        return {
+            "kg": str(getattr(self.kg, "name", type(self.kg).__name__)),
+            "llm": not self.llm_free,
+            "mode": "llm-free" if self.llm_free else "pog",
+            "inflight": self._inflight,
+            "max_concurrency": self.limits.max_concurrency,
+            "deadline_s": self.limits.deadline_s,
+        }
+
+    async def drain(self, timeout: float | None = None) -> bool:
+        """Wait until no question is running (graceful shutdown); False on timeout."""
+        t_end = None if timeout is None else time.monotonic() + timeout
+        while self._inflight:
+            if t_end is not None and time.monotonic() >= t_end:
+                return False
+            await asyncio.sleep(0.02)
+        return True
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._owner is not None:
+            await self._owner.aclose()
+
+    # -- questions ------------------------------------------------------------------
+
+    async def _guarded(self, what: str, coro_fn: Callable[[], Any]) -> Any:
+        """Run one question under the concurrency limit and the deadline."""
+        if self._closed:
+            raise ServiceError("shutting-down", "the server is shutting down", 503)
+        if self._inflight >= self.limits.max_concurrency:
+            raise ServiceError(
+                "busy",
+                f"{self._inflight} questions are running (limit "
+                f"{self.limits.max_concurrency}); retry later",
+                429,
+                retry_after=self.limits.retry_after_s,
+            )
+        self._inflight += 1
+        try:
+            async with asyncio.timeout(self.limits.deadline_s):
+                return await coro_fn()
+        except TimeoutError as e:
+            raise ServiceError(
+                "deadline",
+                f"the {what} did not finish within the {self.limits.deadline_s:g} s deadline",
+                504,
+            ) from e
+        finally:
+            self._inflight -= 1
+
+    def _pipeline(self, req: AskRequest, on_stage: StageCallback | None) -> PoG:
+        if req.llm_free is False and self.llm_free:
+            raise ServiceError(
+                "needs-llm", "llm_free=false, but the server has no LLM configured", 400
+            )
+        base = self.pog_free if (req.llm_free or self.llm_free) else self.pog
+        updates = {k: v for k, v in (("strategy", req.strategy), ("variant", req.variant)) if v}
+        try:
+            settings = base.settings.model_copy(update=updates)
+            callbacks: list[Callback] = list(base.callbacks)
+            if on_stage is not None:
+                callbacks.append(cast("Callback", on_stage))
+            return type(base)(
+                base.kg, base.llm, base.embedder, settings, budget=base.budget,
+                fuzzy=base.fuzzy, callbacks=callbacks,
+                strategies=base.strategies,
+            )  # fmt: skip
+        except (KeyError, ValueError) as e:
+            raise ServiceError("bad-request", f"strategy: {e}", 400) from e
+
+    async def ask(self, req: AskRequest, on_stage: StageCallback | None = None) -> dict[str, Any]:
+        """PoG (or the LLM-free mode) on one question: the result's `to_dict()` plus
+        `request_id`, `elapsed_ms`, `label` (LLM-free mode) and `entity_names`."""
+        pog = self._pipeline(req, on_stage)
+        t0 = time.perf_counter()
+        result = await self._guarded("question", lambda: pog.ask_async(req.question, req.topics))
+        if result.error_kind == "unknown-entity":
+            raise ServiceError("unknown-entity", result.error or "unknown entity", 404)
+        data = await self._result_dict(result)
+        data["request_id"] = uuid.uuid4().hex
+        data["elapsed_ms"] = round((time.perf_counter() - t0) * 1000, 3)
+        return data
+
+    async def _result_dict(self, result: PoGResult) -> dict[str, Any]:
+        data = result.to_dict()
+        if result.mode == "llm-free":
+            data["label"] = RANKER_LABEL if result.answers else LLM_FREE_LABEL
+        ids = sorted({e for p in result.paths for e in p.entities()})
+        try:
+            data["entity_names"] = await self.kg.names(ids) if ids else {}
+        except kgreason.KGError:
+            data["entity_names"] = {}
+        return data
+
+    async def solve(self, req: SolveRequest) -> dict[str, Any]:
+        """SymbolLKG on a text, or an existing program run with no LLM."""
+        if req.program is not None:
+            program = req.program
+
+            async def run_program() -> dict[str, Any]:
+                return await asyncio.to_thread(
+                    self.lkg.run_program, program, req.solver,
+                    question=req.question or "", options=req.options, dataset=req.dataset,
+                )  # fmt: skip
+
+            try:
+                out: dict[str, Any] = await self._guarded("program", run_program)
+            except ValueError as e:  # unknown format or solver
+                raise ServiceError("bad-program", str(e), 400) from e
+            return out
+        if self.lkg.llm is None:
+            raise ServiceError(
+                "needs-llm",
+                "SymbolLKG needs an LLM (none configured); to run an existing solver "
+                "program without one, send {'program': ..., 'solver': ...}",
+                400,
+            )
+        context, question = req.context or "", req.question or ""
+        res = await self._guarded(
+            "problem", lambda: self.lkg.asolve(context, question, req.options)
+        )
+        solved: dict[str, Any] = res.to_dict()
+        return solved
+
+    # -- the KG ---------------------------------------------------------------------
+
+    async def asearch(self, q: str, limit: int = 10) -> list[dict[str, Any]]:
+        """Entities whose name matches `q`, best first: [{"id","name","score","kind"}]."""
+        if not q.strip():
+            raise ServiceError("bad-request", "the search text is empty", 400)
+        matches = await self.kg.search(q, limit=max(1, min(limit, 100)))
+        return [{"id": m.id, "name": m.name, "score": m.score, "kind": m.kind} for m in matches]
+
+    async def aentity(self, id: str, offset: int = 0, limit: int = 50) -> dict[str, Any]:
+        """An entity's name and one page of its neighbours (sorted, so pages are stable)."""
+        if offset < 0 or not 1 <= limit <= 500:
+            raise ServiceError("bad-request", "need offset >= 0 and 1 <= limit <= 500", 400)
+        try:
+            names = await self.kg.names([id])
+        except kgreason.KGError as e:
+            raise ServiceError("kg-error", str(e), 400) from e
+        if id not in names:
+            raise ServiceError("unknown-entity", f"no entity {id!r} in the KG", 404)
+        nbrs = (await self.kg.neighbors([id])).get(id, [])
+        rows = sorted(
+            (n.relation, "out" if n.direction == "tail" else "in", n.entity) for n in nbrs
+        )
+        page = rows[offset : offset + limit]
+        shown = await self.kg.names(sorted({e for _, _, e in page})) if page else {}
+        return {
+            "id": id,
+            "name": names[id],
+            "neighbours": [
+                {"relation": r, "direction": d, "id": e, "name": shown.get(e, e)}
+                for r, d, e in page
+            ],
+            "total": len(rows),
+            "next_offset": offset + limit if offset + limit < len(rows) else None,
+        }
+
+    async def aexplain(self, result: dict[str, Any]) -> dict[str, Any]:
+        """The triples a result's paths cite, each checked against the KG now."""
+        triples: list[kgreason.Triple] = []
+        try:
+            for p in result.get("paths") or []:
+                for hop in p.get("hops") or []:
+                    for t in hop.get("triples") or []:
+                        triples.append(kgreason.Triple(t["head"], t["relation"], t["tail"]))
+        except (AttributeError, KeyError, TypeError) as e:
+            raise ServiceError("bad-request", f"not a result with paths: {e}", 400) from e
+        triples = list(dict.fromkeys(triples))
+        ok = await self.kg.contains(triples) if triples else []
+        rows = [
+            {"head": t.head, "relation": t.relation, "tail": t.tail, "verified": bool(v)}
+            for t, v in zip(triples, ok, strict=True)
+        ]
+        return {
+            "answers": result.get("answers") or [],
+            "triples": rows,
+            "verified": sum(r["verified"] for r in rows),
+            "unverified": sum(not r["verified"] for r in rows),
+        }
+
+    def search(self, q: str, limit: int = 10) -> list[dict[str, Any]]:
+        return kgreason.run_sync(self.asearch(q, limit))
+
+    def entity(self, id: str, offset: int = 0, limit: int = 50) -> dict[str, Any]:
+        return kgreason.run_sync(self.aentity(id, offset, limit))
+
+    def explain(self, result: dict[str, Any]) -> dict[str, Any]:
+        return kgreason.run_sync(self.aexplain(result))
