@@ -1,0 +1,168 @@
+// Entry point: tabs, the ask form (streamed), entity expansion, the solve view.
+// Exposes `window.kgExplorer` ({cy, lkg, lastResult, lastSolve}) for tests and the console.
+
+import { ApiError, askStream, getJSON, postJSON } from "./api.js";
+import { renderAnswer, renderFunnel, renderPaths, renderSubgraph, renderTopics, renderTriples, renderUsage, StageTable } from "./ask.js";
+import { $, h, fill, ms } from "./dom.js";
+import { PathGraph } from "./graph.js";
+import { SolveView } from "./solve.js";
+
+const state = { graph: null, stages: null, abort: null, busy: false };
+window.kgExplorer = { get cy() { return state.graph?.cy; }, lkg: null, lastResult: null, lastSolve: null, ready: false };
+
+function setStatus(text) {
+  $("server-status").textContent = text;
+}
+
+function handleAuth(err) {
+  if (err instanceof ApiError && err.status === 401) {
+    $("token-form").hidden = false;
+    $("token").focus();
+    setStatus("this server wants a bearer token");
+    return true;
+  }
+  return false;
+}
+
+function initTabs() {
+  const tabs = [$("tab-ask"), $("tab-solve")];
+  const select = (tab) => {
+    for (const t of tabs) {
+      const on = t === tab;
+      t.setAttribute("aria-selected", String(on));
+      t.tabIndex = on ? 0 : -1;
+      $(t.getAttribute("aria-controls")).hidden = !on;
+    }
+    if (tab.id === "tab-solve") window.kgExplorer.lkg?.resize();
+    else state.graph?.cy.resize();
+  };
+  tabs.forEach((t, i) => {
+    t.addEventListener("click", () => select(t));
+    t.addEventListener("keydown", (e) => {
+      if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
+        const next = tabs[(i + (e.key === "ArrowRight" ? 1 : tabs.length - 1)) % tabs.length];
+        next.focus();
+        select(next);
+      }
+    });
+  });
+}
+
+function graph() {
+  if (!state.graph) {
+    state.graph = new PathGraph(window.cytoscape, $("graph"), { onEntity: expandEntity });
+  }
+  return state.graph;
+}
+
+async function expandEntity(id, node) {
+  const g = graph();
+  if (g.offsets.get(id) === null) {
+    fill("graph-hint", `all neighbours of ${g.name(id)} are shown`);
+    return;
+  }
+  node.addClass("loading");
+  try {
+    const offset = g.offsets.get(id) || 0;
+    const ent = await getJSON(`/v1/kg/entity/${encodeURIComponent(id)}?offset=${offset}&limit=40`);
+    const added = g.addNeighbours(ent, node);
+    const shown = offset + (ent.neighbours || []).length;
+    fill("graph-hint", `${ent.name || id}: ${added.nodes} new node(s), ${added.edges} edge(s); ${shown} of ${ent.total ?? "?"} neighbours shown`,
+      ent.next_offset !== null && ent.next_offset !== undefined ? " (click again for more)" : "");
+  } catch (e) {
+    if (!handleAuth(e)) fill("graph-hint", h("span", { class: "error" }, `could not expand ${id}: ${e.kind || ""} ${e.message}`));
+  } finally {
+    node.removeClass("loading");
+  }
+}
+
+function showResult(result) {
+  window.kgExplorer.lastResult = result;
+  const g = graph();
+  g.showPaths(result);
+  renderTopics(result);
+  renderSubgraph(result);
+  renderFunnel(result);
+  renderAnswer(result);
+  renderPaths(result, g);
+  renderTriples(result, g);
+  renderUsage(result.usage);
+  state.stages.finish(result);
+}
+
+function busy(on) {
+  state.busy = on;
+  $("ask-btn").disabled = on;
+  $("ask-stop").hidden = !on;
+}
+
+async function ask(e) {
+  e.preventDefault();
+  if (state.busy) return;
+  const question = $("question").value.trim();
+  if (!question) return;
+  const body = { question };
+  if ($("llm-free").checked) body.llm_free = true;
+  state.stages.reset();
+  fill("answer", h("p", { class: "muted" }, "working…"));
+  busy(true);
+  state.abort = new AbortController();
+  const t0 = performance.now();
+  const clock = setInterval(() => ($("ask-clock").textContent = ms(performance.now() - t0)), 100);
+  try {
+    const result = await askStream(body, (ev) => {
+      if (ev.kind === "start" && ev.stage === "graph") fill("subgraph", h("tbody", {}, h("tr", {}, h("td", { class: "muted" }, "cutting the subgraph…"))));
+      state.stages.onEvent(ev);
+    }, state.abort.signal);
+    showResult(result);
+    setStatus(`answered in ${ms(performance.now() - t0)} (${result.mode})`);
+  } catch (err) {
+    if (err.name === "AbortError") {
+      fill("answer", h("p", { class: "muted" }, "stopped"));
+    } else if (!handleAuth(err)) {
+      fill("answer", h("div", { class: "error", role: "alert" }, h("strong", {}, err.kind || "error"), ": ", err.message));
+      setStatus(`failed: ${err.kind || err.message}`);
+    }
+  } finally {
+    clearInterval(clock);
+    $("ask-clock").textContent = ms(performance.now() - t0);
+    busy(false);
+  }
+}
+
+async function health() {
+  try {
+    const hz = await getJSON("/healthz");
+    const info = hz.service || hz; // the Service.info() fields, maybe nested
+    const kg = String(info.kg || "").split("/").filter(Boolean).pop() || "";
+    const free = info.mode === "llm-free" || info.llm === false;
+    setStatus(["server ready", kg && `KG ${kg}`, free ? "no LLM: LLM-free mode" : "PoG with an LLM"].filter(Boolean).join(" · "));
+    if (free) {
+      $("llm-free").checked = true;
+      $("llm-free").disabled = true;
+    }
+  } catch (e) {
+    if (!handleAuth(e)) setStatus(`server not reachable: ${e.message}`);
+  }
+}
+
+function init() {
+  initTabs();
+  state.stages = new StageTable();
+  $("ask-form").addEventListener("submit", ask);
+  $("ask-stop").addEventListener("click", () => state.abort?.abort());
+  $("sets-collapse").addEventListener("click", () => graph().setAllCollapsed(true));
+  $("sets-expand").addEventListener("click", () => graph().setAllCollapsed(false));
+  $("graph-fit").addEventListener("click", () => graph().fit());
+  $("token-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    sessionStorage.setItem("kgreason.token", $("token").value);
+    $("token-form").hidden = true;
+    health();
+  });
+  new SolveView(window.cytoscape, setStatus, { postJSON });
+  health();
+  window.kgExplorer.ready = true;
+}
+
+init();

@@ -1,0 +1,313 @@
+// The reasoning-path graph (cytoscape.js): one node per entity, one compound node per
+// clustered entity set ({e1,...} -> r -> {e2,...}), collapsible; hop edges carry the
+// relation and are red/dashed when a cited triple is not in the KG. Clicking an entity asks
+// the page to expand its neighbours (addNeighbours). Labels are drawn on the canvas as text.
+
+const SEP = "\u0001";
+const COL_W = 250;
+const ROW_H = 34;
+const MAX_MEMBERS = 15; // members drawn per set; the rest are one "+N more" node
+const COLLAPSE_OVER = 6; // sets larger than this start collapsed
+
+export const STYLE = [
+  {
+    selector: "node",
+    style: {
+      label: "data(label)",
+      shape: "round-rectangle",
+      width: "data(w)",
+      height: 24,
+      "background-color": "#eef2f7",
+      "border-width": 1,
+      "border-color": "#8a99ad",
+      "font-size": 11,
+      "font-family": "system-ui, sans-serif",
+      color: "#1b2430",
+      "text-valign": "center",
+      "text-halign": "center",
+      "text-wrap": "ellipsis",
+      "text-max-width": 150,
+    },
+  },
+  { selector: "node.topic", style: { "background-color": "#ffe7a8", "border-color": "#a66f00", "border-width": 2, "font-weight": "bold" } },
+  { selector: "node.answer", style: { "background-color": "#d5f2dc", "border-color": "#1d7a3a", "border-width": 2 } },
+  { selector: "node.neighbour", style: { "background-color": "#ffffff", "border-style": "dashed" } },
+  { selector: "node.more", style: { "background-color": "#ffffff", "border-width": 0, color: "#5a6878", "font-style": "italic" } },
+  {
+    selector: "node.set",
+    style: {
+      label: "data(label)",
+      "text-valign": "top",
+      "text-halign": "center",
+      "font-size": 10,
+      color: "#4a5868",
+      "background-color": "#f6f8fb",
+      "background-opacity": 0.9,
+      "border-color": "#6b7b90",
+      "border-style": "dashed",
+      shape: "round-rectangle",
+      padding: 8,
+    },
+  },
+  {
+    selector: "node.set.collapsed",
+    style: { "text-valign": "center", "font-size": 11, color: "#1b2430", "background-color": "#dfe7f1", "border-style": "double", "border-width": 3, width: "data(w)", height: 28 },
+  },
+  { selector: "node.loading", style: { "border-color": "#2563eb", "border-width": 3 } },
+  { selector: "node:selected", style: { "overlay-color": "#2563eb", "overlay-opacity": 0.15 } },
+  {
+    selector: "edge",
+    style: {
+      label: "data(label)",
+      width: 2,
+      "line-color": "#3b6fb6",
+      "target-arrow-color": "#3b6fb6",
+      "target-arrow-shape": "triangle",
+      "curve-style": "bezier",
+      "font-size": 10,
+      "font-family": "system-ui, sans-serif",
+      color: "#23364f",
+      "text-background-color": "#ffffff",
+      "text-background-opacity": 0.85,
+      "text-background-padding": 2,
+      "text-rotation": "autorotate",
+    },
+  },
+  { selector: "edge.unverified", style: { "line-color": "#c62828", "target-arrow-color": "#c62828", "line-style": "dashed" } },
+  { selector: "edge.neighbour", style: { width: 1, "line-color": "#a3adb9", "target-arrow-color": "#a3adb9", color: "#5a6878", "font-size": 9 } },
+  { selector: ".faded", style: { opacity: 0.15 } },
+];
+
+function labelWidth(text) {
+  return Math.min(160, Math.max(40, 6.4 * String(text).length + 18));
+}
+
+const setKey = (ids) => (ids.length === 1 ? `e:${ids[0]}` : `s:${[...ids].sort().join(SEP)}`);
+const tripleKey = (t) => `${t.head}${SEP}${t.relation}${SEP}${t.tail}`;
+
+export class PathGraph {
+  /** `cytoscape` is the library's factory; `onEntity(entityId, node)` runs on an entity tap. */
+  constructor(cytoscape, container, { onEntity } = {}) {
+    this.cy = cytoscape({
+      container,
+      style: STYLE,
+      minZoom: 0.1,
+      maxZoom: 3,
+      boxSelectionEnabled: false,
+    });
+    this.names = new Map();
+    this.collapsedSets = new Map(); // set node id -> removed children (and their edges)
+    this.offsets = new Map(); // entity id -> next neighbour offset
+    this.cy.on("tap", "node", (ev) => {
+      const n = ev.target;
+      if (n.hasClass("set")) this.toggleSet(n.id());
+      else if (n.data("entity") !== undefined && onEntity) onEntity(n.data("entity"), n);
+    });
+  }
+
+  name(id) {
+    return this.names.get(id) ?? id;
+  }
+
+  /** Draw a PoG result's paths (clears the graph). */
+  showPaths(result) {
+    const cy = this.cy;
+    cy.elements().remove();
+    this.collapsedSets.clear();
+    this.offsets.clear();
+    for (const [id, name] of Object.entries(result.entity_names || {})) this.names.set(id, name);
+    for (const t of result.topic_entities || []) this.names.set(t.id, t.name);
+    const answers = new Set();
+    for (const a of [...(result.answers || []), ...(result.candidates || []).slice(0, 10)]) {
+      if (a.id) {
+        answers.add(a.id);
+        this.names.set(a.id, a.name);
+      }
+    }
+    const topics = new Set((result.topic_entities || []).map((t) => t.id));
+    const unverified = new Set((result.unverified_triples || []).map(tripleKey));
+    const cols = new Map(); // node id -> column
+    const order = []; // node ids in first-seen order
+    const sets = new Map(); // node id -> member ids
+    const edges = new Map();
+    const nodePaths = new Map(); // node id -> indices of the paths through it
+    (result.paths || []).forEach((path, pi) => {
+      path.hops.forEach((hop, hi) => {
+        const ends = [
+          [hop.src, hi],
+          [hop.dst, hi + 1],
+        ];
+        for (const [ids, col] of ends) {
+          const key = setKey(ids);
+          if (!cols.has(key)) order.push(key);
+          cols.set(key, Math.min(col, cols.get(key) ?? col));
+          if (ids.length > 1) sets.set(key, ids);
+        }
+        const [s, d] = hop.forward ? [setKey(hop.src), setKey(hop.dst)] : [setKey(hop.dst), setKey(hop.src)];
+        const rels = [hop.relation, ...(hop.alt_relations || []).map((r) => r[0])];
+        const id = `h:${s}${SEP}${rels.join("|")}${SEP}${d}`;
+        const bad = (hop.triples || []).some((t) => unverified.has(tripleKey(t)));
+        const prev = edges.get(id);
+        if (prev) {
+          prev.data.paths.push(pi);
+          if (bad) prev.classes = "unverified";
+        } else {
+          edges.set(id, { group: "edges", data: { id, source: s, target: d, label: rels.join(" | "), paths: [pi] }, classes: bad ? "unverified" : "" });
+        }
+        for (const k of [setKey(hop.src), setKey(hop.dst)]) nodePaths.set(k, [...(nodePaths.get(k) || []), pi]);
+      });
+    });
+    const eles = [];
+    const nextRow = new Map();
+    for (const key of order) {
+      const col = cols.get(key);
+      const row = nextRow.get(col) || 0;
+      const x = col * COL_W;
+      const paths = [...new Set(nodePaths.get(key) || [])];
+      if (!sets.has(key)) {
+        const eid = key.slice(2);
+        const label = this.name(eid);
+        const cls = [topics.has(eid) ? "topic" : "", answers.has(eid) ? "answer" : ""].join(" ");
+        eles.push({ group: "nodes", data: { id: key, entity: eid, label, w: labelWidth(label), paths }, position: { x, y: row * ROW_H }, classes: cls });
+        nextRow.set(col, row + 1.6);
+        continue;
+      }
+      const members = sets.get(key);
+      const shown = members.slice(0, MAX_MEMBERS);
+      const setLabel = `${members.length} entities`;
+      eles.push({ group: "nodes", data: { id: key, label: setLabel, full: setLabel, w: labelWidth(setLabel) + 10, size: members.length, paths }, classes: "set" });
+      shown.forEach((m, i) => {
+        const label = this.name(m);
+        const cls = answers.has(m) ? "answer" : "";
+        eles.push({ group: "nodes", data: { id: `m:${key}${SEP}${m}`, parent: key, entity: m, label, w: labelWidth(label), paths }, position: { x, y: (row + i) * ROW_H + 10 }, classes: cls });
+      });
+      let used = shown.length;
+      if (members.length > shown.length) {
+        const label = `+${members.length - shown.length} more`;
+        eles.push({ group: "nodes", data: { id: `more:${key}`, parent: key, label, w: labelWidth(label), paths }, position: { x, y: (row + used) * ROW_H + 10 }, classes: "more" });
+        used += 1;
+      }
+      nextRow.set(col, row + used + 1.6);
+    }
+    cy.add(eles);
+    cy.add([...edges.values()]);
+    for (const n of cy.nodes(".set")) if (n.data("size") > COLLAPSE_OVER) this.toggleSet(n.id(), true);
+    this.fit();
+  }
+
+  fit() {
+    this.cy.fit(undefined, 30);
+    if (this.cy.zoom() > 1.4) this.cy.zoom({ level: 1.4, renderedPosition: { x: this.cy.width() / 2, y: this.cy.height() / 2 } });
+  }
+
+  /** Collapse (true), expand (false) or toggle (undefined) one clustered set. */
+  toggleSet(id, collapse) {
+    const node = this.cy.getElementById(id);
+    if (!node.length) return;
+    const removed = this.collapsedSets.get(id);
+    if (removed && collapse !== true) {
+      const before = node.data("collapsedAt");
+      const now = node.position();
+      removed.restore();
+      const dx = now.x - before.x;
+      const dy = now.y - before.y;
+      removed.nodes().forEach((c) => c.position({ x: c.position("x") + dx, y: c.position("y") + dy }));
+      this.collapsedSets.delete(id);
+      node.removeClass("collapsed").data("label", node.data("full"));
+    } else if (!removed && collapse !== false) {
+      const kids = node.children();
+      if (!kids.length) return;
+      const bb = kids.boundingBox();
+      const center = { x: (bb.x1 + bb.x2) / 2, y: (bb.y1 + bb.y2) / 2 };
+      const gone = kids.union(kids.connectedEdges()).remove();
+      node.position(center).data("collapsedAt", center);
+      this.collapsedSets.set(id, gone);
+      const label = `{${node.data("size")} entities}`;
+      node.addClass("collapsed").data({ label, w: labelWidth(label) });
+    }
+  }
+
+  setAllCollapsed(collapse) {
+    for (const n of this.cy.nodes(".set")) this.toggleSet(n.id(), collapse);
+  }
+
+  /** Fade everything not on path `i` (null: show all). */
+  highlightPath(i) {
+    const cy = this.cy;
+    cy.elements().removeClass("faded");
+    if (i === null || i === undefined) return;
+    cy.elements().forEach((e) => {
+      const p = e.data("paths");
+      if (p && !p.includes(i)) e.addClass("faded");
+      if (!p && e.isEdge()) e.addClass("faded");
+    });
+  }
+
+  /** The node that stands for an entity: its own node, else a set member, else none. */
+  nodeOf(entityId) {
+    const own = this.cy.getElementById(`e:${entityId}`);
+    if (own.length) return own;
+    return this.cy.nodes().filter((n) => n.data("entity") === entityId && !n.hasClass("set")).first();
+  }
+
+  /** Add the neighbours of an entity (from GET /v1/kg/entity/{id}) around its node. */
+  addNeighbours(entity, node) {
+    const cy = this.cy;
+    if (entity.name) this.names.set(entity.id, entity.name);
+    const centre = node.position();
+    const fresh = (entity.neighbours || []).filter((nb) => !this.nodeOf(nb.id).length);
+    const radius = 110 + 7 * fresh.length;
+    const start = this.offsets.get(entity.id) || 0;
+    const added = [];
+    fresh.forEach((nb, i) => {
+      const angle = (2 * Math.PI * i) / Math.max(fresh.length, 1) - Math.PI / 2 + start * 0.13;
+      const label = nb.name || nb.id;
+      this.names.set(nb.id, label);
+      added.push(
+        cy.add({
+          group: "nodes",
+          data: { id: `e:${nb.id}`, entity: nb.id, label, w: labelWidth(label) },
+          position: { x: centre.x + radius * Math.cos(angle), y: centre.y + radius * Math.sin(angle) },
+          classes: "neighbour",
+        }),
+      );
+    });
+    let edgesAdded = 0;
+    for (const nb of entity.neighbours || []) {
+      const other = this.nodeOf(nb.id);
+      if (!other.length) continue;
+      const [s, d] = nb.direction === "in" ? [other.id(), node.id()] : [node.id(), other.id()];
+      const id = `n:${s}${SEP}${nb.relation}${SEP}${d}`;
+      if (cy.getElementById(id).length) continue;
+      const same = cy.getElementById(s).edgesTo(cy.getElementById(d)).filter((e) => e.data("label").split(" | ").includes(nb.relation));
+      if (same.length) continue; // already drawn as a path hop
+      cy.add({ group: "edges", data: { id, source: s, target: d, label: nb.relation }, classes: "neighbour" });
+      edgesAdded += 1;
+    }
+    this.offsets.set(entity.id, entity.next_offset ?? null);
+    return { nodes: added.length, edges: edgesAdded };
+  }
+}
+
+/** Draw a SymbolLKG retrieved subgraph ({nodes:[{id,kind,name,...}], edges:[{src,rel,dst}]}). */
+export function drawLKG(cytoscape, container, subgraph, onNode) {
+  const kinds = { entity: "#eef2f7", concept: "#e8e0f7", rule: "#fde3c8", constraint: "#fbd5d5" };
+  const shapes = { entity: "round-rectangle", concept: "ellipse", rule: "hexagon", constraint: "diamond" };
+  const nodes = (subgraph?.nodes || []).map((n) => {
+    const label = n.kind === "rule" || n.kind === "constraint" ? n.name || n.expression || n.id : n.name || n.id;
+    return { group: "nodes", data: { id: n.id, label, w: labelWidth(label), kind: n.kind, raw: n } };
+  });
+  const ids = new Set(nodes.map((n) => n.data.id));
+  const edges = (subgraph?.edges || [])
+    .filter((e) => ids.has(e.src) && ids.has(e.dst))
+    .map((e, i) => ({ group: "edges", data: { id: `l${i}`, source: e.src, target: e.dst, label: e.rel, raw: e } }));
+  const style = [
+    ...STYLE,
+    ...Object.entries(kinds).map(([k, c]) => ({ selector: `node[kind = "${k}"]`, style: { "background-color": c, shape: shapes[k] } })),
+    { selector: "node[kind = \"rule\"], node[kind = \"constraint\"]", style: { height: 34 } },
+  ];
+  const cy = cytoscape({ container, style, elements: [...nodes, ...edges], minZoom: 0.1, maxZoom: 3 });
+  cy.layout({ name: "cose", animate: false, randomize: false, nodeRepulsion: () => 9000, idealEdgeLength: () => 110, padding: 20 }).run();
+  if (onNode) cy.on("tap", "node", (ev) => onNode(ev.target.data("raw")));
+  return cy;
+}
