@@ -32,9 +32,9 @@ def _root(
 
 def _register() -> None:
     # Each module adds its commands to `app`; keep this list in one place.
-    from kgreason.cli import ask, config_cmd, doctor, eval_cmd, kg, lkg, solve, train
+    from kgreason.cli import ask, config_cmd, doctor, eval_cmd, kg, lkg, serve, solve, train
 
-    for module in (ask, config_cmd, doctor, eval_cmd, kg, lkg, solve, train):
+    for module in (ask, config_cmd, doctor, eval_cmd, kg, lkg, serve, solve, train):
         module.register(app)
 
 
