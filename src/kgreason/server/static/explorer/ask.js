@@ -124,8 +124,6 @@ export function renderAnswer(result) {
     }
     out.push(h("h3", { class: "sr-only" }, "candidates"));
     out.push(entityList(result.candidates || [], 10));
-    if (!(result.answers || []).length && (result.candidates || []).length)
-      out.unshift(h("div", { class: "answer-main", id: "answer-text" }, result.candidates[0].name));
   } else {
     const names = (result.answers || []).map((a) => a.name);
     out.push(h("div", { class: "answer-main", id: "answer-text" }, names.length ? names.join(", ") : "no answer"));

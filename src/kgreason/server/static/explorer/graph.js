@@ -250,6 +250,17 @@ export class PathGraph {
     return this.cy.nodes().filter((n) => n.data("entity") === entityId && !n.hasClass("set")).first();
   }
 
+  /** Is there a hop edge with `relation` from s to d, or between the sets holding them? */
+  hopDrawn(s, d, relation) {
+    const ends = (id) => {
+      const n = this.cy.getElementById(id);
+      return n.parent().length ? n.union(n.parent()) : n;
+    };
+    return ends(s)
+      .edgesTo(ends(d))
+      .some((e) => String(e.data("label")).split(" | ").includes(relation));
+  }
+
   /** Add the neighbours of an entity (from GET /v1/kg/entity/{id}) around its node. */
   addNeighbours(entity, node) {
     const cy = this.cy;
@@ -279,8 +290,7 @@ export class PathGraph {
       const [s, d] = nb.direction === "in" ? [other.id(), node.id()] : [node.id(), other.id()];
       const id = `n:${s}${SEP}${nb.relation}${SEP}${d}`;
       if (cy.getElementById(id).length) continue;
-      const same = cy.getElementById(s).edgesTo(cy.getElementById(d)).filter((e) => e.data("label").split(" | ").includes(nb.relation));
-      if (same.length) continue; // already drawn as a path hop
+      if (this.hopDrawn(s, d, nb.relation)) continue;
       cy.add({ group: "edges", data: { id, source: s, target: d, label: nb.relation }, classes: "neighbour" });
       edgesAdded += 1;
     }

@@ -33,9 +33,13 @@ export function renderRoute(res) {
 function attemptsOf(res) {
   if (Array.isArray(res.attempts)) return res.attempts;
   if (res.format !== undefined) {
-    const last = (res.results || []).at(-1) || {};
-    return [{ index: 0, stage: "program", route: res.route, status: res.status, error_kind: res.error_kind,
-      error: res.error || last.error, answer: res.answer ?? res.verdict, time_s: res.time_s, program: last.program || "", stderr: last.stderr }];
+    // a program run: one entry per solver run (multi-run questions have several)
+    const runs = res.results?.length ? res.results : [{}];
+    return runs.map((r, i) => ({
+      index: i, stage: `program (${res.format})`, route: r.solver || res.route, status: r.status || res.status,
+      error_kind: r.error_kind ?? res.error_kind, error: r.error ?? res.error, answer: r.answer ?? r.verdict ?? res.verdict,
+      time_s: r.time_s ?? res.time_s, program: r.program || "",
+    }));
   }
   return [];
 }
@@ -134,6 +138,7 @@ export class SolveView {
     const sub = res.subgraph;
     const n = sub?.nodes?.length || 0;
     fill("lkg-size", sub ? `${num(n)} nodes · ${num(sub.edges?.length || 0)} edges${sub.pruned ? " (after LLM pruning)" : ""}` : "no LKG (a program was run directly)");
+    fill("lkg", n ? null : h("p", { class: "hint" }, sub ? "the retrieval kept no node" : "A program run directly has no LKG: the problem mode (with an LLM) draws the retrieved subgraph here."));
     this.cy = n ? drawLKG(this.cyFn, $("lkg"), sub, (node) => this.detail(node)) : null;
     window.kgExplorer.lkg = this.cy;
   }
