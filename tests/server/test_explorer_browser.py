@@ -309,3 +309,71 @@ def test_entity_names_are_shown_as_text_never_as_html(
     pg.shot(tmp_path / "explorer-xss.png")
     assert pg.dialogs == [] and pg.js("window.__pwned === undefined")
     assert not pg.errors, pg.errors
+
+
+@pytest.fixture(scope="module")
+def pog_server(warm: Any) -> Iterator[str]:
+    """The real app under uvicorn (on a thread) whose PoG's LLM is the scripted chain
+    model of the PoG tests (tests/pog/scripted_chain.py): the PoG mode's stages, LLM usage
+    and pruning funnel, with no LLM reachable."""
+    import threading
+
+    import kgreason
+    from kgreason.server.config import ServerConfig
+    from kgreason.server.run import uvicorn_server
+    from kgreason.server.service import Service
+    from tests.pog.scripted_chain import chain_llm
+
+    llm = chain_llm(QUESTION, "Once Were Warriors", ["directed_by"])
+    pog = kgreason.PoG(warm.kg, llm, warm.pog_free.embedder)
+    svc = Service(warm.kg, pog, warm.lkg, llm_free=False, pog_free=warm.pog_free)
+    port = _free_port()
+    uv = uvicorn_server(svc, ServerConfig(port=port), log_level="warning", close_service=False)
+    thread = threading.Thread(target=uv.run, daemon=True)
+    thread.start()
+    t_end = time.monotonic() + 30
+    while not uv.started:
+        assert thread.is_alive() and time.monotonic() < t_end, "uvicorn did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    uv.should_exit = True
+    thread.join(timeout=30)
+
+
+def test_pog_mode_shows_llm_stages_usage_and_the_funnel(
+    browser: Any, pog_server: str, tmp_path: Path
+) -> None:
+    pg = Page(browser, pog_server)
+    assert not pg.js("document.getElementById('llm-free').checked")
+    result = pg.ask(QUESTION)
+    assert result["mode"] == "pog" and result["error_kind"] is None, result.get("error")
+
+    title = pg.text("#answer-title")
+    assert title.startswith("Answer") and "LLM-free" not in title
+    assert pg.text("#answer-text") == ", ".join(a["name"] for a in result["answers"])
+    # one row per pipeline stage, in the order the stream sent them, with LLM calls
+    rows = pg.js(
+        "[...document.querySelectorAll('#stages tbody tr[data-stage]')]"
+        ".map(r => [r.dataset.stage, r.cells[2].textContent, r.className])"
+    )
+    stages = [r[0] for r in rows]
+    assert stages == ["topic_entity", "graph", "question_analysis", "exploration", "faithfulness"]
+    assert all(r[2] == "done" for r in rows)
+    calls = {r[0]: int(r[1]) for r in rows}
+    assert calls["question_analysis"] == result["usage"]["question_analysis"]["calls"] == 1
+    assert sum(calls.values()) == result["usage"]["total"]["calls"]
+    # the funnel of the exploration step that answered: candidates, then each pruning step
+    step = next(t for t in result["trace"] if t.get("phase") == result["phase"] and "pruning" in t)
+    label = pg.page.get_attribute("#funnel svg", "aria-label") or ""
+    want = [f"candidates: {step['candidates']}"] + [
+        f"{p['step']}: {p['out']}" for p in step["pruning"]
+    ]
+    assert label == "pruning funnel: " + ", ".join(want)
+    # LLM usage per LLM stage, with the total
+    usage = pg.text("#usage")
+    assert "question_analysis" in usage and "precise_select" in usage and "total" in usage
+    nodes, edges = pg.counts()
+    assert nodes >= 2 and edges >= 1
+    pg.shot(tmp_path / "explorer-pog.png")
+    assert not pg.errors, pg.errors
+    assert not pg.offsite(), pg.offsite()
