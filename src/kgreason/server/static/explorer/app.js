@@ -7,7 +7,20 @@ import { $, h, fill, ms } from "./dom.js";
 import { PathGraph } from "./graph.js";
 import { SolveView } from "./solve.js";
 
-const state = { graph: null, stages: null, abort: null, busy: false };
+const state = { graph: null, stages: null, abort: null, busy: false, cytoscape: null };
+
+/** cytoscape.js (440 kB) is loaded after the first paint, not before it. */
+function cytoscapeLib() {
+  state.cytoscape ??= new Promise((resolve, reject) => {
+    if (window.cytoscape) return resolve(window.cytoscape);
+    const s = document.createElement("script");
+    s.src = "/static/vendor/cytoscape/cytoscape.min.js";
+    s.onload = () => resolve(window.cytoscape);
+    s.onerror = () => reject(new Error("could not load /static/vendor/cytoscape/cytoscape.min.js"));
+    document.head.appendChild(s);
+  });
+  return state.cytoscape;
+}
 window.kgExplorer = { get cy() { return state.graph?.cy; }, lkg: null, lastResult: null, lastSolve: null, ready: false };
 
 function setStatus(text) {
@@ -48,8 +61,9 @@ function initTabs() {
   });
 }
 
+/** The paths graph (null until cytoscape has loaded). */
 function graph() {
-  if (!state.graph) {
+  if (!state.graph && window.cytoscape) {
     state.graph = new PathGraph(window.cytoscape, $("graph"), { onEntity: expandEntity });
   }
   return state.graph;
@@ -76,8 +90,8 @@ async function expandEntity(id, node) {
   }
 }
 
-function showResult(result) {
-  window.kgExplorer.lastResult = result;
+async function showResult(result) {
+  await cytoscapeLib();
   const g = graph();
   g.showPaths(result);
   renderTopics(result);
@@ -88,6 +102,7 @@ function showResult(result) {
   renderTriples(result, g);
   renderUsage(result.usage);
   state.stages.finish(result);
+  window.kgExplorer.lastResult = result;
 }
 
 function busy(on) {
@@ -114,7 +129,7 @@ async function ask(e) {
       if (ev.kind === "start" && ev.stage === "graph") fill("subgraph", h("tbody", {}, h("tr", {}, h("td", { class: "muted" }, "cutting the subgraph…"))));
       state.stages.onEvent(ev);
     }, state.abort.signal);
-    showResult(result);
+    await showResult(result);
     setStatus(`answered in ${ms(performance.now() - t0)} (${result.mode})`);
   } catch (err) {
     if (err.name === "AbortError") {
@@ -151,18 +166,20 @@ function init() {
   state.stages = new StageTable();
   $("ask-form").addEventListener("submit", ask);
   $("ask-stop").addEventListener("click", () => state.abort?.abort());
-  $("sets-collapse").addEventListener("click", () => graph().setAllCollapsed(true));
-  $("sets-expand").addEventListener("click", () => graph().setAllCollapsed(false));
-  $("graph-fit").addEventListener("click", () => graph().fit());
+  $("sets-collapse").addEventListener("click", () => graph()?.setAllCollapsed(true));
+  $("sets-expand").addEventListener("click", () => graph()?.setAllCollapsed(false));
+  $("graph-fit").addEventListener("click", () => graph()?.fit());
   $("token-form").addEventListener("submit", (e) => {
     e.preventDefault();
     sessionStorage.setItem("kgreason.token", $("token").value);
     $("token-form").hidden = true;
     health();
   });
-  new SolveView(window.cytoscape, setStatus, { postJSON });
+  new SolveView(cytoscapeLib, setStatus, { postJSON });
   health();
   window.kgExplorer.ready = true;
+  // fetch the graph library once the page has painted, so the first question need not wait
+  requestAnimationFrame(() => setTimeout(() => cytoscapeLib().catch((e) => setStatus(e.message)), 0));
 }
 
 init();

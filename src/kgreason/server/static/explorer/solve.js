@@ -76,6 +76,7 @@ export function renderVerdict(res) {
 }
 
 export class SolveView {
+  /** `cytoscapeFn()` resolves to the cytoscape factory (loaded lazily). */
   constructor(cytoscapeFn, setStatus, api) {
     this.cyFn = cytoscapeFn;
     this.api = api;
@@ -118,7 +119,7 @@ export class SolveView {
     const t0 = performance.now();
     try {
       const res = await this.api.postJSON("/v1/solve", this.body());
-      this.show(res);
+      await this.show(res);
       this.setStatus(`solved in ${ms(performance.now() - t0)}`);
     } catch (e) {
       fill("verdict", h("div", { class: "error", role: "alert" }, h("strong", {}, e.kind || "error"), ": ", e.message));
@@ -128,8 +129,8 @@ export class SolveView {
     }
   }
 
-  show(res) {
-    window.kgExplorer.lastSolve = res;
+  async show(res) {
+    const cytoscape = await this.cyFn();
     renderRoute(res);
     renderAttempts(res);
     renderVerdict(res);
@@ -139,8 +140,9 @@ export class SolveView {
     const n = sub?.nodes?.length || 0;
     fill("lkg-size", sub ? `${num(n)} nodes · ${num(sub.edges?.length || 0)} edges${sub.pruned ? " (after LLM pruning)" : ""}` : "no LKG (a program was run directly)");
     fill("lkg", n ? null : h("p", { class: "hint" }, sub ? "the retrieval kept no node" : "A program run directly has no LKG: the problem mode (with an LLM) draws the retrieved subgraph here."));
-    this.cy = n ? drawLKG(this.cyFn, $("lkg"), sub, (node) => this.detail(node)) : null;
+    this.cy = n ? drawLKG(cytoscape, $("lkg"), sub, (node) => this.detail(node)) : null;
     window.kgExplorer.lkg = this.cy;
+    window.kgExplorer.lastSolve = res;
   }
 
   detail(node) {
