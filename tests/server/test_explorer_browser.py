@@ -311,24 +311,16 @@ def test_entity_names_are_shown_as_text_never_as_html(
     assert not pg.errors, pg.errors
 
 
-@pytest.fixture(scope="module")
-def pog_server(warm: Any) -> Iterator[str]:
-    """The real app under uvicorn (on a thread) whose PoG's LLM is the scripted chain
-    model of the PoG tests (tests/pog/scripted_chain.py): the PoG mode's stages, LLM usage
-    and pruning funnel, with no LLM reachable."""
+def _serve_in_thread(svc: Any, **config: Any) -> Iterator[str]:
+    """The real app under uvicorn on a thread (stopped as SIGTERM does)."""
     import threading
 
-    import kgreason
     from kgreason.server.config import ServerConfig
     from kgreason.server.run import uvicorn_server
-    from kgreason.server.service import Service
-    from tests.pog.scripted_chain import chain_llm
 
-    llm = chain_llm(QUESTION, "Once Were Warriors", ["directed_by"])
-    pog = kgreason.PoG(warm.kg, llm, warm.pog_free.embedder)
-    svc = Service(warm.kg, pog, warm.lkg, llm_free=False, pog_free=warm.pog_free)
     port = _free_port()
-    uv = uvicorn_server(svc, ServerConfig(port=port), log_level="warning", close_service=False)
+    cfg = ServerConfig(port=port, **config)
+    uv = uvicorn_server(svc, cfg, log_level="warning", close_service=False)
     thread = threading.Thread(target=uv.run, daemon=True)
     thread.start()
     t_end = time.monotonic() + 30
@@ -338,6 +330,27 @@ def pog_server(warm: Any) -> Iterator[str]:
     yield f"http://127.0.0.1:{port}"
     uv.should_exit = True
     thread.join(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def pog_server(warm: Any) -> Iterator[str]:
+    """The real app whose PoG's LLM is the scripted chain model of the PoG tests
+    (tests/pog/scripted_chain.py): the PoG mode's stages, LLM usage and pruning funnel,
+    with no LLM reachable."""
+    import kgreason
+    from kgreason.server.service import Service
+    from tests.pog.scripted_chain import chain_llm
+
+    llm = chain_llm(QUESTION, "Once Were Warriors", ["directed_by"])
+    pog = kgreason.PoG(warm.kg, llm, warm.pog_free.embedder)
+    svc = Service(warm.kg, pog, warm.lkg, llm_free=False, pog_free=warm.pog_free)
+    yield from _serve_in_thread(svc)
+
+
+@pytest.fixture(scope="module")
+def token_server(warm: Any) -> Iterator[str]:
+    """The warm LLM-free service behind a bearer token."""
+    yield from _serve_in_thread(warm, token="s3cret-token")
 
 
 def test_pog_mode_shows_llm_stages_usage_and_the_funnel(
@@ -377,3 +390,29 @@ def test_pog_mode_shows_llm_stages_usage_and_the_funnel(
     pg.shot(tmp_path / "explorer-pog.png")
     assert not pg.errors, pg.errors
     assert not pg.offsite(), pg.offsite()
+
+
+def test_errors_are_shown_with_their_kind(browser: Any, server: str) -> None:
+    pg = Page(browser, server)
+    pg.page.fill("#question", "who directed [No Such Film Qzx]")
+    pg.page.click("#ask-btn")
+    pg.page.wait_for_selector("#answer .error", timeout=60_000)
+    err = pg.text("#answer .error")
+    assert err.startswith("unknown-entity: ") and "No Such Film Qzx" in err
+    assert not pg.page.is_disabled("#ask-btn")  # ready for the next question
+    # a request error (404 here) is the page's, not a script error
+    assert not [e for e in pg.errors if "404" not in e], pg.errors
+
+
+def test_a_server_with_a_token_asks_for_it(browser: Any, token_server: str) -> None:
+    pg = Page(browser, token_server)
+    pg.page.fill("#question", QUESTION)
+    pg.page.click("#ask-btn")
+    pg.page.wait_for_selector("#token-form:not([hidden])", timeout=30_000)
+    assert "token" in pg.text("#server-status")
+    pg.page.fill("#token", "s3cret-token")
+    pg.page.click("#token-form button")
+    result = pg.ask(QUESTION)
+    assert result["paths"]
+    # the token went in the header of the retried request, never in a URL
+    assert not any("s3cret" in u for u in pg.requests)
