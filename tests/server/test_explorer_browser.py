@@ -240,6 +240,12 @@ def test_ask_streams_stages_and_draws_the_paths(browser: Any, server: str, tmp_p
     assert pg.js("window.kgExplorer.cy.nodes('.neighbour').length") == n2 - nodes
     pg.shot(tmp_path / "explorer-expanded.png")
 
+    # the keyboard does the same: focus the graph, arrow to a node, Enter expands it
+    pg.page.focus("#graph")
+    pg.page.keyboard.press("ArrowRight")
+    assert pg.text("#graph-hint").startswith(("entity", "topic entity"))
+    assert pg.js("window.kgExplorer.cy.nodes(':selected').length") == 1
+
     # sets collapse and expand again
     sets = pg.js("window.kgExplorer.cy.nodes('.set').length")
     if sets:

@@ -65,6 +65,7 @@ function initTabs() {
 function graph() {
   if (!state.graph && window.cytoscape) {
     state.graph = new PathGraph(window.cytoscape, $("graph"), { onEntity: expandEntity });
+    state.graph.enableKeyboard($("graph"), expandEntity, (text) => fill("graph-hint", text));
   }
   return state.graph;
 }

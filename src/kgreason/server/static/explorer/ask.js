@@ -183,7 +183,7 @@ export function renderTriples(result, graph, limitPerPath = 12) {
       const ok = !bad.has(tkey(t));
       if (!ok) nbad += 1;
       return h("li", { class: ok ? "ok" : "bad" }, `${graph.name(t.head)} `, h("span", { class: "rel" }, t.relation), ` ${graph.name(t.tail)}`,
-        h("span", { class: "tag" }, ok ? "verified" : "unverified"));
+        h("span", { class: ok ? "tag sr-only" : "tag" }, ok ? "verified" : "unverified"));
     };
     const head = ts.slice(0, limitPerPath).map(li);
     const rest = ts.slice(limitPerPath).map(li);

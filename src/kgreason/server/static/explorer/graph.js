@@ -4,7 +4,7 @@
 // the page to expand its neighbours (addNeighbours). Labels are drawn on the canvas as text.
 
 const SEP = "\u0001";
-const COL_W = 250;
+const COL_W = 225;
 const ROW_H = 34;
 const MAX_MEMBERS = 15; // members drawn per set; the rest are one "+N more" node
 const COLLAPSE_OVER = 6; // sets larger than this start collapsed
@@ -248,6 +248,37 @@ export class PathGraph {
     const own = this.cy.getElementById(`e:${entityId}`);
     if (own.length) return own;
     return this.cy.nodes().filter((n) => n.data("entity") === entityId && !n.hasClass("set")).first();
+  }
+
+  /**
+   * Keyboard use of the canvas (focus it with Tab): arrow keys move through the nodes,
+   * Enter expands the entity (or collapses/expands the set); `announce(text)` says which.
+   */
+  enableKeyboard(container, onEntity, announce) {
+    container.addEventListener("keydown", (e) => {
+      const nodes = this.cy
+        .nodes()
+        .filter((n) => n.visible() && !n.hasClass("more"))
+        .map((n) => n)
+        .sort((a, b) => a.position("x") - b.position("x") || a.position("y") - b.position("y"));
+      if (!nodes.length) return;
+      const cur = this.cy.nodes(":selected").first();
+      const at = cur.length ? nodes.findIndex((n) => n.id() === cur.id()) : -1;
+      let next = null;
+      if (e.key === "ArrowRight" || e.key === "ArrowDown") next = nodes[(at + 1) % nodes.length];
+      else if (e.key === "ArrowLeft" || e.key === "ArrowUp") next = nodes[(at - 1 + nodes.length) % nodes.length];
+      else if (e.key === "Enter" && cur.length) {
+        e.preventDefault();
+        if (cur.hasClass("set")) this.toggleSet(cur.id());
+        else if (cur.data("entity") !== undefined) onEntity(cur.data("entity"), cur);
+        return;
+      } else return;
+      e.preventDefault();
+      this.cy.nodes().unselect();
+      next.select();
+      const kind = next.hasClass("set") ? "entity set" : next.hasClass("topic") ? "topic entity" : "entity";
+      announce(`${kind}: ${next.data("label")} (Enter: ${next.hasClass("set") ? "collapse or expand" : "expand neighbours"})`);
+    });
   }
 
   /** Is there a hop edge with `relation` from s to d, or between the sets holding them? */
