@@ -422,3 +422,62 @@ def test_a_server_with_a_token_asks_for_it(browser: Any, token_server: str) -> N
     assert result["paths"]
     # the token went in the header of the retried request, never in a URL
     assert not any("s3cret" in u for u in pg.requests)
+
+
+@pytest.fixture(scope="module")
+def lkg_server(warm: Any) -> Iterator[str]:
+    """The real app whose SymbolLKG has a scripted LLM (tests/lkg fixtures): the LKG of a
+    ProntoQA-style text, a route, a first program the solver cannot read, then a repair."""
+    from kgreason.lkg.pipeline import SymbolLKG
+    from kgreason.lkg.settings import LKGSettings
+    from kgreason.llm.testing import ScriptedLLM
+    from kgreason.server.service import Service
+    from tests.lkg.test_pipeline_fixtures import HORN_EXTRACTION, HORN_PROGRAM, fenced, js
+
+    llm = ScriptedLLM(
+        {
+            "lkg_construct": [js(HORN_EXTRACTION)],
+            "route": ["PYKE"],
+            "codegen": ["The answer is False."],
+            "repair": [fenced(HORN_PROGRAM)],
+            "*": lambda m: "[]",
+        }
+    )
+    settings = LKGSettings(solver_timeout_s=10, max_repairs=1)
+    lkg = SymbolLKG(llm, warm.pog_free.embedder, settings, prune=False)
+    svc = Service(warm.kg, warm.pog, lkg, llm_free=True, pog_free=warm.pog_free)
+    yield from _serve_in_thread(svc)
+
+
+def test_solve_a_problem_draws_the_lkg_route_attempts_and_verdict(
+    browser: Any, lkg_server: str, tmp_path: Path
+) -> None:
+    from tests.lkg.test_pipeline_fixtures import HORN_CONTEXT, HORN_OPTIONS, HORN_QUESTION
+
+    pg = Page(browser, lkg_server)
+    pg.page.click("#tab-solve")
+    pg.page.fill("#solve-context", HORN_CONTEXT)
+    pg.page.fill("#solve-question", HORN_QUESTION)
+    pg.page.fill("#solve-options", "\n".join(HORN_OPTIONS))
+    pg.page.click("#solve-btn")
+    pg.page.wait_for_function("window.kgExplorer.lastSolve", timeout=60_000)
+    res = pg.js("window.kgExplorer.lastSolve")
+    assert res["status"] == "solved", res.get("error")
+    assert pg.text("#verdict-text") == res["verdict"]
+    assert res["route"]["route"] in pg.text("#route")
+    # both attempts, the failed one with the solver's message
+    attempts = pg.page.locator("#attempts > li")
+    assert attempts.count() == len(res["attempts"]) == 2
+    first = res["attempts"][0]
+    assert first["status"] in attempts.nth(0).text_content()
+    assert (first["error"] or "")[:40] in (attempts.nth(0).text_content() or "")
+    assert "ok" in (attempts.nth(1).text_content() or "")
+    # the retrieved LKG subgraph is drawn: one node per retrieved node
+    drawn = "window.kgExplorer.lkg.nodes().filter(n => n.data('kind') !== 'outside').length"
+    assert pg.js(drawn) == len(res["subgraph"]["nodes"]) > 0
+    assert pg.js("window.kgExplorer.lkg.edges().length") == len(res["subgraph"]["edges"])
+    kinds = set(pg.js("window.kgExplorer.lkg.nodes().map(n => n.data('kind'))"))
+    assert "rule" in kinds
+    assert "lkg_construct" in pg.text("#solve-usage")
+    pg.shot(tmp_path / "explorer-solve-problem.png")
+    assert not pg.errors, pg.errors

@@ -147,7 +147,7 @@ export class SolveView {
 
   detail(node) {
     if (!node) return;
-    const parts = [h("strong", {}, node.kind), ` ${node.name || node.id}`];
+    const parts = [h("strong", {}, node.kind), ` ${node.name || ""}`];
     if (node.expression) parts.push(" · ", h("code", {}, node.expression));
     if (node.raw_text) parts.push(` · “${node.raw_text}”`);
     fill("lkg-detail", parts);
