@@ -109,6 +109,14 @@ function entityList(items, limit) {
   return [list, h("details", {}, h("summary", {}, `${items.length - limit} more`), rest)];
 }
 
+/** Save the whole result as a file (made in the page: no request). */
+function download(result) {
+  const blob = new Blob([JSON.stringify(result, null, 2)], { type: "application/json" });
+  const a = h("a", { href: URL.createObjectURL(blob), download: `kgreason-${result.request_id || "result"}.json` });
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}
+
 export function renderAnswer(result) {
   const free = result.mode === "llm-free";
   fill("answer-title", free ? FREE_TITLE : "Answer", !free && result.phase ? h("span", { class: "badge" }, result.phase) : null,
@@ -130,6 +138,7 @@ export function renderAnswer(result) {
     if (result.raw_answer) out.push(h("details", {}, h("summary", {}, "the model's reply"), h("pre", {}, result.raw_answer)));
   }
   for (const b of result.bounds_hit || []) out.push(h("p", { class: "warn" }, `bound hit: ${b}`));
+  out.push(h("button", { type: "button", class: "small", onclick: () => download(result) }, "Download the result (JSON)"));
   fill("answer", out);
 }
 
@@ -168,6 +177,7 @@ export function renderPaths(result, graph) {
   fill("paths", items.length ? items : h("li", { class: "muted" }, "no path"));
 }
 
+const LISTED = 200;
 const tkey = (t) => `${t.head}\u0001${t.relation}\u0001${t.tail}`;
 
 /** Every cited triple, grouped by path, marked verified (in the KG) or unverified. */
@@ -181,15 +191,20 @@ export function renderTriples(result, graph, limitPerPath = 12) {
     total += ts.length;
     const li = (t) => {
       const ok = !bad.has(tkey(t));
-      if (!ok) nbad += 1;
       return h("li", { class: ok ? "ok" : "bad" }, `${graph.name(t.head)} `, h("span", { class: "rel" }, t.relation), ` ${graph.name(t.tail)}`,
         h("span", { class: ok ? "tag sr-only" : "tag" }, ok ? "verified" : "unverified"));
     };
-    const head = ts.slice(0, limitPerPath).map(li);
-    const rest = ts.slice(limitPerPath).map(li);
+    // every unverified triple is listed; verified ones up to LISTED per path (a hub's path
+    // cites thousands: they are all in the result JSON)
+    const order = [...ts.filter((t) => bad.has(tkey(t))), ...ts.filter((t) => !bad.has(tkey(t)))];
+    const listed = order.slice(0, Math.max(LISTED, order.filter((t) => bad.has(tkey(t))).length));
+    nbad += order.length - ts.filter((t) => !bad.has(tkey(t))).length;
+    const head = listed.slice(0, limitPerPath).map(li);
+    const rest = listed.slice(limitPerPath).map(li);
     blocks.push(h("p", { class: "note" }, `path ${i + 1}: ${ts.length} triple${ts.length === 1 ? "" : "s"}`));
     blocks.push(h("ul", { class: "triples" }, head));
     if (rest.length) blocks.push(h("details", {}, h("summary", {}, `${rest.length} more`), h("ul", { class: "triples" }, rest)));
+    if (listed.length < ts.length) blocks.push(h("p", { class: "note" }, `${ts.length - listed.length} more verified triples are in the result JSON`));
   });
   const summary = total
     ? h("p", { class: nbad ? "warn" : "note" }, `${total - nbad} of ${total} cited triples verified in the KG${nbad ? `; ${nbad} unverified` : ""}`)

@@ -158,41 +158,76 @@ export class PathGraph {
       });
     });
     const eles = [];
-    const nextRow = new Map();
     for (const key of order) {
-      const col = cols.get(key);
-      const row = nextRow.get(col) || 0;
-      const x = col * COL_W;
       const paths = [...new Set(nodePaths.get(key) || [])];
       if (!sets.has(key)) {
         const eid = key.slice(2);
         const label = this.name(eid);
         const cls = [topics.has(eid) ? "topic" : "", answers.has(eid) ? "answer" : ""].join(" ");
-        eles.push({ group: "nodes", data: { id: key, entity: eid, label, w: labelWidth(label), paths }, position: { x, y: row * ROW_H }, classes: cls });
-        nextRow.set(col, row + 1.6);
+        eles.push({ group: "nodes", data: { id: key, entity: eid, label, w: labelWidth(label), paths }, classes: cls });
         continue;
       }
       const members = sets.get(key);
-      const shown = members.slice(0, MAX_MEMBERS);
       const setLabel = `${members.length} entities`;
       eles.push({ group: "nodes", data: { id: key, label: setLabel, full: setLabel, w: labelWidth(setLabel) + 10, size: members.length, paths }, classes: "set" });
-      shown.forEach((m, i) => {
+      for (const m of members.slice(0, MAX_MEMBERS)) {
         const label = this.name(m);
-        const cls = answers.has(m) ? "answer" : "";
-        eles.push({ group: "nodes", data: { id: `m:${key}${SEP}${m}`, parent: key, entity: m, label, w: labelWidth(label), paths }, position: { x, y: (row + i) * ROW_H + 10 }, classes: cls });
-      });
-      let used = shown.length;
-      if (members.length > shown.length) {
-        const label = `+${members.length - shown.length} more`;
-        eles.push({ group: "nodes", data: { id: `more:${key}`, parent: key, label, w: labelWidth(label), paths }, position: { x, y: (row + used) * ROW_H + 10 }, classes: "more" });
-        used += 1;
+        eles.push({ group: "nodes", data: { id: `m:${key}${SEP}${m}`, parent: key, entity: m, label, w: labelWidth(label), paths }, classes: answers.has(m) ? "answer" : "" });
       }
-      nextRow.set(col, row + used + 1.6);
+      if (members.length > MAX_MEMBERS) {
+        const label = `+${members.length - MAX_MEMBERS} more`;
+        eles.push({ group: "nodes", data: { id: `more:${key}`, parent: key, label, w: labelWidth(label), paths }, classes: "more" });
+      }
     }
+    this.plan = { order, cols };
     cy.add(eles);
     cy.add([...edges.values()]);
-    for (const n of cy.nodes(".set")) if (n.data("size") > COLLAPSE_OVER) this.toggleSet(n.id(), true);
+    for (const n of cy.nodes(".set")) if (n.data("size") > COLLAPSE_OVER) this.toggleSet(n.id(), true, false);
+    this.relayout();
     this.fit();
+  }
+
+  /**
+   * Place the path nodes in columns by hop depth (topic entities first), each column centred
+   * vertically; a collapsed set takes one row, an expanded one a row per member. Neighbour
+   * nodes added by expansion move with the node they were expanded from.
+   */
+  relayout() {
+    if (!this.plan) return;
+    const cy = this.cy;
+    const before = new Map(cy.nodes().map((n) => [n.id(), { ...n.position() }]));
+    const columns = new Map(); // col -> [[node id, rows]]
+    for (const key of this.plan.order) {
+      const node = cy.getElementById(key);
+      if (!node.length) continue;
+      const rows = node.hasClass("set") && !this.collapsedSets.has(key) ? node.children().length + 0.6 : 1;
+      const col = this.plan.cols.get(key);
+      if (!columns.has(col)) columns.set(col, []);
+      columns.get(col).push([key, rows]);
+    }
+    for (const [col, items] of columns) {
+      const total = items.reduce((a, [, r]) => a + r + 0.6, -0.6);
+      let row = -total / 2;
+      for (const [key, rows] of items) {
+        const node = cy.getElementById(key);
+        const x = col * COL_W;
+        if (node.hasClass("set") && !this.collapsedSets.has(key)) {
+          node.children().forEach((c, i) => {
+            c.position({ x, y: (row + 0.6 + i) * ROW_H });
+          });
+        } else {
+          node.position({ x, y: (row + (rows - 1) / 2) * ROW_H });
+        }
+        row += rows + 0.6;
+      }
+    }
+    cy.nodes(".neighbour").forEach((n) => {
+      const anchor = cy.getElementById(n.data("anchor"));
+      const was = before.get(n.data("anchor"));
+      if (!anchor.length || !was) return;
+      const now = anchor.position();
+      n.position({ x: n.position("x") + now.x - was.x, y: n.position("y") + now.y - was.y });
+    });
   }
 
   fit() {
@@ -200,35 +235,33 @@ export class PathGraph {
     if (this.cy.zoom() > 1.4) this.cy.zoom({ level: 1.4, renderedPosition: { x: this.cy.width() / 2, y: this.cy.height() / 2 } });
   }
 
-  /** Collapse (true), expand (false) or toggle (undefined) one clustered set. */
-  toggleSet(id, collapse) {
+  /** Collapse (true), expand (false) or toggle (undefined) one clustered set; `layout`
+   *  false leaves the positions to the caller. */
+  toggleSet(id, collapse, layout = true) {
     const node = this.cy.getElementById(id);
     if (!node.length) return;
     const removed = this.collapsedSets.get(id);
     if (removed && collapse !== true) {
-      const before = node.data("collapsedAt");
-      const now = node.position();
       removed.restore();
-      const dx = now.x - before.x;
-      const dy = now.y - before.y;
-      removed.nodes().forEach((c) => c.position({ x: c.position("x") + dx, y: c.position("y") + dy }));
       this.collapsedSets.delete(id);
       node.removeClass("collapsed").data("label", node.data("full"));
     } else if (!removed && collapse !== false) {
       const kids = node.children();
       if (!kids.length) return;
       const bb = kids.boundingBox();
-      const center = { x: (bb.x1 + bb.x2) / 2, y: (bb.y1 + bb.y2) / 2 };
       const gone = kids.union(kids.connectedEdges()).remove();
-      node.position(center).data("collapsedAt", center);
+      node.position({ x: (bb.x1 + bb.x2) / 2, y: (bb.y1 + bb.y2) / 2 });
       this.collapsedSets.set(id, gone);
       const label = `{${node.data("size")} entities}`;
       node.addClass("collapsed").data({ label, w: labelWidth(label) });
-    }
+    } else return;
+    if (layout) this.relayout();
   }
 
   setAllCollapsed(collapse) {
-    for (const n of this.cy.nodes(".set")) this.toggleSet(n.id(), collapse);
+    for (const n of this.cy.nodes(".set")) this.toggleSet(n.id(), collapse, false);
+    this.relayout();
+    this.fit();
   }
 
   /** Fade everything not on path `i` (null: show all). */
@@ -308,7 +341,7 @@ export class PathGraph {
       added.push(
         cy.add({
           group: "nodes",
-          data: { id: `e:${nb.id}`, entity: nb.id, label, w: labelWidth(label) },
+          data: { id: `e:${nb.id}`, entity: nb.id, label, w: labelWidth(label), anchor: node.id() },
           position: { x: centre.x + radius * Math.cos(angle), y: centre.y + radius * Math.sin(angle) },
           classes: "neighbour",
         }),
