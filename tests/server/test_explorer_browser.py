@@ -481,3 +481,54 @@ def test_solve_a_problem_draws_the_lkg_route_attempts_and_verdict(
     assert "lkg_construct" in pg.text("#solve-usage")
     pg.shot(tmp_path / "explorer-solve-problem.png")
     assert not pg.errors, pg.errors
+
+
+def test_the_sse_parser_survives_any_chunking(browser: Any, server: str) -> None:
+    """The page's parser of POST /v1/ask/stream (api.js), fed a stream cut at every byte:
+    CRLF split between chunks, a UTF-8 character split in two, comments, multi-line data,
+    a record without `event:`; a last record cut off before its blank line is dropped, as
+    the EventSource rules say (the page then reports a stream that ended without a result)."""
+    text = (
+        ": keep-alive\r\n\r\n"
+        'event: stage\r\ndata: {"stage": "graph", "name": "Amélie ✓"}\r\n\r\n'
+        "event: stage\ndata: line one\ndata: line two\n\n"
+        "id: 7\nretry: 10\ndata:no space\n\n"
+        "event: result\rdata: {}\r\r"
+        "event: result\ndata: last"
+    )
+    ends_in_cr = "event: stage\rdata: x\r\r"  # the final CR is a whole line end
+    want = [
+        {"event": "stage", "data": '{"stage": "graph", "name": "Amélie ✓"}'},
+        {"event": "stage", "data": "line one\nline two"},
+        {"event": "message", "data": "no space"},
+        {"event": "result", "data": "{}"},
+    ]
+    raw = list(text.encode("utf-8"))
+    pg = Page(browser, server)
+    for size in (len(raw), 1, 2, 3, 7):
+        chunks = [raw[i : i + size] for i in range(0, len(raw), size)]
+        got = pg.page.evaluate(
+            """async (chunks) => {
+              const { sseRecords } = await import('/static/explorer/api.js');
+              const body = new ReadableStream({ start(c) {
+                for (const ch of chunks) c.enqueue(new Uint8Array(ch));
+                c.close();
+              } });
+              const out = [];
+              for await (const r of sseRecords(body)) out.push(r);
+              return out;
+            }""",
+            chunks,
+        )
+        assert got == want, f"chunks of {size} byte(s)"
+    got = pg.page.evaluate(
+        """async (text) => {
+          const { sseRecords } = await import('/static/explorer/api.js');
+          const body = new Blob([text]).stream();
+          const out = [];
+          for await (const r of sseRecords(body)) out.push(r);
+          return out;
+        }""",
+        ends_in_cr,
+    )
+    assert got == [{"event": "stage", "data": "x"}]

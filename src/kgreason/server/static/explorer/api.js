@@ -53,7 +53,8 @@ export async function postJSON(path, body, signal) {
 /**
  * Parse an SSE byte stream into {event, data} records (the WHATWG rules that matter here:
  * `event:`/`data:` fields, multi-line data joined by "\n", comments and `id:`/`retry:`
- * ignored, a blank line dispatches, CRLF/CR/LF line ends).
+ * ignored, a blank line dispatches, CRLF/CR/LF line ends, a record the stream cuts off
+ * before its blank line is dropped).
  */
 export async function* sseRecords(body) {
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
@@ -62,11 +63,10 @@ export async function* sseRecords(body) {
   let data = [];
   for (;;) {
     const { value, done } = await reader.read();
-    if (done) break;
-    buf += value;
+    if (!done) buf += value;
     let m;
     while ((m = /\r\n|\r|\n/.exec(buf)) !== null) {
-      if (m[0] === "\r" && m.index === buf.length - 1) break; // maybe half of a CRLF
+      if (!done && m[0] === "\r" && m.index === buf.length - 1) break; // maybe half a CRLF
       const line = buf.slice(0, m.index);
       buf = buf.slice(m.index + m[0].length);
       if (line === "") {
@@ -82,8 +82,9 @@ export async function* sseRecords(body) {
         else if (field === "data") data.push(val);
       }
     }
+    if (done) break;
   }
-  if (data.length) yield { event: event || "message", data: data.join("\n") };
+  // a record cut off before its blank line is not dispatched (as EventSource does)
 }
 
 /**
