@@ -9,7 +9,7 @@ import pytest
 
 import kgreason
 from kgreason.server.service import Limits, Service
-from tests.server.doubles import GatedLLM
+from tests.server.doubles import BlockingKG, GatedLLM
 
 #: a question whose topic is given, so the first LLM call is question analysis
 GATED_QUESTION = {"question": "who directed [Once Were Warriors]", "topics": ["Once Were Warriors"]}
@@ -35,5 +35,20 @@ def gated(warm: Service) -> Callable[..., tuple[Service, GatedLLM]]:
             pog_free=warm.pog_free,
         )  # fmt: skip
         return svc, llm
+
+    return make
+
+
+@pytest.fixture
+def blocking(warm: Service) -> Callable[..., tuple[Service, BlockingKG]]:
+    """An LLM-free service whose questions block in the KG (off the event loop, on the
+    service's worker thread) until the test releases them."""
+
+    def make(**limits: object) -> tuple[Service, BlockingKG]:
+        kg = BlockingKG(warm.kg)
+        base = warm.pog_free
+        pog = kgreason.PoG(kg, None, base.embedder, base.settings, fuzzy=base.fuzzy)  # type: ignore[arg-type]
+        svc = Service(kg, pog, warm.lkg, llm_free=True, limits=Limits(**limits))  # type: ignore[arg-type]
+        return svc, kg
 
     return make

@@ -30,6 +30,8 @@ class GatedLLM:
             self._released.set()
             waiters, self._waiters = self._waiters, []
         for loop, fut in waiters:
+            if loop.is_closed() or fut.done():  # cancelled by a deadline, loop gone
+                continue
             loop.call_soon_threadsafe(lambda f=fut: f.done() or f.set_result(None))
 
     async def complete(self, messages: list[Any], **opts: Any) -> Any:
@@ -45,3 +47,24 @@ class GatedLLM:
         await fut
         stage = str(opts.get("stage", ""))
         raise LLMOutputError(f"gated double: no reply for stage {stage!r}", stage=stage)
+
+
+class BlockingKG:
+    """A KG whose `expand` blocks its thread (as a long CPU-bound stage does) until
+    `release()`; everything else is the wrapped KG's. `entered` is set when it blocks."""
+
+    def __init__(self, inner: Any):
+        self._inner = inner
+        self.entered = threading.Event()
+        self._released = threading.Event()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def release(self) -> None:
+        self._released.set()
+
+    async def expand(self, *args: Any, **kwargs: Any) -> Any:
+        self.entered.set()
+        assert self._released.wait(60), "BlockingKG was never released"
+        return await self._inner.expand(*args, **kwargs)

@@ -67,12 +67,17 @@ def register(app: typer.Typer) -> None:
 
         service.limits = Limits(max_concurrency=max_concurrency, deadline_s=deadline)
         mode = "LLM-free mode (candidates, not PoG's answers)" if service.llm_free else "PoG"
-        err_console().print(
-            f"kgreason serve: {mode}; KG {service.info()['kg']}; http://{host}:{port or '?'}/ "
-            f"({'token required' if token else 'no token: local only'})",
+        auth = "token required" if token else "no token: local only"
+        err = err_console()
+        err.print(
+            f"kgreason serve: {mode}; KG {service.info()['kg']}; {auth}",
             highlight=False, markup=False, soft_wrap=True,
         )  # fmt: skip
-        serve(service, cfg, log_level="info" if verbosity() else "warning")
+
+        def announce(url: str) -> None:
+            err.print(f"kgreason serve: listening on {url}", highlight=False, markup=False)
+
+        serve(service, cfg, log_level="info" if verbosity() else "warning", announce=announce)
 
 
 def _build(s, llm_free: bool):  # type: ignore[no-untyped-def]

@@ -15,10 +15,15 @@ from starlette.exceptions import HTTPException
 
 import kgreason
 from kgreason.server import routes_kg, routes_questions, routes_runs, routes_site
-from kgreason.server.config import ServerConfig
+from kgreason.server.config import ServerConfig, is_loopback
 from kgreason.server.deps import AppState
 from kgreason.server.metrics import Metrics
-from kgreason.server.middleware import BodyLimitMiddleware, MetricsMiddleware, TokenMiddleware
+from kgreason.server.middleware import (
+    BodyLimitMiddleware,
+    LocalOnlyMiddleware,
+    MetricsMiddleware,
+    TokenMiddleware,
+)
 from kgreason.server.service import Service, ServiceError
 
 log = logging.getLogger("kgreason.server")
@@ -97,5 +102,6 @@ def create_app(
     # is read
     app.add_middleware(BodyLimitMiddleware, max_body=cfg.max_body)
     app.add_middleware(TokenMiddleware, token=cfg.token)
+    app.add_middleware(LocalOnlyMiddleware, enabled=is_loopback(cfg.host))
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     return app

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fastapi import Request
+from fastapi import Depends, Request
+from fastapi.security import HTTPBearer
 
 from kgreason.server.config import ServerConfig
 from kgreason.server.metrics import Metrics
@@ -21,3 +22,15 @@ class AppState:
 def state(request: Request) -> AppState:
     st: AppState = request.app.state.kg
     return st
+
+
+#: declares the bearer token in the OpenAPI spec (so /docs has "Authorize"); the check
+#: itself is TokenMiddleware's, which runs before any route
+BEARER = [
+    Depends(
+        HTTPBearer(
+            auto_error=False,
+            description="Needed when the server runs with --token / KGREASON_SERVER__TOKEN.",
+        )
+    )
+]

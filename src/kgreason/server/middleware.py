@@ -10,6 +10,7 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from kgreason.server.config import is_loopback
 from kgreason.server.metrics import Metrics
 
 Scope = MutableMapping[str, Any]
@@ -33,6 +34,46 @@ def needs_token(path: str) -> bool:
     """The API and the metrics need the token; the static explorer, /docs, /openapi.json and
     /healthz do not (they hold no data; the explorer's own calls to /v1 carry the token)."""
     return path.startswith("/v1/") or path == "/v1" or path == "/metrics"
+
+
+def _hostname(value: str) -> str:
+    """`host`, `host:port`, `[::1]:port` or a URL's authority -> the bare host name."""
+    v = value.strip().lower()
+    if v.startswith("["):
+        return v[1 : v.find("]")] if "]" in v else v
+    return v.rsplit(":", 1)[0] if v.count(":") == 1 else v
+
+
+class LocalOnlyMiddleware:
+    """For a server bound to loopback: a request whose Host is not a loopback name is a DNS
+    rebinding attempt (a web page whose domain now resolves to 127.0.0.1), and a request
+    whose Origin is another site is a cross-site request from the user's browser; both get
+    403. (Bound elsewhere, behind a proxy that may rewrite Host, the token protects.)"""
+
+    def __init__(self, app: ASGIApp, enabled: bool):
+        self.app, self.enabled = app, enabled
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not self.enabled:
+            await self.app(scope, receive, send)
+            return
+        headers = {k.lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
+        host = _hostname(headers.get(b"host", "127.0.0.1"))
+        if not is_loopback(host):
+            await send_error(
+                send, 403, "bad-host",
+                f"this server answers only to a loopback Host, not {host!r}",
+            )  # fmt: skip
+            return
+        origin = headers.get(b"origin")
+        if origin is not None and origin != "null":
+            o_host = _hostname(origin.split("://", 1)[-1].split("/", 1)[0])
+            if not is_loopback(o_host):
+                await send_error(
+                    send, 403, "cross-origin", f"cross-origin request from {origin!r} refused"
+                )
+                return
+        await self.app(scope, receive, send)
 
 
 class MetricsMiddleware:

@@ -6,9 +6,9 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Query
 
-from kgreason.server.deps import AppState, state
+from kgreason.server.deps import BEARER, AppState, state
 
-router = APIRouter(prefix="/v1/kg", tags=["kg"])
+router = APIRouter(prefix="/v1/kg", tags=["kg"], dependencies=BEARER)
 
 
 @router.get("/search", summary="Entities whose name matches q, best first")

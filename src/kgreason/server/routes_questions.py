@@ -11,12 +11,12 @@ from typing import Any
 from fastapi import APIRouter, Body, Depends
 from fastapi.responses import StreamingResponse
 
-from kgreason.server.deps import AppState, state
+from kgreason.server.deps import BEARER, AppState, state
 from kgreason.server.models import AskRequest, SolveRequest
 from kgreason.server.service import ServiceError, stage_event_dict
 from kgreason.tracing import StageEvent
 
-router = APIRouter(prefix="/v1", tags=["questions"])
+router = APIRouter(prefix="/v1", tags=["questions"], dependencies=BEARER)
 log = logging.getLogger("kgreason.server")
 
 #: an SSE comment this often keeps proxies from closing a quiet stream (seconds)
@@ -36,7 +36,7 @@ async def ask(req: AskRequest, st: AppState = Depends(state)) -> dict[str, Any]:
 
 
 def sse(event: str, data: dict[str, Any]) -> str:
-    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
 
 
 @router.post(

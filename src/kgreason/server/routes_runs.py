@@ -8,11 +8,11 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Query
 
-from kgreason.server.deps import AppState, state
+from kgreason.server.deps import BEARER, AppState, state
 from kgreason.server.runs import RunsError, list_runs, read_run
 from kgreason.server.service import ServiceError
 
-router = APIRouter(prefix="/v1/runs", tags=["runs"])
+router = APIRouter(prefix="/v1/runs", tags=["runs"], dependencies=BEARER)
 
 
 def _root(st: AppState) -> Path:

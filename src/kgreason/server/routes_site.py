@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
 
-from kgreason.server.deps import AppState, state
+from kgreason.server.deps import BEARER, AppState, state
 
 STATIC_DIR = Path(__file__).parent / "static"
 SWAGGER = "/static/vendor/swagger-ui"
@@ -48,7 +48,7 @@ async def healthz(st: AppState = Depends(state)) -> dict[str, Any]:
     return {"status": "ok", **info}
 
 
-@router.get("/metrics", tags=["server"], response_class=PlainTextResponse)
+@router.get("/metrics", tags=["server"], response_class=PlainTextResponse, dependencies=BEARER)
 async def metrics(st: AppState = Depends(state)) -> PlainTextResponse:
     gauges = {
         "kgreason_questions_inflight": float(st.service.inflight),

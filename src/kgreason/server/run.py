@@ -5,20 +5,44 @@ then the app's lifespan drains and closes the warm state."""
 from __future__ import annotations
 
 import math
-from typing import Any
+import socket
+from collections.abc import Callable
+from types import FrameType
+
+import uvicorn
 
 from kgreason.server.app import create_app
 from kgreason.server.config import ServerConfig, check_bind
 from kgreason.server.service import Service
 
 
+class GracefulServer(uvicorn.Server):
+    """uvicorn re-raises SIGTERM/SIGINT after its graceful shutdown, so the process would end
+    "killed by signal"; a completed graceful shutdown exits 0 instead."""
+
+    #: told "http://HOST:PORT/" once listening (the real port when --port 0 was asked)
+    announce: Callable[[str], None] | None = None
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        if self.started and self.announce is not None:
+            for server in self.servers:
+                for sock in server.sockets:
+                    host, port = sock.getsockname()[:2]
+                    self.announce(f"http://{f'[{host}]' if ':' in host else host}:{port}/")
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        super().handle_exit(sig, frame)
+        captured = getattr(self, "_captured_signals", None)
+        if isinstance(captured, list):
+            captured.clear()
+
+
 def uvicorn_server(
     service: Service, config: ServerConfig, *, log_level: str = "info", close_service: bool = True
-) -> Any:
+) -> GracefulServer:
     """A `uvicorn.Server` for the app (not started): `.run()` blocks; tests run it on a
     thread and stop it with `should_exit = True`, as SIGTERM does."""
-    import uvicorn
-
     check_bind(config.host, config.token)
     app = create_app(service, config, close_service=close_service)
     uv = uvicorn.Config(
@@ -32,8 +56,16 @@ def uvicorn_server(
         proxy_headers=False,  # never trust X-Forwarded-* from whoever connects
         h11_max_incomplete_event_size=64 * 1024,  # bounded request line and headers
     )
-    return uvicorn.Server(uv)
+    return GracefulServer(uv)
 
 
-def serve(service: Service, config: ServerConfig, *, log_level: str = "info") -> None:
-    uvicorn_server(service, config, log_level=log_level).run()
+def serve(
+    service: Service,
+    config: ServerConfig,
+    *,
+    log_level: str = "info",
+    announce: Callable[[str], None] | None = None,
+) -> None:
+    server = uvicorn_server(service, config, log_level=log_level)
+    server.announce = announce
+    server.run()

@@ -41,6 +41,8 @@ def confined(root: Path, *parts: str) -> Path:
 
 def subdir(root: Path, rel: str | None) -> Path:
     """The `?dir=` of /v1/runs: a relative folder inside root (default root itself)."""
+    if (rel or "").startswith(("/", "\\")):
+        raise RunsError("bad-request", f"{rel!r}: give a folder inside the runs directory", 400)
     parts = [p for p in (rel or "").split("/") if p]
     path = confined(root, *parts)
     if not path.is_dir():

@@ -12,12 +12,14 @@ KG reads (`search`, `entity`, `explain`) are coroutines in every backend; `asear
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import kgreason
 from kgreason.server.models import AskRequest, SolveRequest
@@ -31,6 +33,7 @@ LLM_FREE_LABEL = "LLM-free mode: candidates, not PoG's answer"
 RANKER_LABEL = "LLM-free mode: a learned path ranker's answer, not PoG's"
 
 StageCallback = Callable[[StageEvent], None]
+T = TypeVar("T")
 
 
 class ServiceError(Exception):
@@ -90,8 +93,11 @@ class Service:
         #: the LLM-free pipeline (== pog when the service is LLM-free)
         self.pog_free = pog_free or pog
         self.limits = limits or Limits()
+        #: run LLM-free questions on a worker thread (see `_pool`)
+        self.offload_llm_free = True
         self._inflight = 0
         self._closed = False
+        self._pools: dict[str, ThreadPoolExecutor] = {}
 
     @classmethod
     def from_settings(
@@ -121,7 +127,13 @@ class Service:
             )
             if with_llm.llm is not None:
                 pog = with_llm
-        lkg = kgreason.SymbolLKG.from_settings(s, embedder=pog_free.embedder)
+        # one LLM stack for both pipelines (one concurrency limit, one cache); none at all
+        # when questions are LLM-free, so /v1/solve then runs programs only
+        lkg = (
+            kgreason.SymbolLKG.from_settings(s, llm=pog.llm, embedder=pog_free.embedder)
+            if pog.llm is not None
+            else kgreason.SymbolLKG(None, pog_free.embedder, s.lkg)
+        )
         svc = cls(pog_free.kg, pog, lkg, llm_free=pog.llm is None, limits=limits, pog_free=pog_free)
         svc._owner = pog_free  # closes the KG it opened
         return svc
@@ -159,13 +171,25 @@ class Service:
         if self._closed:
             return
         self._closed = True
+        for pool in self._pools.values():
+            await asyncio.to_thread(pool.shutdown, wait=True)
         if self._owner is not None:
             await self._owner.aclose()
 
     # -- questions ------------------------------------------------------------------
 
-    async def _guarded(self, what: str, coro_fn: Callable[[], Any]) -> Any:
-        """Run one question under the concurrency limit and the deadline."""
+    async def _guarded(
+        self,
+        what: str,
+        coro_fn: Callable[[], Awaitable[T]] | None = None,
+        *,
+        blocking: Callable[[], T] | None = None,
+        pool: str = "",
+    ) -> T:
+        """Run one question under the concurrency limit and the deadline: a coroutine on
+        this loop, or a `blocking` call on the named worker pool. A blocking call cannot be
+        interrupted: at the deadline the client gets its 504 at once, but the slot stays
+        taken until the call really ends, so the limit counts the work actually running."""
         if self._closed:
             raise ServiceError("shutting-down", "the server is shutting down", 503)
         if self._inflight >= self.limits.max_concurrency:
@@ -177,9 +201,16 @@ class Service:
                 retry_after=self.limits.retry_after_s,
             )
         self._inflight += 1
+        released_by_thread = False
         try:
             async with asyncio.timeout(self.limits.deadline_s):
-                return await coro_fn()
+                if blocking is None:
+                    assert coro_fn is not None
+                    return await coro_fn()
+                cf = self._pool(pool).submit(blocking)
+                released_by_thread = True
+                cf.add_done_callback(self._release_from(asyncio.get_running_loop()))
+                return await asyncio.wrap_future(cf)
         except TimeoutError as e:
             raise ServiceError(
                 "deadline",
@@ -187,7 +218,31 @@ class Service:
                 504,
             ) from e
         finally:
-            self._inflight -= 1
+            if not released_by_thread:
+                self._inflight -= 1
+
+    def _release_from(self, loop: asyncio.AbstractEventLoop) -> Callable[[Any], None]:
+        def release(_: Any) -> None:
+            # the loop may be gone (process exit): nothing is left to count then
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._release)
+
+        return release
+
+    def _release(self) -> None:
+        self._inflight -= 1
+
+    def _pool(self, name: str) -> ThreadPoolExecutor:
+        """Worker threads: "llm-free" has one (CPU-bound questions, one at a time, off the
+        event loop so it keeps answering), "programs" one per allowed question."""
+        pool = self._pools.get(name)
+        if pool is None:
+            workers = 1 if name == "llm-free" else self.limits.max_concurrency
+            pool = self._pools[name] = ThreadPoolExecutor(workers, f"kgreason-{name}")
+        return pool
+
+    def _offloaded(self, req: AskRequest) -> bool:
+        return self.offload_llm_free and bool(req.llm_free or self.llm_free)
 
     def _pipeline(self, req: AskRequest, on_stage: StageCallback | None) -> PoG:
         if req.llm_free is False and self.llm_free:
@@ -212,9 +267,28 @@ class Service:
     async def ask(self, req: AskRequest, on_stage: StageCallback | None = None) -> dict[str, Any]:
         """PoG (or the LLM-free mode) on one question: the result's `to_dict()` plus
         `request_id`, `elapsed_ms`, `label` (LLM-free mode) and `entity_names`."""
-        pog = self._pipeline(req, on_stage)
         t0 = time.perf_counter()
-        result = await self._guarded("question", lambda: pog.ask_async(req.question, req.topics))
+        if self._offloaded(req):  # no LLM: CPU-bound throughout, so on a worker thread
+            loop = asyncio.get_running_loop()
+            relay = None
+            if on_stage is not None:
+                cb = on_stage
+
+                def relay(ev: StageEvent) -> None:
+                    loop.call_soon_threadsafe(cb, ev)  # in order, before the result
+
+            pog = self._pipeline(req, relay)
+            question, topics = req.question, req.topics
+            result = await self._guarded(
+                "question",
+                blocking=lambda: asyncio.run(pog.ask_async(question, topics)),
+                pool="llm-free",
+            )
+        else:
+            pog = self._pipeline(req, on_stage)
+            result = await self._guarded(
+                "question", lambda: pog.ask_async(req.question, req.topics)
+            )
         if result.error_kind == "unknown-entity":
             raise ServiceError("unknown-entity", result.error or "unknown entity", 404)
         data = await self._result_dict(result)
@@ -238,14 +312,14 @@ class Service:
         if req.program is not None:
             program = req.program
 
-            async def run_program() -> dict[str, Any]:
-                return await asyncio.to_thread(
-                    self.lkg.run_program, program, req.solver,
+            def run_program() -> dict[str, Any]:
+                return self.lkg.run_program(
+                    program, req.solver,
                     question=req.question or "", options=req.options, dataset=req.dataset,
                 )  # fmt: skip
 
             try:
-                out: dict[str, Any] = await self._guarded("program", run_program)
+                out = await self._guarded("program", blocking=run_program, pool="programs")
             except ValueError as e:  # unknown format or solver
                 raise ServiceError("bad-program", str(e), 400) from e
             return out
