@@ -398,6 +398,18 @@ def test_pog_mode_shows_llm_stages_usage_and_the_funnel(
     assert not pg.offsite(), pg.offsite()
 
 
+def test_options_are_sent_with_the_question(browser: Any, server: str) -> None:
+    """Topics given in the options skip linking (like --topic): the question names none."""
+    pg = Page(browser, server)
+    pg.page.click(".opts summary")
+    pg.page.fill("#topics", "Once Were Warriors")
+    pg.page.select_option("#strategy", "fuzzy")
+    result = pg.ask("who directed this film")
+    assert [t["id"] for t in result["topic_entities"]] == ["Once Were Warriors"]
+    assert result["topic_entities"][0]["method"] == "given"
+    assert result["paths"] and not pg.errors
+
+
 def test_errors_are_shown_with_their_kind(browser: Any, server: str) -> None:
     pg = Page(browser, server)
     pg.page.fill("#question", "who directed [No Such Film Qzx]")

@@ -119,6 +119,10 @@ async function ask(e) {
   if (!question) return;
   const body = { question };
   if ($("llm-free").checked) body.llm_free = true;
+  const topics = $("topics").value.split(";").map((t) => t.trim()).filter(Boolean);
+  if (topics.length) body.topics = topics;
+  if ($("strategy").value) body.strategy = $("strategy").value;
+  if ($("variant").value) body.variant = $("variant").value;
   state.stages.reset();
   fill("answer", h("p", { class: "muted" }, "working…"));
   busy(true);
