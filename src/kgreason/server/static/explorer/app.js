@@ -119,7 +119,7 @@ async function ask(e) {
   if (!question) return;
   const body = { question };
   if ($("llm-free").checked) body.llm_free = true;
-  const topics = $("topics").value.split(";").map((t) => t.trim()).filter(Boolean);
+  const topics = $("ask-topics").value.split(";").map((t) => t.trim()).filter(Boolean);
   if (topics.length) body.topics = topics;
   if ($("strategy").value) body.strategy = $("strategy").value;
   if ($("variant").value) body.variant = $("variant").value;

@@ -1,5 +1,5 @@
 // DOM helpers. Every piece of text from the server (entity names come from user KGs) goes
-// through `h`/`text`, which only ever set textContent and attributes: no innerHTML anywhere.
+// through `h`/`fill`, which only ever set textContent and attributes: no string is parsed as HTML.
 
 /** Create an element: h("li", {class: "x", title: t}, "text", child, [more children]). */
 export function h(tag, attrs = {}, ...children) {
