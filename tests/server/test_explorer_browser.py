@@ -544,3 +544,29 @@ def test_the_sse_parser_survives_any_chunking(browser: Any, server: str) -> None
         ends_in_cr,
     )
     assert got == [{"event": "stage", "data": "x"}]
+
+
+def test_an_unverified_triple_is_marked_in_the_list_and_the_graph(
+    browser: Any, server: str, tmp_path: Path
+) -> None:
+    """A real result whose first cited triple the KG is said not to contain (as when a
+    SPARQL endpoint changed under a run): it is listed first, marked unverified, counted,
+    and its hop is drawn red and dashed."""
+    pg = Page(browser, server)
+    result = pg.ask(QUESTION)
+    bad = result["paths"][0]["hops"][0]["triples"][0]
+    result["unverified_triples"] = [bad]
+    pg.page.evaluate("r => window.kgExplorer.show(r)", result)
+    marked = pg.page.locator("#triples li.bad")
+    # listed (and counted) under every path that cites it
+    times = sum(t == bad for p in result["paths"] for h in p["hops"] for t in h["triples"])
+    assert marked.count() == times
+    assert marked.first.text_content() == f"{bad['head']} {bad['relation']} {bad['tail']}unverified"
+    assert f"; {times} unverified" in pg.text("#triples")
+    assert pg.js("window.kgExplorer.cy.edges('.unverified').length") >= 1
+    labels = pg.js("window.kgExplorer.cy.edges('.unverified').map(e => e.data('label'))")
+    assert bad["relation"] in labels
+    # the stages table shows this result's timed steps once (no live events for it)
+    assert pg.page.locator("#stages tr.total").count() == 1
+    pg.shot(tmp_path / "explorer-unverified.png")
+    assert not pg.errors, pg.errors

@@ -1,5 +1,5 @@
 // Entry point: tabs, the ask form (streamed), entity expansion, the solve view.
-// Exposes `window.kgExplorer` ({cy, lkg, lastResult, lastSolve}) for tests and the console.
+// Exposes `window.kgExplorer` ({cy, lkg, lastResult, lastSolve, show}) for tests and the console.
 
 import { ApiError, askStream, getJSON, postJSON } from "./api.js";
 import { renderAnswer, renderFunnel, renderPaths, renderSubgraph, renderTopics, renderTriples, renderUsage, StageTable } from "./ask.js";
@@ -22,6 +22,7 @@ function cytoscapeLib() {
   return state.cytoscape;
 }
 window.kgExplorer = { get cy() { return state.graph?.cy; }, lkg: null, lastResult: null, lastSolve: null, ready: false };
+// show(result): draw a saved /v1/ask result (e.g. one downloaded earlier) without asking again
 
 function setStatus(text) {
   $("server-status").textContent = text;
@@ -181,6 +182,10 @@ function init() {
     health();
   });
   new SolveView(cytoscapeLib, setStatus, { postJSON });
+  window.kgExplorer.show = (result) => {
+    state.stages.reset();
+    return showResult(result);
+  };
   health();
   window.kgExplorer.ready = true;
   // fetch the graph library once the page has painted, so the first question need not wait

@@ -51,7 +51,8 @@ export class StageTable {
   /** After the result: sub-steps the LLM-free stage timed, and the total. */
   finish(result) {
     const t = result.timings_s || {};
-    if (result.mode === "llm-free") {
+    // a saved result (no live events) or the LLM-free stage: the timed steps of the result
+    if (result.mode === "llm-free" || !this.rows.size) {
       for (const [k, v] of Object.entries(t)) {
         if (k === "total") continue;
         this.body.appendChild(h("tr", { class: "sub" }, h("td", {}, k), h("td", { class: "n" }, ms(v * 1000)), h("td"), h("td")));
