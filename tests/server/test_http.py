@@ -144,6 +144,9 @@ def test_healthz_metrics_openapi_docs_static(live: Live) -> None:
         )  # fmt: skip
         assert 'kgreason_http_request_duration_seconds_bucket{route="/v1/ask",le="+Inf"}' in m.text
         assert "kgreason_questions_inflight 0" in m.text
+        c.get("/v1/kg/entity/No Such Entity 42")
+        m = c.get("/metrics").text
+        assert re.search(r'^kgreason_errors_total\{kind="unknown-entity"\} [1-9]', m, re.M)
         spec = c.get("/openapi.json").json()
         assert {"/v1/ask", "/v1/ask/stream", "/v1/solve", "/v1/kg/search", "/v1/runs"} <= set(
             spec["paths"]

@@ -110,6 +110,8 @@ def test_deadline_is_504_with_one_clear_error(gated) -> None:
         assert events[-1][1]["error_kind"] == "deadline"
         assert "result" not in [e for e, _ in events]
         assert svc.inflight == 0
+        m = c.get("/metrics").text  # one 504 and one streamed error: each counted once
+        assert 'kgreason_errors_total{kind="deadline"} 2' in m.splitlines()
     llm.release()
 
 

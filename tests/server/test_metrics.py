@@ -32,7 +32,7 @@ def test_render_counts_latency_and_llm_usage_by_stage() -> None:
     assert 'kgreason_llm_prompt_tokens_total{stage="precise_select"} 500' in lines
     assert 'kgreason_llm_completion_tokens_total{stage="question_analysis"} 30' in lines
     assert not any('stage="total"' in ln for ln in lines)
-    assert 'kgreason_question_errors_total{kind="deadline"} 1' in lines
+    assert 'kgreason_errors_total{kind="deadline"} 1' in lines
     assert "kgreason_questions_inflight 2" in lines
     # every sample line belongs to a declared metric family
     declared = {ln.split()[2] for ln in lines if ln.startswith("# TYPE")}

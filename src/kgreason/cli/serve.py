@@ -20,6 +20,8 @@ def register(app: typer.Typer) -> None:
         kg: str | None = typer.Option(
             None, "--kg", help="KG store directory (default: the bundled MetaQA KG)."
         ),
+        sparql: str | None = typer.Option(None, "--sparql", help="SPARQL endpoint URL."),
+        dialect: str | None = typer.Option(None, help="freebase | wikidata | generic"),
         host: str = typer.Option("127.0.0.1", "--host", help="Address to bind."),
         port: int = typer.Option(8000, "--port", min=0, max=65535, help="Port (0: any free)."),
         token: str | None = typer.Option(
@@ -55,7 +57,8 @@ def register(app: typer.Typer) -> None:
             fail(str(e), code=2)
         if runs_dir is not None and not runs_dir.is_dir():
             fail(f"--runs-dir {runs_dir}: not a directory", code=2)
-        s = settings(ctx, **{"kg.store": kg, **embedder_override(embedder)}).settings
+        overrides = {"kg.store": kg, "kg.sparql_url": sparql, "kg.dialect": dialect}
+        s = settings(ctx, **overrides, **embedder_override(embedder)).settings
         service = _build(s, llm_free)
         cfg = ServerConfig(
             host=host, port=port, token=token or None, max_body=max_body,

@@ -76,8 +76,7 @@ def create_app(
 
     @app.exception_handler(ServiceError)
     async def service_error(request: Request, e: ServiceError) -> JSONResponse:
-        if e.status >= 500 or e.status == 429:
-            metrics.record_error(e.kind)
+        metrics.record_error(e.kind)
         headers = {"Retry-After": str(e.retry_after)} if e.retry_after is not None else None
         return _error(e.status, e.kind, e.message, headers)
 

@@ -51,7 +51,7 @@ class Metrics:
         self.requests: dict[Labels, int] = defaultdict(int)
         self.latency: dict[Labels, Histogram] = defaultdict(Histogram)
         self.llm: dict[tuple[str, str], int] = defaultdict(int)  # (stage, key) -> total
-        self.question_errors: dict[str, int] = defaultdict(int)
+        self.errors: dict[str, int] = defaultdict(int)
 
     def record_request(self, route: str, method: str, status: int, seconds: float) -> None:
         self.requests[(("route", route), ("method", method), ("status", str(status)))] += 1
@@ -67,7 +67,7 @@ class Metrics:
 
     def record_error(self, kind: str | None) -> None:
         if kind:
-            self.question_errors[kind] += 1
+            self.errors[kind] += 1
 
     def render(self, gauges: dict[str, float] | None = None) -> str:
         out: list[str] = []
@@ -97,9 +97,13 @@ class Metrics:
             for (stage, k), n in sorted(self.llm.items()):
                 if k == key:
                     out.append(f"{metric}{_fmt_labels((('stage', stage),))} {n}")
-        head("kgreason_question_errors_total", "counter", "Questions ended by a named error.")
-        for kind, n in sorted(self.question_errors.items()):
-            out.append(f"kgreason_question_errors_total{_fmt_labels((('kind', kind),))} {n}")
+        head(
+            "kgreason_errors_total",
+            "counter",
+            "Named errors: results that ended early, and error responses, by kind.",
+        )
+        for kind, n in sorted(self.errors.items()):
+            out.append(f"kgreason_errors_total{_fmt_labels((('kind', kind),))} {n}")
         for gname, v in (gauges or {}).items():
             head(gname, "gauge", gname.removeprefix("kgreason_").replace("_", " ") + ".")
             out.append(f"{gname} {_num(v)}")

@@ -57,8 +57,7 @@ async def ask_stream(req: AskRequest, st: AppState = Depends(state)) -> Streamin
         try:
             out = await st.service.ask(req, on_stage)
         except ServiceError as e:
-            failure.append(e)
-            st.metrics.record_error(e.kind)
+            failure.append(e)  # counted where it is reported (stream or error response)
             queue.put_nowait(("error", e.to_dict()))
             return
         except Exception as e:  # reported in the stream and logged; the server keeps running
@@ -81,6 +80,8 @@ async def ask_stream(req: AskRequest, st: AppState = Depends(state)) -> Streamin
                 except TimeoutError:
                     yield ": keep-alive\n\n"
                     continue
+                if kind == "error":
+                    st.metrics.record_error(data.get("error_kind"))
                 yield sse(kind, data)
                 if kind != "stage":
                     return

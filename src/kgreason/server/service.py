@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import kgreason
+from kgreason.server.errors import ServiceError
+from kgreason.server.kg_reads import KGReads
 from kgreason.server.models import AskRequest, SolveRequest
 from kgreason.tracing import Callback, StageEvent
 
@@ -34,19 +36,6 @@ RANKER_LABEL = "LLM-free mode: a learned path ranker's answer, not PoG's"
 
 StageCallback = Callable[[StageEvent], None]
 T = TypeVar("T")
-
-
-class ServiceError(Exception):
-    """A failed operation: `kind` (machine-readable), message, and the HTTP status it maps
-    to (404 unknown entity, 400/422 bad input, 429 busy, 504 deadline)."""
-
-    def __init__(self, kind: str, message: str, status: int, *, retry_after: int | None = None):
-        super().__init__(message)
-        self.kind, self.message, self.status = kind, message, status
-        self.retry_after = retry_after
-
-    def to_dict(self) -> dict[str, str]:
-        return {"error_kind": self.kind, "message": self.message}
 
 
 @dataclass(frozen=True)
@@ -74,7 +63,7 @@ def stage_event_dict(ev: StageEvent) -> dict[str, Any]:
     }
 
 
-class Service:
+class Service(KGReads):
     """Warm parts plus the operations. Build with `from_settings`; close with `aclose`."""
 
     def __init__(
@@ -86,6 +75,7 @@ class Service:
         llm_free: bool,
         limits: Limits | None = None,
         pog_free: PoG | None = None,
+        owner: PoG | None = None,
     ):
         self.kg, self.pog, self.lkg = kg, pog, lkg
         #: True when questions default to the LLM-free mode (no LLM, or asked for)
@@ -98,6 +88,8 @@ class Service:
         self._inflight = 0
         self._closed = False
         self._pools: dict[str, ThreadPoolExecutor] = {}
+        #: the pipeline that opened the KG, closed with the service (None: the caller's KG)
+        self._owner = owner
 
     @classmethod
     def from_settings(
@@ -134,11 +126,10 @@ class Service:
             if pog.llm is not None
             else kgreason.SymbolLKG(None, pog_free.embedder, s.lkg)
         )
-        svc = cls(pog_free.kg, pog, lkg, llm_free=pog.llm is None, limits=limits, pog_free=pog_free)
-        svc._owner = pog_free  # closes the KG it opened
-        return svc
-
-    _owner: PoG | None = None
+        return cls(
+            pog_free.kg, pog, lkg, llm_free=pog.llm is None, limits=limits,
+            pog_free=pog_free, owner=pog_free,
+        )  # fmt: skip
 
     # -- state -----------------------------------------------------------------------
 
@@ -336,71 +327,3 @@ class Service:
         )
         solved: dict[str, Any] = res.to_dict()
         return solved
-
-    # -- the KG ---------------------------------------------------------------------
-
-    async def asearch(self, q: str, limit: int = 10) -> list[dict[str, Any]]:
-        """Entities whose name matches `q`, best first: [{"id","name","score","kind"}]."""
-        if not q.strip():
-            raise ServiceError("bad-request", "the search text is empty", 400)
-        matches = await self.kg.search(q, limit=max(1, min(limit, 100)))
-        return [{"id": m.id, "name": m.name, "score": m.score, "kind": m.kind} for m in matches]
-
-    async def aentity(self, id: str, offset: int = 0, limit: int = 50) -> dict[str, Any]:
-        """An entity's name and one page of its neighbours (sorted, so pages are stable)."""
-        if offset < 0 or not 1 <= limit <= 500:
-            raise ServiceError("bad-request", "need offset >= 0 and 1 <= limit <= 500", 400)
-        try:
-            names = await self.kg.names([id])
-        except kgreason.KGError as e:
-            raise ServiceError("kg-error", str(e), 400) from e
-        if id not in names:
-            raise ServiceError("unknown-entity", f"no entity {id!r} in the KG", 404)
-        nbrs = (await self.kg.neighbors([id])).get(id, [])
-        rows = sorted(
-            (n.relation, "out" if n.direction == "tail" else "in", n.entity) for n in nbrs
-        )
-        page = rows[offset : offset + limit]
-        shown = await self.kg.names(sorted({e for _, _, e in page})) if page else {}
-        return {
-            "id": id,
-            "name": names[id],
-            "neighbours": [
-                {"relation": r, "direction": d, "id": e, "name": shown.get(e, e)}
-                for r, d, e in page
-            ],
-            "total": len(rows),
-            "next_offset": offset + limit if offset + limit < len(rows) else None,
-        }
-
-    async def aexplain(self, result: dict[str, Any]) -> dict[str, Any]:
-        """The triples a result's paths cite, each checked against the KG now."""
-        triples: list[kgreason.Triple] = []
-        try:
-            for p in result.get("paths") or []:
-                for hop in p.get("hops") or []:
-                    for t in hop.get("triples") or []:
-                        triples.append(kgreason.Triple(t["head"], t["relation"], t["tail"]))
-        except (AttributeError, KeyError, TypeError) as e:
-            raise ServiceError("bad-request", f"not a result with paths: {e}", 400) from e
-        triples = list(dict.fromkeys(triples))
-        ok = await self.kg.contains(triples) if triples else []
-        rows = [
-            {"head": t.head, "relation": t.relation, "tail": t.tail, "verified": bool(v)}
-            for t, v in zip(triples, ok, strict=True)
-        ]
-        return {
-            "answers": result.get("answers") or [],
-            "triples": rows,
-            "verified": sum(r["verified"] for r in rows),
-            "unverified": sum(not r["verified"] for r in rows),
-        }
-
-    def search(self, q: str, limit: int = 10) -> list[dict[str, Any]]:
-        return kgreason.run_sync(self.asearch(q, limit))
-
-    def entity(self, id: str, offset: int = 0, limit: int = 50) -> dict[str, Any]:
-        return kgreason.run_sync(self.aentity(id, offset, limit))
-
-    def explain(self, result: dict[str, Any]) -> dict[str, Any]:
-        return kgreason.run_sync(self.aexplain(result))
