@@ -250,6 +250,8 @@ async def run_llm_free(
             "reduction": run.prepared.reduction.note,
             "paths": len(run.search.paths),
             "length": [run.search.min_len, run.search.max_len],
+            # the pruning funnel's fuzzy step: paths kept by FuzzySelect (top W1)
+            "fuzzy": len(run.ranked),
             **({"fallback": run.fallback} if run.fallback else {}),
         }
     )
