@@ -169,6 +169,9 @@ def register(app: typer.Typer) -> None:
             None, help="Path pruning: " + " | ".join(default_strategies().names())
         ),
         variant: str | None = typer.Option(None, help="pog | pog-e"),
+        no_summary: bool = typer.Option(
+            False, "--no-summary", help="No path summaries: raw paths in the answering prompts."
+        ),
         ranker: str | None = typer.Option(
             None, "--ranker", help="Path ranker: auto | none | hop-aligned | artefact DIR."
         ),
@@ -182,6 +185,7 @@ def register(app: typer.Typer) -> None:
             "kg.dialect": dialect,
             "pog.strategy": strategy,
             "pog.variant": variant,
+            "pog.summary": False if no_summary else None,
             "pog.ranker": ranker,
             **embedder_override(embedder),
         }
