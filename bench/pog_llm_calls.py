@@ -39,10 +39,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.pog_bench import METAQA, BenchContext, open_bench_kg
 from tests.pog.datasets import metaqa_chain
 from tests.pog.scripted_chain import chain_llm
+from tests.pog.scripted_pog import prefix_match, shown_paths
 
 from kgreason.embed.base import Embedder
 from kgreason.kg.base import KnowledgeGraph
-from kgreason.llm.testing import ScriptedLLM
+from kgreason.llm.base import Message
+from kgreason.llm.testing import Responder, ScriptedLLM
 from kgreason.llm.tokens import TokenCounter
 from kgreason.pog.pipeline import PoG
 from kgreason.pog.settings import PoGSettings
@@ -68,8 +70,25 @@ def load(hop: int, limit: int) -> list[tuple[str, str, list[str], list[str]]]:
 
 
 def scripted(question: str, topic: str, chain: list[str]) -> ScriptedLLM:
-    """The chain-following scripted LLM, with replies for the fallback stages too."""
-    return chain_llm(question, topic, chain, fallbacks=True)
+    """The chain-following scripted LLM, with replies for the fallback stages too. Its
+    summary keeps the shown paths that best follow the chain (a model "extracting relevant
+    triples", section 4.4), not just the first path: the summary replaces the paths in the
+    later prompts, so a summary that drops the right path would cost the answer."""
+    llm = chain_llm(question, topic, chain, fallbacks=True)
+    return ScriptedLLM({**llm.script, "summarise": relevant_summary(chain)})
+
+
+def relevant_summary(chain: list[str]) -> Responder:
+    score = prefix_match(chain)
+
+    def reply(messages: list[Message]) -> str:
+        paths = shown_paths(messages)
+        if not paths:
+            return "summary: no path given"
+        best = max(score(p) for p in paths)
+        return "summary: " + "\n".join(p for p in paths if score(p) == best)
+
+    return reply
 
 
 def _p95(xs: list[float]) -> float:
