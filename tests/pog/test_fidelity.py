@@ -16,13 +16,14 @@ from kgreason.kg.memory import MemoryKG
 from kgreason.llm.base import Message
 from kgreason.llm.testing import ScriptedLLM
 from kgreason.pog import answering
+from kgreason.pog.fuzzy import FuzzySelector
 from kgreason.pog.llm_common import QuestionContext
 from kgreason.pog.pipeline import PoG
 from kgreason.pog.prompts import load_prompt
-from kgreason.pog.pruning import default_strategies, fuzzy_branch, fuzzy_precise
-from kgreason.pog.render import render_set, shown_count
+from kgreason.pog.pruning import Pruner, default_strategies, fuzzy_branch, fuzzy_precise
+from kgreason.pog.render import NameBook, render_set, shown_count
 from kgreason.pog.settings import PoGSettings
-from kgreason.pog.types import QuestionAnalysis, TopicEntity
+from kgreason.pog.types import Hop, QuestionAnalysis, ReasoningPath, TopicEntity
 
 
 @pytest.fixture(scope="module")
@@ -213,14 +214,31 @@ def test_a_full_set_shows_the_answer_an_8_member_cut_hid(embedder) -> None:
     r = PoG(_director_kg(), _director_llm(), embedder, old).ask(q, ["m.d"])
     assert [a.name for a in r.answers] != ["Zebra Dawn"] and r.phase != "topic-entity-path"
     (note,) = [b for b in r.bounds_hit if "entity sets cut" in b]
-    assert "20 members shown as 8" in note and "pog.set_items=8" in note
+    assert "answering prompts: 1 set(s), the largest 20 members shown as 8" in note
+    assert "pog.set_items=8" in note
 
 
 def test_the_token_budget_cut_is_reported(embedder) -> None:
     s = PoGSettings(set_tokens=30)
     r = PoG(_director_kg(), _director_llm(), embedder, s).ask("Films by Ann Director?", ["m.d"])
     (note,) = [b for b in r.bounds_hit if "entity sets cut" in b]
-    assert "20 members shown as" in note and "pog.set_tokens=30" in note
+    assert "20 members shown as" in note and "budget 30 tokens a set" in note
+
+
+async def test_selection_prompts_have_their_own_smaller_budget(embedder) -> None:
+    """PrecisePathSelect shows up to 40 paths: its sets get `select_set_tokens`."""
+    kg = _director_kg()
+    films = tuple(f"m.f{i:02d}" for i in range(20))
+    path = ReasoningPath((Hop(("m.d",), "film.director.film", films, True),))
+    pruner = Pruner(
+        ScriptedLLM({}), FuzzySelector(embedder), NameBook(kg), PoGSettings(select_set_tokens=20)
+    )
+    (answering,) = await pruner.render([path])
+    (selection,) = await pruner.render([path], selection=True)
+    assert "Zebra Dawn" in answering and "more" not in answering
+    assert "Zebra Dawn" not in selection and "more)}" in selection
+    note = pruner.cut_note()
+    assert note and "selection prompts: 1 set(s)" in note and "answering" not in note
 
 
 def test_bad_set_bounds_are_refused() -> None:

@@ -189,36 +189,44 @@ class Pruner:
     book: NameBook
     settings: PoGSettings
     strategies: PruningStrategies = field(default_factory=default_strategies)
-    #: entity sets shown in part in a prompt (pog.set_items / pog.set_tokens), by set identity
-    cuts: dict[tuple[str, ...], SetCut] = field(default_factory=dict)
+    #: entity sets shown in part: (prompt kind, set) -> cut; kind "answering" or "selection"
+    cuts: dict[tuple[str, tuple[str, ...]], SetCut] = field(default_factory=dict)
 
-    async def render(self, paths: Sequence[ReasoningPath]) -> list[str]:
-        """Paths as LLM prompts show them, with the settings' entity-set bounds."""
+    async def render(self, paths: Sequence[ReasoningPath], *, selection: bool = False) -> list[str]:
+        """Paths as LLM prompts show them, within the settings' entity-set bounds: the
+        selection budget for PrecisePathSelect's prompts, the answering one otherwise."""
         s = self.settings
-        await self.book.ensure(displayed_ids(paths, s.set_items, s.set_tokens))
+        budget = s.select_set_tokens if selection else s.set_tokens
+        await self.book.ensure(displayed_ids(paths, s.set_items, budget))
         names = self.book.names
+        kind = "selection" if selection else "answering"
         out = []
         for p in paths:
-            out.append(render_path(p, names, max_items=s.set_items, max_tokens=s.set_tokens))
-            for ids, cut in cut_sets(p, names, s):
-                self.cuts[tuple(ids)] = cut
+            out.append(render_path(p, names, max_items=s.set_items, max_tokens=budget))
+            for ids, cut in cut_sets(p, names, s.set_items, budget):
+                self.cuts[(kind, tuple(ids))] = cut
         return out
 
     def cut_note(self) -> str | None:
         """One line for `bounds_hit` when some entity set was shown in part."""
         if not self.cuts:
             return None
-        big = max(self.cuts.values(), key=lambda c: c.total)
         s = self.settings
-        return (
-            f"entity sets cut in prompts: {len(self.cuts)} set(s), the largest "
-            f"{big.total} members shown as {big.shown} (pog.set_items={s.set_items}, "
-            f"pog.set_tokens={s.set_tokens})"
-        )
+        parts = []
+        for kind, budget in (("answering", s.set_tokens), ("selection", s.select_set_tokens)):
+            cuts = [c for (k, _), c in self.cuts.items() if k == kind]
+            if cuts:
+                big = max(cuts, key=lambda c: c.total)
+                parts.append(
+                    f"{kind} prompts: {len(cuts)} set(s), the largest {big.total} members "
+                    f"shown as {big.shown} (budget {budget} tokens a set)"
+                )
+        return f"entity sets cut (pog.set_items={s.set_items}): " + "; ".join(parts)
 
     def precise_selector(self, ctx: QuestionContext) -> Selector:
         async def select(paths: Sequence[ReasoningPath], w: int) -> list[ReasoningPath]:
-            picked = await precise_select(self.llm, ctx, await self.render(paths), w, self.settings)
+            shown = await self.render(paths, selection=True)
+            picked = await precise_select(self.llm, ctx, shown, w, self.settings)
             return [paths[i] for i in picked]
 
         return select
@@ -243,11 +251,11 @@ class Pruner:
 
 
 def cut_sets(
-    path: ReasoningPath, names: Mapping[str, str], s: PoGSettings
+    path: ReasoningPath, names: Mapping[str, str], max_items: int | None, max_tokens: int
 ) -> Iterator[tuple[Sequence[str], SetCut]]:
-    """(set, cut) for each entity set of `path` shown in part under the settings' bounds."""
+    """(set, cut) for each entity set of `path` shown in part under these bounds."""
     sets = [path.hops[0].src, *(h.dst for h in path.hops)] if path.hops else []
     for ids in sets:
-        n = shown_count(ids, names, max_items=s.set_items, max_tokens=s.set_tokens)
+        n = shown_count(ids, names, max_items=max_items, max_tokens=max_tokens)
         if n < len(ids):
             yield ids, SetCut(len(ids), n)

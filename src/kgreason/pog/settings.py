@@ -37,10 +37,16 @@ class PoGSettings(BaseModel):
     summary: bool = True
     #: entity sets in LLM prompts: the paper writes every member ({e_0x, ..., e_0z},
     #: Appendix E), so no member cap by default (None); an int shows at most that many
-    #: members and "... (+N more)". Sets are always bounded by `set_tokens` (about 4
-    #: characters a token); every cut is reported in the result's `bounds_hit`.
+    #: members and "... (+N more)". Each set is also bounded by a token budget (about 4
+    #: characters a token): `set_tokens` in the prompts that judge and answer from at most
+    #: W_max paths (summarise, evaluate, answer, final answer, supplement), where a hidden
+    #: member can be the answer; `select_set_tokens` in PrecisePathSelect's prompts of up to
+    #: 40 paths, which choose by relations and would otherwise outgrow a context window
+    #: (PoG's released code shows 20 members everywhere). Every cut is reported in the
+    #: result's `bounds_hit`.
     set_items: int | None = None
     set_tokens: int = 1000
+    select_set_tokens: int = 200
     variant: Literal["pog", "pog-e"] = "pog"
     seed: int = 0
     #: Bounds that keep a question tractable; hitting one is reported in the result.
@@ -78,7 +84,7 @@ class PoGSettings(BaseModel):
             raise ValueError(f"unknown pruning strategy {v!r}; one of {known}")
         return reg.canonical(v)
 
-    @field_validator("set_items", "set_tokens")
+    @field_validator("set_items", "set_tokens", "select_set_tokens")
     @classmethod
     def _positive(cls, v: int | None) -> int | None:
         if v is not None and v < 1:
