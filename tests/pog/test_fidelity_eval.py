@@ -112,6 +112,12 @@ def test_eval_pog_paper_settings(server, tmp_path, flags, strategy, summary) -> 
     assert len(answering) == 3
     for p in answering:
         assert (SUMMARY_MARK in question_block([{"role": "user", "content": p}])) is summary
+    # a replay re-runs the recorded strategy, summary mode and sample from the transcript
+    n_requests = len(server.requests)
+    replay = runner.invoke(app, ["eval", "--replay", "run", "--data-dir", str(data), "--json"])
+    assert replay.exit_code == 0, replay.stderr + replay.stdout
+    assert json.loads(replay.stdout)["identical_to_original"] is True
+    assert len(server.requests) == n_requests
     report = runner.invoke(app, ["report", "run", "--out", "rep"])
     assert report.exit_code == 0, report.stderr
     md = (tmp_path / "rep" / "report.md").read_text()

@@ -174,6 +174,9 @@ def register(app: typer.Typer) -> None:
                 cfg[k] for k in ("dataset", "split", "hops", "limit", "method")
             )
             sample, seed = cfg.get("sample"), cfg.get("seed") or 0
+            recorded = cfg.get("settings") or {}  # PoG's strategy and summary as recorded
+            strategy = strategy or recorded.get("pog.strategy")
+            no_summary = no_summary or recorded.get("pog.summary") is False
             replay_transcript = replay / rundir.TRANSCRIPT
             out = out or replay.with_name(replay.name + "-replay")
         if dataset is None:
