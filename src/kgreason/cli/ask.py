@@ -132,7 +132,8 @@ def print_result(result: PoGResult, names: dict[str, str]) -> None:
     total = result.usage.get("total", {})
     if total:
         out.print(
-            f"LLM: {total.get('calls', 0)} calls, {total.get('prompt_tokens', 0)} prompt + "
+            f"LLM: {total.get('calls', 0)} calls ({total.get('paper_calls', 0)} as the PoG "
+            f"paper counts), {total.get('prompt_tokens', 0)} prompt + "
             f"{total.get('completion_tokens', 0)} completion tokens; "
             f"{result.timings_s.get('total', 0.0):.2f}s"
         )
