@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import re
 import statistics
 import sys
@@ -47,7 +48,11 @@ from kgreason.pog.paths import supplement_paths
 from kgreason.pog.render import NameBook, displayed_ids
 from kgreason.pog.settings import PoGSettings
 
-METAQA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "kgqa" / "metaqa"
+#: KGREASON_SHARED_DATA (as for the tests), else ../shared/data beside the repository
+SHARED = (
+    os.environ.get("KGREASON_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared/data"
+)
+METAQA = Path(SHARED) / "kgqa" / "metaqa"
 
 
 @dataclass

@@ -29,7 +29,7 @@ def test_settings_validate_against_the_registry(strategies):
         PoGSettings(strategy="shortest")  # the default registry does not have it
     s = PoGSettings.model_validate({"strategy": "shortest"}, context={"strategies": strategies})
     assert s.strategy == "shortest"
-    assert default_strategies().names() == ("three-step", "fuzzy", "precise", "branch")
+    assert default_strategies().names() == ("fuzzy-precise", "three-step", "fuzzy", "fuzzy-branch")
 
 
 def test_pog_refuses_a_strategy_its_registry_lacks(strategies):

@@ -146,7 +146,7 @@ def test_empty_subgraph_is_named(embedder) -> None:
 
 def test_unreadable_reply_mid_question_keeps_what_was_found(kg, embedder) -> None:
     llm = ScriptedLLM(script(evaluate=["It might be Germany.", "Probably yes"]))
-    r = PoG(kg, llm, embedder, PoGSettings()).ask(QUESTION)
+    r = PoG(kg, llm, embedder, PoGSettings(strategy="three-step")).ask(QUESTION)
     assert r.error_kind == "llm-unreadable-reply" and "'evaluate'" in r.error
     assert r.answers == [] and r.phase is None
     assert len(r.paths) == 3 and all(p.triples() for p in r.paths)  # pruned paths kept

@@ -132,7 +132,8 @@ def print_result(result: PoGResult, names: dict[str, str]) -> None:
     total = result.usage.get("total", {})
     if total:
         out.print(
-            f"LLM: {total.get('calls', 0)} calls, {total.get('prompt_tokens', 0)} prompt + "
+            f"LLM: {total.get('calls', 0)} calls ({total.get('paper_calls', 0)} as the PoG "
+            f"paper counts), {total.get('prompt_tokens', 0)} prompt + "
             f"{total.get('completion_tokens', 0)} completion tokens; "
             f"{result.timings_s.get('total', 0.0):.2f}s"
         )
@@ -169,6 +170,9 @@ def register(app: typer.Typer) -> None:
             None, help="Path pruning: " + " | ".join(default_strategies().names())
         ),
         variant: str | None = typer.Option(None, help="pog | pog-e"),
+        no_summary: bool = typer.Option(
+            False, "--no-summary", help="No path summaries: raw paths in the answering prompts."
+        ),
         ranker: str | None = typer.Option(
             None, "--ranker", help="Path ranker: auto | none | hop-aligned | artefact DIR."
         ),
@@ -182,6 +186,7 @@ def register(app: typer.Typer) -> None:
             "kg.dialect": dialect,
             "pog.strategy": strategy,
             "pog.variant": variant,
+            "pog.summary": False if no_summary else None,
             "pog.ranker": ranker,
             **embedder_override(embedder),
         }

@@ -21,6 +21,7 @@ from kgreason.eval import rundir
 from kgreason.eval.datasets import SPECS, load
 from kgreason.eval.loaders import DatasetError
 from kgreason.eval.runner import RunSummary, run, summary_dict
+from kgreason.eval.sample import sample_records
 from kgreason.eval.setup import METHODS, run_config
 from kgreason.llm.base import ChatLLM, LLMError
 from kgreason.llm.factory import build_llm, llm_configured
@@ -131,6 +132,19 @@ def register(app: typer.Typer) -> None:
         split: str | None = typer.Option(None, help="Dataset split (default: the dataset's)."),
         hops: int | None = typer.Option(None, help="MetaQA / PathQuestion hop count."),
         limit: int | None = typer.Option(None, help="Only the first N questions."),
+        sample: int | None = typer.Option(
+            None,
+            help="A seeded random sample of N questions (the PoG paper's CWQ setting is "
+            "--sample 1000); resumed runs keep it. With --limit, the first of the sample.",
+        ),
+        seed: int = typer.Option(0, help="Seed of --sample."),
+        strategy: str | None = typer.Option(
+            None,
+            help="PoG path pruning: fuzzy-precise (default) | three-step | fuzzy | fuzzy-branch.",
+        ),
+        no_summary: bool = typer.Option(
+            False, "--no-summary", help="PoG without path summaries (Table 6 ablation)."
+        ),
         method: str = typer.Option("pog", help=f"One of: {', '.join(METHODS)}."),
         concurrency: int = typer.Option(1, help="Questions answered at once."),
         out: Path | None = typer.Option(None, help="Run directory (default runs/DATASET-METHOD)."),
@@ -163,6 +177,10 @@ def register(app: typer.Typer) -> None:
             dataset, split, hops, limit, method = (
                 cfg[k] for k in ("dataset", "split", "hops", "limit", "method")
             )
+            sample, seed = cfg.get("sample"), cfg.get("seed") or 0
+            recorded = cfg.get("settings") or {}  # PoG's strategy and summary as recorded
+            strategy = strategy or recorded.get("pog.strategy")
+            no_summary = no_summary or recorded.get("pog.summary") is False
             replay_transcript = replay / rundir.TRANSCRIPT
             out = out or replay.with_name(replay.name + "-replay")
         if dataset is None:
@@ -174,10 +192,17 @@ def register(app: typer.Typer) -> None:
             "kg.sparql_url": sparql,
             "kg.dialect": dialect,
             "pog.ranker": ranker,
+            "pog.strategy": strategy,
+            "pog.summary": False if no_summary else None,
         }
         s = settings(ctx, **flags, **embedder_override(embedder)).settings
         data = _load_dataset(dataset, split, hops, data_dir)
-        records = data.records[:limit] if limit else data.records
+        records = data.records
+        if sample is not None:
+            if sample < 1:
+                fail("--sample must be at least 1")
+            records = sample_records(records, sample, seed)
+        records = records[:limit] if limit else records
         out = out or Path("runs") / f"{dataset}-{method}"
         llm = _eval_llm(s, method, no_cache, out, replay_transcript)
         if replay_transcript is not None and out.exists() and not resume:
@@ -199,6 +224,8 @@ def register(app: typer.Typer) -> None:
             kg=built.kg_identity,
             extra_prompt_hashes=built.prompt_hashes,
         )
+        if sample is not None:  # recorded so --resume and --replay draw the same sample
+            config.update(sample=sample, seed=seed)
         budget = Budget(s.llm.max_calls_per_question, s.llm.max_tokens_per_question)
         summary = _run_with_progress(
             f"{dataset} / {method}",

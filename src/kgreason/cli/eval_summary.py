@@ -37,6 +37,8 @@ def headline(out: Path, summary: Any, skipped: int, wall_s: float) -> dict[str, 
         "computed": summary.computed,
         "already_done": summary.done_before,
         "failed": summary.errors,
+        "mean_llm_calls": metrics.get("mean_llm_calls"),
+        "mean_paper_calls": metrics.get("mean_paper_calls"),
         "skipped": skipped,
         "wall_s": round(wall_s, 2),
     }
@@ -54,6 +56,10 @@ def print_headline(h: dict[str, Any], method: str) -> None:
     if h["already_done"]:
         table.add_row("already done (resumed)", str(h["already_done"]))
     table.add_row("failed (ended by an error)", str(h["failed"]))
+    if h.get("mean_llm_calls"):  # raw requests beside the PoG paper's count
+        table.add_row("LLM calls / question (HTTP)", f"{h['mean_llm_calls']:.2f}")
+        if h.get("mean_paper_calls") is not None:
+            table.add_row("LLM calls / question (paper)", f"{h['mean_paper_calls']:.2f}")
     table.add_row("skipped (malformed records)", str(h["skipped"]))
     table.add_row("wall time (s)", f"{h['wall_s']:.2f}")
     console().print(table)

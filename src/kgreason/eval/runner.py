@@ -112,6 +112,8 @@ async def answer_one(
         "extra": outcome.extra,
         "usage": usage,
         "llm_calls": ledger.total().calls,
+        # calls as the PoG paper counts them: re-asks and extra batches excluded (llm/usage.py)
+        "paper_calls": ledger.total().paper_calls,
         "prompt_tokens": ledger.total().prompt_tokens,
         "completion_tokens": ledger.total().completion_tokens,
         **score(record, outcome),
@@ -173,7 +175,7 @@ async def _run_locked(
         except (OSError, ValueError) as e:
             msg = f"cannot resume {out}: unreadable {rundir.CONFIG}: {e}"
             raise rundir.RunDirError(msg) from None
-        for key in ("dataset", "split", "hops", "method"):
+        for key in ("dataset", "split", "hops", "method", "sample", "seed"):
             if old.get(key) != config.get(key):
                 raise rundir.RunDirError(
                     f"cannot resume {out}: its {key} is {old.get(key)!r}, not {config.get(key)!r}"

@@ -1,6 +1,13 @@
 """Question answering (section 4.4): path summarising, the sufficiency evaluation
-(`{Yes}`/`{No}`), answer generation from the paths, and the final answer from paths plus the
-model's own knowledge when no phase found sufficient paths.
+(`{Yes}`/`{No}`), answer generation from the paths and the model's own knowledge (Appendix
+E), and the final answer when no phase found sufficient paths.
+
+With `settings.summary` (the default, the paper's "w/ Path Summarizing") the summary REPLACES
+the raw paths in the evaluation, answer and final-answer prompts: section 4.4 answers "based on
+the current reasoning path derived from path pruning and summarizing", Appendix E's templates
+have one {Related Paths} slot, and Table 6 reports fewer input tokens with the summary. With
+`summary=False` (Table 6's "w/o Path Summarizing") there is no summarise call and the prompts
+show the raw paths.
 
 Every reply must have its expected form (`summary:`, `{Yes}`/`{No}`, `answer: {...}`); an
 unreadable reply is re-asked once and then ends the question with LLMOutputError, never an
@@ -51,11 +58,17 @@ async def summarize(
     return value
 
 
+def evidence(rendered: Sequence[str], summary: str, settings: PoGSettings) -> str:
+    """What the answering prompts show as Related Paths: the summary, or the raw paths."""
+    return summary if settings.summary else paths_field(rendered)
+
+
 async def evaluate(
     llm: ChatLLM, ctx: QuestionContext, rendered: Sequence[str], settings: PoGSettings
 ) -> Verdict:
-    """Summarise the paths, then ask whether they suffice (paper's QuestionAnswering check)."""
-    summary = await summarize(llm, ctx, rendered, settings)
+    """Summarise the paths (unless `summary` is off), then ask whether they suffice (the
+    paper's QuestionAnswering check)."""
+    summary = await summarize(llm, ctx, rendered, settings) if settings.summary else ""
     ok, raw = await call_stage(
         llm,
         "evaluate",
@@ -63,8 +76,7 @@ async def evaluate(
         parse_yes_no,
         "Reply starting with {Yes} or {No} (with the braces).",
         **ctx.fields(),
-        paths=paths_field(rendered),
-        summary=summary,
+        paths=evidence(rendered, summary, settings),
     )
     return Verdict(ok, summary, raw)
 
@@ -76,7 +88,7 @@ async def generate_answer(
     summary: str,
     settings: PoGSettings,
 ) -> tuple[list[str], str]:
-    """(answer names, raw reply) from paths judged sufficient."""
+    """(answer names, raw reply) from paths judged sufficient (or their summary)."""
     return await call_stage(
         llm,
         "answer",
@@ -84,15 +96,18 @@ async def generate_answer(
         parse_braced_answers,
         "Reply as: answer: {name 1, name 2} then reason: ...",
         **ctx.fields(),
-        paths=paths_field(rendered),
-        summary=summary,
+        paths=evidence(rendered, summary, settings),
     )
 
 
 async def final_answer(
     llm: ChatLLM, ctx: QuestionContext, rendered: Sequence[str], settings: PoGSettings
 ) -> tuple[list[str], str]:
-    """(answer names, raw reply) from the paths plus the model's own knowledge."""
+    """(answer names, raw reply) from the paths (summarised first, as for the other answering
+    prompts, when there are paths and `summary` is on) plus the model's own knowledge."""
+    summary = ""
+    if settings.summary and rendered:
+        summary = await summarize(llm, ctx, rendered, settings)
     return await call_stage(
         llm,
         "final_answer",
@@ -100,5 +115,5 @@ async def final_answer(
         parse_braced_answers,
         "Reply as: answer: {name 1, name 2} then reason: ...",
         **ctx.fields(),
-        paths=paths_field(rendered) or "(none)",
+        paths=evidence(rendered, summary, settings) or "(none)",
     )

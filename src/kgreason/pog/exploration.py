@@ -97,6 +97,8 @@ class Explorer:
         entry["paths"] = rendered
         verdict = await answering.evaluate(self.llm, ctx, rendered, self.settings)
         entry["sufficient"] = verdict.sufficient
+        if verdict.summary:
+            entry["summary"] = verdict.summary
         outcome = None
         if verdict.sufficient:
             names, raw = await answering.generate_answer(

@@ -18,6 +18,7 @@ from typing import TypeVar
 
 from kgreason.llm.base import ChatLLM
 from kgreason.llm.parse import ask_parsed
+from kgreason.llm.usage import one_paper_call
 from kgreason.pog.prompts import prompt_messages
 from kgreason.pog.settings import PoGSettings
 from kgreason.pog.types import QuestionAnalysis, TopicEntity
@@ -39,6 +40,7 @@ def stage_max_tokens(stage: str, settings: PoGSettings) -> int:
     return max(settings.max_tokens, LONG_REPLY_TOKENS.get(stage, 0))
 
 
+@one_paper_call  # the call and its re-ask are one call as the PoG paper counts (llm/usage.py)
 async def call_stage(
     llm: ChatLLM,
     stage: str,

@@ -186,6 +186,7 @@ class PoG:
         result = PoGResult(question=question, mode=s.variant)
         tr = Tracer("pog", self.callbacks, ledger=ledger)
         explorer: Explorer | None = None
+        pruner: Pruner | None = None
         prepared = None
         t_start = time.perf_counter()
         try:
@@ -234,6 +235,8 @@ class PoG:
             if explorer is not None:
                 result.trace += explorer.trace
                 result.bounds_hit += explorer.bounds_hit
+            if pruner is not None and (note := pruner.cut_note()):
+                result.bounds_hit.append(note)
             result.usage = ledger.to_dict()
             result.timings_s["total"] = time.perf_counter() - t_start
         return result

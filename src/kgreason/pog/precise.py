@@ -5,6 +5,11 @@ code does, so one prompt never carries W1 = 80 long paths; when the batches toge
 more than W paths, one more call chooses among the survivors. The reply is
 `top_list: {Path 2, Path 5, ...}`; out-of-range and repeated numbers are dropped, and a reply
 naming no valid path is unreadable (re-ask once, then LLMOutputError).
+
+One PrecisePathSelect is one LLM call as the paper counts them (Algorithm 2 calls it once per
+selection), however many batches it takes: the batches are raw calls, the selection is one
+paper call (llm/usage.py). PoG's released code sends the same 40-path batches and counts
+each one.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from collections.abc import Sequence
 
 from kgreason.llm.base import ChatLLM
 from kgreason.llm.parse import ParseError
+from kgreason.llm.usage import paper_step
 from kgreason.pog.llm_common import QuestionContext, call_stage, paths_field
 from kgreason.pog.settings import PoGSettings
 
@@ -64,7 +70,18 @@ async def precise_select(
     settings: PoGSettings,
 ) -> list[int]:
     """Indices (into `rendered`) of the top-`width` paths, best first. No call when the
-    candidates already fit in `width`."""
+    candidates already fit in `width`; one paper call however many batches."""
+    with paper_step(llm, "precise_select"):
+        return await _select(llm, ctx, rendered, width, settings)
+
+
+async def _select(
+    llm: ChatLLM,
+    ctx: QuestionContext,
+    rendered: Sequence[str],
+    width: int,
+    settings: PoGSettings,
+) -> list[int]:
     if len(rendered) <= width:
         return list(range(len(rendered)))
     if len(rendered) <= BATCH:
@@ -72,7 +89,7 @@ async def precise_select(
     survivors: list[int] = []
     for start in range(0, len(rendered), BATCH):
         batch = rendered[start : start + BATCH]
-        picked = await precise_select(llm, ctx, batch, width, settings)
+        picked = await _select(llm, ctx, batch, width, settings)
         survivors.extend(start + i for i in picked)
     if len(survivors) <= width:
         return survivors

@@ -1,10 +1,15 @@
 """Path pruning (Algorithm 2): beam-search strategies looked up by name in a
 `PruningStrategies` registry, with the width each step kept recorded for the trace.
 
-    fuzzy       FuzzySelect(W_max)
-    precise     FuzzySelect(W1) -> PrecisePathSelect(W_max)
-    branch      FuzzySelect(W1) -> BranchReduceSelect(W_max, PrecisePathSelect inside)
-    three-step  FuzzySelect(W1) -> BranchReduceSelect(W2) -> PrecisePathSelect(W_max)
+    fuzzy-precise  FuzzySelect(W1) -> PrecisePathSelect(W_max)      (the paper's PoG setting)
+    fuzzy          FuzzySelect(W_max)
+    fuzzy-branch   FuzzySelect(W1) -> BranchReduceSelect(W_max, PrecisePathSelect inside)
+    three-step     FuzzySelect(W1) -> BranchReduceSelect(W2) -> PrecisePathSelect(W_max)
+
+The names follow Algorithm 2's cases ("Fuzzy Selection Only", "Fuzzy + Precise Path
+Selection", "Fuzzy + Branch Reduced Selection", "3-Step Beam Search"); section 5 runs PoG with
+Fuzzy + Precise (W1 = 80), which is therefore the default. The names of earlier releases,
+"precise" and "branch", stay as aliases (`PruningStrategies.canonical`).
 
 A strategy is an async function `(run: PruneRun, paths) -> kept paths` composed from the
 steps `PruneRun` offers (fuzzy, branch, precise, or its own, recorded with `record`).
@@ -21,7 +26,7 @@ QUESTION instead: the ranker was trained on questions, not on the LLM's indicato
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +35,7 @@ from kgreason.pog.branch import Selector, branch_reduce_select
 from kgreason.pog.fuzzy import FuzzySelector
 from kgreason.pog.llm_common import QuestionContext
 from kgreason.pog.precise import precise_select
-from kgreason.pog.render import NameBook, displayed_ids, render_path
+from kgreason.pog.render import NameBook, SetCut, displayed_ids, render_path, shown_count
 from kgreason.pog.settings import PoGSettings
 from kgreason.pog.types import ReasoningPath
 
@@ -118,20 +123,38 @@ class PruningStrategies:
     def __init__(self) -> None:
         self._fns: dict[str, Strategy] = {}
         self._help: dict[str, str] = {}
+        #: another accepted name -> the registered name (renamed strategies)
+        self._aliases: dict[str, str] = {}
 
     def register(self, name: str, fn: Strategy, help: str = "") -> Strategy:
         if name in self._fns:
             raise ValueError(f"pruning strategy {name!r} is already registered")
+        if name in self._aliases:
+            raise ValueError(f"pruning strategy {name!r} is already an alias")
         self._fns[name], self._help[name] = fn, help
         return fn
 
+    def alias(self, old: str, name: str) -> None:
+        """Accept `old` for the registered strategy `name` (kept for renamed strategies)."""
+        if name not in self._fns:
+            raise UnknownStrategy(f"unknown pruning strategy {name!r}; one of {list(self._fns)}")
+        if old in self._fns or old in self._aliases:
+            raise ValueError(f"pruning strategy name {old!r} is already taken")
+        self._aliases[old] = name
+
+    def canonical(self, name: str) -> str:
+        """The registered name `name` stands for (itself, or the target of an alias)."""
+        name = self._aliases.get(name, name)
+        if name not in self._fns:
+            known = [*self._fns, *self._aliases]
+            raise UnknownStrategy(f"unknown pruning strategy {name!r}; one of {known}")
+        return name
+
+    def aliases(self) -> dict[str, str]:
+        return dict(self._aliases)
+
     def get(self, name: str) -> Strategy:
-        try:
-            return self._fns[name]
-        except KeyError:
-            raise UnknownStrategy(
-                f"unknown pruning strategy {name!r}; one of {list(self._fns)}"
-            ) from None
+        return self._fns[self.canonical(name)]
 
     def names(self) -> tuple[str, ...]:
         return tuple(self._fns)
@@ -140,19 +163,22 @@ class PruningStrategies:
         return self._help.get(name, "")
 
     def __contains__(self, name: object) -> bool:
-        return name in self._fns
+        return name in self._fns or name in self._aliases
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._fns)
 
 
 def default_strategies() -> PruningStrategies:
-    """A new registry with Algorithm 2's four strategies (three-step is PoG's default)."""
+    """A new registry with Algorithm 2's four cases; fuzzy-precise (the paper's PoG setting)
+    first. "precise" and "branch" (earlier names) are aliases."""
     reg = PruningStrategies()
+    reg.register("fuzzy-precise", fuzzy_precise, "fuzzy W1 -> precise W_max (paper default)")
     reg.register("three-step", three_step, "fuzzy W1 -> branch W2 -> precise W_max")
-    reg.register("fuzzy", fuzzy_only, "fuzzy W_max only")
-    reg.register("precise", fuzzy_precise, "fuzzy W1 -> precise W_max")
-    reg.register("branch", fuzzy_branch, "fuzzy W1 -> branch W_max")
+    reg.register("fuzzy", fuzzy_only, "fuzzy W_max only (no LLM in pruning)")
+    reg.register("fuzzy-branch", fuzzy_branch, "fuzzy W1 -> branch W_max")
+    reg.alias("precise", "fuzzy-precise")
+    reg.alias("branch", "fuzzy-branch")
     return reg
 
 
@@ -163,14 +189,44 @@ class Pruner:
     book: NameBook
     settings: PoGSettings
     strategies: PruningStrategies = field(default_factory=default_strategies)
+    #: entity sets shown in part: (prompt kind, set) -> cut; kind "answering" or "selection"
+    cuts: dict[tuple[str, tuple[str, ...]], SetCut] = field(default_factory=dict)
 
-    async def render(self, paths: Sequence[ReasoningPath]) -> list[str]:
-        await self.book.ensure(displayed_ids(paths))
-        return [render_path(p, self.book.names) for p in paths]
+    async def render(self, paths: Sequence[ReasoningPath], *, selection: bool = False) -> list[str]:
+        """Paths as LLM prompts show them, within the settings' entity-set bounds: the
+        selection budget for PrecisePathSelect's prompts, the answering one otherwise."""
+        s = self.settings
+        budget = s.select_set_tokens if selection else s.set_tokens
+        await self.book.ensure(displayed_ids(paths, s.set_items, budget))
+        names = self.book.names
+        kind = "selection" if selection else "answering"
+        out = []
+        for p in paths:
+            out.append(render_path(p, names, max_items=s.set_items, max_tokens=budget))
+            for ids, cut in cut_sets(p, names, s.set_items, budget):
+                self.cuts[(kind, tuple(ids))] = cut
+        return out
+
+    def cut_note(self) -> str | None:
+        """One line for `bounds_hit` when some entity set was shown in part."""
+        if not self.cuts:
+            return None
+        s = self.settings
+        parts = []
+        for kind, budget in (("answering", s.set_tokens), ("selection", s.select_set_tokens)):
+            cuts = [c for (k, _), c in self.cuts.items() if k == kind]
+            if cuts:
+                big = max(cuts, key=lambda c: c.total)
+                parts.append(
+                    f"{kind} prompts: {len(cuts)} set(s), the largest {big.total} members "
+                    f"shown as {big.shown} (budget {budget} tokens a set)"
+                )
+        return f"entity sets cut (pog.set_items={s.set_items}): " + "; ".join(parts)
 
     def precise_selector(self, ctx: QuestionContext) -> Selector:
         async def select(paths: Sequence[ReasoningPath], w: int) -> list[ReasoningPath]:
-            picked = await precise_select(self.llm, ctx, await self.render(paths), w, self.settings)
+            shown = await self.render(paths, selection=True)
+            picked = await precise_select(self.llm, ctx, shown, w, self.settings)
             return [paths[i] for i in picked]
 
         return select
@@ -192,3 +248,14 @@ class Pruner:
             ind = ctx.question
         out.paths = await strategy(PruneRun(self, ctx, entity_list, ind, out), paths)
         return out
+
+
+def cut_sets(
+    path: ReasoningPath, names: Mapping[str, str], max_items: int | None, max_tokens: int
+) -> Iterator[tuple[Sequence[str], SetCut]]:
+    """(set, cut) for each entity set of `path` shown in part under these bounds."""
+    sets = [path.hops[0].src, *(h.dst for h in path.hops)] if path.hops else []
+    for ids in sets:
+        n = shown_count(ids, names, max_items=max_items, max_tokens=max_tokens)
+        if n < len(ids):
+            yield ids, SetCut(len(ids), n)

@@ -8,44 +8,89 @@ that clusters several relations joining the same two sets lists them after the f
 `-> location.location.containedby | location.location.contains (inverse) ->`, where
 "(inverse)" marks a relation that runs against the arrow.
 Names come from a name map (D(.)); unnamed nodes show as "Unnamed Entity", unknown ids as
-the id alone. Sets larger than `max_items` show their first members (sorted by id) and
-"... (+N more)": a hub hop can hold thousands of entities, which neither an LLM prompt nor a
-sentence embedder can take; the full set stays in the Hop.
+the id alone. The paper writes every member of a set (Appendix E: {e_0x, ..., e_0z}), so LLM
+prompts show full sets (`max_items=None`), bounded by `max_tokens` per set: a hub hop can hold
+thousands of entities, which no prompt can take. A set over either bound shows its first
+members (sorted by id) and "... (+N more)"; the full set stays in the Hop, and
+`shown_count` tells the pruner which sets were cut, so the pipeline can report them. Tokens are estimated at 4 characters each
+(cl100k's average on English names) to keep rendering free of a tokenizer.
+Sentence-embedder inputs (pog/fuzzy.py) keep their own small cap, EMBED_MAX_ITEMS.
 
 `NameBook` fetches D(.) lazily from any KnowledgeGraph and caches it for one question.
 
 API:
-    render_path(path, names, *, max_items=DEFAULT_MAX_ITEMS, with_ids=True) -> str
+    render_path(path, names, *, max_items=DEFAULT_MAX_ITEMS, max_tokens=None, with_ids=True)
     render_set(ids, names, ...) -> str
-    displayed_ids(paths, max_items) -> set[str]
+    shown_count(ids, names, *, max_items, max_tokens) -> int
+    displayed_ids(paths, max_items, max_tokens=None) -> set[str]
     NameBook(kg); await book.ensure(ids); book.names (dict); book.get(id)
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from kgreason.kg.base import KnowledgeGraph
 from kgreason.pog.types import ReasoningPath
 
+#: the default cap for displays (the CLI's path listing); prompts use PoGSettings.set_items
 DEFAULT_MAX_ITEMS = 8
+#: characters per token in the budget estimate
+CHARS_PER_TOKEN = 4
+
+
+@dataclass(frozen=True)
+class SetCut:
+    """One entity set shown in part: `shown` of `total` members."""
+
+    total: int
+    shown: int
+
+
+def approx_tokens(text: str) -> int:
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def _member(i: str, names: Mapping[str, str], with_ids: bool) -> str:
+    name = names.get(i)
+    if with_ids:
+        return f"{i}: {name}" if name and name != i else i
+    return name or i
+
+
+def _shown(
+    ids: Sequence[str],
+    names: Mapping[str, str],
+    max_items: int | None,
+    max_tokens: int | None,
+    with_ids: bool,
+) -> list[str]:
+    """The members a rendering shows: at most `max_items`, within `max_tokens` (at least
+    one member, so a set is never shown empty)."""
+    limit = len(ids) if max_items is None else min(len(ids), max_items)
+    shown: list[str] = []
+    used = 0
+    for i in ids[:limit]:
+        text = _member(i, names, with_ids)
+        cost = approx_tokens(text + ", ")
+        if max_tokens is not None and shown and used + cost > max_tokens:
+            break
+        shown.append(text)
+        used += cost
+    return shown
 
 
 def render_set(
     ids: Sequence[str],
     names: Mapping[str, str],
     *,
-    max_items: int = DEFAULT_MAX_ITEMS,
+    max_items: int | None = DEFAULT_MAX_ITEMS,
+    max_tokens: int | None = None,
     with_ids: bool = True,
 ) -> str:
-    shown = []
-    for i in ids[:max_items]:
-        name = names.get(i)
-        if with_ids:
-            shown.append(f"{i}: {name}" if name and name != i else i)
-        else:
-            shown.append(name or i)
-    more = f", ... (+{len(ids) - max_items} more)" if len(ids) > max_items else ""
+    shown = _shown(ids, names, max_items, max_tokens, with_ids)
+    more = f", ... (+{len(ids) - len(shown)} more)" if len(ids) > len(shown) else ""
     return "{" + ", ".join(shown) + more + "}"
 
 
@@ -53,29 +98,53 @@ def render_path(
     path: ReasoningPath,
     names: Mapping[str, str],
     *,
-    max_items: int = DEFAULT_MAX_ITEMS,
+    max_items: int | None = DEFAULT_MAX_ITEMS,
+    max_tokens: int | None = None,
     with_ids: bool = True,
 ) -> str:
     if not path.hops:
         return ""
-    parts = [render_set(path.hops[0].src, names, max_items=max_items, with_ids=with_ids)]
+
+    def show(ids: Sequence[str]) -> str:
+        return render_set(ids, names, max_items=max_items, max_tokens=max_tokens, with_ids=with_ids)
+
+    parts = [show(path.hops[0].src)]
     for h in path.hops:
         label = h.relation + "".join(
             f" | {r}" if f == h.forward else f" | {r} (inverse)" for r, f in h.alt_relations
         )
         arrow = f" -> {label} -> " if h.forward else f" <- {label} <- "
-        parts.append(arrow + render_set(h.dst, names, max_items=max_items, with_ids=with_ids))
+        parts.append(arrow + show(h.dst))
     return "".join(parts)
 
 
-def displayed_ids(paths: Iterable[ReasoningPath], max_items: int = DEFAULT_MAX_ITEMS) -> set[str]:
-    """The ids a rendering shows (fetch only these names)."""
+def shown_count(
+    ids: Sequence[str],
+    names: Mapping[str, str],
+    *,
+    max_items: int | None,
+    max_tokens: int | None,
+    with_ids: bool = True,
+) -> int:
+    """How many members of `ids` a rendering with these bounds shows."""
+    return len(_shown(ids, names, max_items, max_tokens, with_ids))
+
+
+def displayed_ids(
+    paths: Iterable[ReasoningPath],
+    max_items: int | None = DEFAULT_MAX_ITEMS,
+    max_tokens: int | None = None,
+) -> set[str]:
+    """The ids a rendering may show (fetch only these names). Every member costs at least
+    one token, so a token budget of T never shows more than T members of a set."""
+    caps = [c for c in (max_items, max_tokens) if c is not None]
+    cap = min(caps) if caps else None
     out: set[str] = set()
     for p in paths:
         for j, h in enumerate(p.hops):
             if j == 0:
-                out.update(h.src[:max_items])
-            out.update(h.dst[:max_items])
+                out.update(h.src[:cap])
+            out.update(h.dst[:cap])
     return out
 
 

@@ -1,4 +1,11 @@
-"""PoG's parameters; the defaults are the paper's (section 4, Appendix C)."""
+"""PoG's parameters; the defaults are the paper's (sections 4-5, Appendix C).
+
+The default pruning strategy is section 5's "PoG setting": Fuzzy + Precise Path Selection
+with W1 = 80 (Algorithm 2's second case), the setting of the headline results (Table 1, the
+per-entity-count Table 2, and the "PoG" rows of Tables 6 and 8). The 3-step beam search
+(W2 = 20) is one of the Table 4/5 ablations: about 1.6 (CWQ) and 2.0 (WebQSP) points less
+accurate with about half the pruning tokens. See docs/fidelity.md.
+"""
 
 from __future__ import annotations
 
@@ -17,10 +24,29 @@ class PoGSettings(BaseModel):
     exploration_temperature: float = 0.4
     reasoning_temperature: float = 0.0
     max_tokens: int = 256
-    #: a pruning strategy's name (pog/pruning.py): Algorithm 2's three-step beam search,
-    #: fuzzy, precise, branch, or one registered in the `PruningStrategies` passed as
-    #: validation context {"strategies": registry}
-    strategy: str = "three-step"
+    #: a pruning strategy (pog/pruning.py), one of Algorithm 2's cases: "fuzzy-precise"
+    #: (Fuzzy + Precise Path Selection, the paper's PoG setting and the default),
+    #: "three-step" (Fuzzy + Branch Reduced + Precise, the "3-Step Beam Search" ablation),
+    #: "fuzzy" (Fuzzy Selection Only), "fuzzy-branch" (Fuzzy + Branch Reduced); the earlier
+    #: names "precise"/"branch" are aliases and are stored as the name they stand for. Or
+    #: one registered in the `PruningStrategies` passed as context {"strategies": registry}.
+    strategy: str = "fuzzy-precise"
+    #: section 4.4 / Table 6: the path summary REPLACES the raw paths in the sufficiency,
+    #: answer and final-answer prompts; False is the "w/o Path Summarizing" ablation (raw
+    #: paths, no summarise call).
+    summary: bool = True
+    #: entity sets in LLM prompts: the paper writes every member ({e_0x, ..., e_0z},
+    #: Appendix E), so no member cap by default (None); an int shows at most that many
+    #: members and "... (+N more)". Each set is also bounded by a token budget (about 4
+    #: characters a token): `set_tokens` in the prompts that judge and answer from at most
+    #: W_max paths (summarise, evaluate, answer, final answer, supplement), where a hidden
+    #: member can be the answer; `select_set_tokens` in PrecisePathSelect's prompts of up to
+    #: 40 paths, which choose by relations and would otherwise outgrow a context window
+    #: (PoG's released code shows 20 members everywhere). Every cut is reported in the
+    #: result's `bounds_hit`.
+    set_items: int | None = None
+    set_tokens: int = 1000
+    select_set_tokens: int = 200
     variant: Literal["pog", "pog-e"] = "pog"
     seed: int = 0
     #: Bounds that keep a question tractable; hitting one is reported in the result.
@@ -54,5 +80,13 @@ class PoGSettings(BaseModel):
 
         reg = (info.context or {}).get("strategies") or default_strategies()
         if v not in reg:
-            raise ValueError(f"unknown pruning strategy {v!r}; one of {list(reg.names())}")
+            known = [*reg.names(), *reg.aliases()]
+            raise ValueError(f"unknown pruning strategy {v!r}; one of {known}")
+        return reg.canonical(v)
+
+    @field_validator("set_items", "set_tokens", "select_set_tokens")
+    @classmethod
+    def _positive(cls, v: int | None) -> int | None:
+        if v is not None and v < 1:
+            raise ValueError("must be at least 1")
         return v
