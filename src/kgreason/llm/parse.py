@@ -203,15 +203,17 @@ def plain_markdown(text: str) -> str:
 
 
 _VERDICT = re.compile(r"\{\s*(yes|no)\s*\}", re.I)
-#: a bare verdict opening the reply: "Yes.", "NO", "Yes, the paths suffice"
-_LEADING_VERDICT = re.compile(r"^[\s>*_\"'(\[]*(yes|no)\s*(?:[.,;:!)\]\"']|$)", re.I)
+#: a bare verdict opening the reply and ending its sentence or line: "Yes.", "NO", "No!"
+#: ("Yes, probably" hedges: that is re-asked)
+_LEADING_VERDICT = re.compile(r"^[\s>*_\"'(\[]*(yes|no)[ \t]*(?:[.!]|\r?\n|$)", re.I)
 
 
 def parse_yes_no(text: str) -> bool:
     """PoG's sufficiency verdict: `{Yes}` or `{No}` (case-insensitive); the first one wins,
     as PoG's own parser reads the head of the reply. Without braces, a reply that opens with
-    a bare verdict (`Yes.`, `NO`, `No, the paths...`) is read the same way; anything else
-    (`Not sure`, `No information is missing`) is a ParseError."""
+    a bare verdict ending its sentence or line (`Yes.`, `NO`, `**No.** The paths...`) is
+    read the same way; anything else (`Yes, probably`, `No information is missing`) is a
+    ParseError."""
     m = _VERDICT.search(text) or _LEADING_VERDICT.search(plain_markdown(text))
     if not m:
         raise ParseError("reply has neither {Yes} nor {No}")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from kgreason.llm.base import ChatLLM
 from kgreason.llm.parse import ParseError, parse_braced_answers, parse_yes_no
+from kgreason.llm.schema import load_stage_schema
 from kgreason.pog.llm_common import QuestionContext, call_stage, paths_field
 from kgreason.pog.settings import PoGSettings
 
@@ -45,6 +46,7 @@ async def summarize(
         settings,
         parse_summary,
         'Reply starting with "summary:" followed by the chain of triples.',
+        schema=load_stage_schema("kgreason.pog", "summarise"),
         **ctx.fields(),
         paths=paths_field(rendered),
     )
@@ -62,6 +64,7 @@ async def evaluate(
         settings,
         parse_yes_no,
         "Reply starting with {Yes} or {No} (with the braces).",
+        schema=load_stage_schema("kgreason.pog", "evaluate"),
         **ctx.fields(),
         paths=paths_field(rendered),
         summary=summary,
@@ -83,6 +86,7 @@ async def generate_answer(
         settings,
         parse_braced_answers,
         "Reply as: answer: {name 1, name 2} then reason: ...",
+        schema=load_stage_schema("kgreason.pog", "answer"),
         **ctx.fields(),
         paths=paths_field(rendered),
         summary=summary,
@@ -99,6 +103,7 @@ async def final_answer(
         settings,
         parse_braced_answers,
         "Reply as: answer: {name 1, name 2} then reason: ...",
+        schema=load_stage_schema("kgreason.pog", "final_answer"),
         **ctx.fields(),
         paths=paths_field(rendered) or "(none)",
     )

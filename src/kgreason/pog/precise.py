@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from kgreason.llm.base import ChatLLM
 from kgreason.llm.parse import ParseError
+from kgreason.llm.schema import load_stage_schema
 from kgreason.pog.llm_common import QuestionContext, call_stage, paths_field
 from kgreason.pog.settings import PoGSettings
 
@@ -49,6 +50,7 @@ async def _select_once(
         s,
         lambda text: parse_top_list(text, len(rendered), width),
         REMINDER,
+        schema=load_stage_schema("kgreason.pog", "precise_select"),
         **ctx.fields(),
         width=str(width),
         paths=paths_field(rendered, numbered=True),
