@@ -40,9 +40,13 @@ class ParseError(ValueError):
     """Raised by a parser when the text does not have the expected form."""
 
 
-def _balanced_spans(text: str) -> list[str]:
-    """Candidate JSON spans: every balanced {...} or [...] region, outermost first."""
-    spans: list[str] = []
+def _balanced_spans(text: str) -> tuple[list[str], list[str]]:
+    """Candidate JSON spans: balanced {...} or [...] regions, as (top-level spans, longest
+    first; spans nested inside another). A nested span is read only when no top-level one
+    is JSON: `[]` inside `{'a': []}` is part of the value, not the value."""
+    top: list[str] = []
+    inner: list[str] = []
+    covered = -1
     starts = [i for i, ch in enumerate(text) if ch in "{["][:_MAX_STARTS]
     for start in starts:
         ch = text[start]
@@ -67,10 +71,12 @@ def _balanced_spans(text: str) -> list[str]:
             elif c == close:
                 depth -= 1
                 if depth == 0:
-                    spans.append(text[start : i + 1])
+                    (inner if start < covered else top).append(text[start : i + 1])
+                    covered = max(covered, i)
                     break
-    spans.sort(key=len, reverse=True)
-    return spans
+    top.sort(key=len, reverse=True)
+    inner.sort(key=len, reverse=True)
+    return top, inner
 
 
 def _scan(text: str) -> tuple[int | None, int, int | None]:
@@ -147,35 +153,43 @@ def extract_json(text: str) -> Any:
             f"(limit {MAX_JSON_REPLY_CHARS:,})"
         )
     fences = [m.group(1) for m in _FENCE.finditer(text)]
-    for cand in [*fences, text]:
+    open_at, deepest, _ = _scan(text)
+    top, inner = _balanced_spans(text if open_at is None else text[:open_at])
+    whole = [text] if open_at is None else []
+    for cand in [*fences, *whole]:
         try:
             return json.loads(cand.strip())
         except (ValueError, RecursionError):
             pass
-    open_at, deepest, _ = _scan(text)
     if open_at is not None and deepest <= _MAX_DEPTH:  # cut at the token limit
         value = _repair(_trim_truncated(text[open_at:]))
         if value is not None:
             return value
-    spans = _balanced_spans(text if open_at is None else text[:open_at])
-    for cand in spans:
+    repairs = 0
+    for cand in [*fences, *top, *whole]:
         try:
             return json.loads(cand.strip())
         except (ValueError, RecursionError):
             pass
-    whole = [text] if open_at is None else []
-    for cand in [*fences, *whole, *spans][:_MAX_REPAIRS]:
-        value = _repair(cand.strip())
-        if value is not None:
-            return value
+        if repairs < _MAX_REPAIRS:
+            repairs += 1
+            value = _repair(cand.strip())
+            if value is not None:
+                return value
+    for cand in inner:
+        try:
+            return json.loads(cand.strip())
+        except (ValueError, RecursionError):
+            pass
     raise ParseError("no JSON value found in the reply")
 
 
 _THINK_BLOCK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
 _THINK_CLOSE = re.compile(r"</(?:think|thinking|reasoning)>", re.I)
 _THINK_OPEN = re.compile(r"<(?:think|thinking|reasoning)>", re.I)
-_EMPHASIS = re.compile(r"\*\*|__|(?<!`)`(?!``)")
+_EMPHASIS = re.compile(r"\*\*|__|(?<!`)`(?!`)")
 _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+", re.M)
+_FENCE_LINE = re.compile(r"^[ \t]*```[\w-]*[ \t]*$\n?", re.M)
 
 
 def strip_thinking(text: str) -> str:
@@ -197,15 +211,18 @@ def strip_thinking(text: str) -> str:
 
 
 def plain_markdown(text: str) -> str:
-    """The reply without Markdown emphasis and heading marks (`**answer:** {X}`, `# Answer`),
-    which small models add around fixed-format answers."""
-    return _HEADING.sub("", _EMPHASIS.sub("", text))
+    """The reply without Markdown code-fence lines, emphasis and heading marks
+    (`**answer:** {X}`, `# Answer`), which models add around fixed-format answers."""
+    return _HEADING.sub("", _EMPHASIS.sub("", _FENCE_LINE.sub("", text))).strip()
 
 
 _VERDICT = re.compile(r"\{\s*(yes|no)\s*\}", re.I)
-#: a bare verdict opening the reply and ending its sentence or line: "Yes.", "NO", "No!"
-#: ("Yes, probably" hedges: that is re-asked)
-_LEADING_VERDICT = re.compile(r"^[\s>*_\"'(\[]*(yes|no)[ \t]*(?:[.!]|\r?\n|$)", re.I)
+#: a bare verdict opening the reply and ending its sentence or line: "Yes.", "NO", "No!",
+#: "Answer: No" ("Yes, probably" hedges: that is re-asked)
+_LEADING_VERDICT = re.compile(
+    r"^[\s>\"'(\[]*(?:(?:answer|a|verdict|sufficient)\s*:\s*)?(yes|no)[ \t]*(?:[.!]|\r?\n|$)",
+    re.I,
+)
 
 
 def parse_yes_no(text: str) -> bool:
@@ -245,8 +262,10 @@ def read_reply(text: str, parser: Callable[[str], T], schema: StageSchema | None
     2. With a schema: a JSON value in the reply that satisfies it is rendered into the
        stage's own form (`StageSchema.render`) and parsed; constrained servers reply so.
     3. The stage parser reads the reply as text (servers that ignored the schema, plain
-       prompting, or a model that answered in the prompt's format anyway).
-    4. Once more without Markdown emphasis, which small models put around answers.
+       prompting, or a model that answered in the prompt's format anyway). Stages with a
+       fixed text form (no schema, or a schema with a `reply` template) read it without
+       Markdown fences, emphasis and headings first (`**Answer:** {X}`), then as sent;
+       JSON stages read it as sent first (emphasis marks can be inside JSON strings).
     The stage parser has the last word in every path: the schema never replaces its checks.
     """
     body = strip_thinking(text)
@@ -255,16 +274,17 @@ def read_reply(text: str, parser: Callable[[str], T], schema: StageSchema | None
             return parser(schema.render(extract_json(body)))
         except (ParseError, SchemaMismatch):
             pass
-    try:
-        return parser(body)
-    except ParseError as first:
-        plain = plain_markdown(body)
-        if plain == body:
-            raise
+    plain = plain_markdown(body)
+    text_form = schema is None or schema.reply is not None
+    readings = [plain, body] if text_form else [body, plain]
+    first: ParseError | None = None
+    for reading in dict.fromkeys(readings):
         try:
-            return parser(plain)
-        except ParseError:
-            raise first from None
+            return parser(reading)
+        except ParseError as e:
+            first = first or e
+    assert first is not None
+    raise first
 
 
 async def ask_parsed(

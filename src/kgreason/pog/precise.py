@@ -22,7 +22,7 @@ BATCH = 40
 
 REMINDER = "Reply with one line: top_list: {Path i, Path j, ...} using the numbers shown."
 
-_LIST = re.compile(r"top[ _-]?list\s*:?\s*[\{\[(](.*?)[\}\])]", re.I | re.S)
+_LIST = re.compile(r"top[ _-]?list[\"']?\s*:?\s*[\{\[(](.*?)[\}\])]", re.I | re.S)
 _NUM = re.compile(r"(?:path\s*)?(\d+)", re.I)
 
 
