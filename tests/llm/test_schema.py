@@ -84,7 +84,10 @@ def test_validate_names_the_first_problem(value, error):
 
 def test_enum_and_max_items():
     with pytest.raises(SchemaMismatch, match="not one of"):
-        validate({"sufficient": "Maybe", "reason": ""}, load_stage_schema("kgreason.pog", "evaluate").schema)  # fmt: skip
+        validate(
+            {"sufficient": "Maybe", "reason": ""},
+            load_stage_schema("kgreason.pog", "evaluate").schema,
+        )
     preds = [{"predicted": "a", "indicator": "b"}] * 4
     with pytest.raises(SchemaMismatch, match="more than 3"):
         validate({"predictions": preds}, load_stage_schema("kgreason.pog", "supplement").schema)

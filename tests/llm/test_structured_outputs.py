@@ -37,7 +37,9 @@ async def ask(adapter: OpenAIChat, schema=EVALUATE) -> bool:
 
 
 def extra_fields(req: dict) -> dict:
-    return {k: v for k, v in req.items() if k not in ("model", "messages", "temperature", "max_tokens")}  # fmt: skip
+    return {
+        k: v for k, v in req.items() if k not in ("model", "messages", "temperature", "max_tokens")
+    }
 
 
 async def test_vllm_advertised_gets_structured_outputs(openai_server):
@@ -138,7 +140,9 @@ async def test_refused_schema_falls_back_to_plain_prompting_for_the_session(open
 
 
 async def test_refused_schema_with_a_configured_flavour_is_an_error(openai_server):
-    openai_server.reject_fields = {"structured_outputs": "extra fields not permitted: structured_outputs"}  # fmt: skip
+    openai_server.reject_fields = {
+        "structured_outputs": "extra fields not permitted: structured_outputs"
+    }
     adapter = OpenAIChat("m", openai_server.base_url, structured_output="vllm")
     with pytest.raises(LLMRejected, match="structured_output = 'vllm'"):
         await ask(adapter)

@@ -67,7 +67,12 @@ def schema_fields(
             }
         }
     if flavour == "ollama":
-        return {"response_format": {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}}  # fmt: skip
+        return {
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": name, "schema": schema},
+            }
+        }
     if flavour == "vllm":
         if vllm_version is not None and vllm_version < VLLM_STRUCTURED_SINCE:
             return {"guided_json": schema}
@@ -103,9 +108,7 @@ def flavour_from_models(body: Any, server_header: str) -> Flavour | None:
     if "llama.cpp" in server_header.lower():
         return "llamacpp"
     data = body.get("data") if isinstance(body, dict) else None
-    owners = {
-        str(m.get("owned_by", "")).lower() for m in data or [] if isinstance(m, dict)
-    }  # fmt: skip
+    owners = {str(m.get("owned_by", "")).lower() for m in data or [] if isinstance(m, dict)}
     if "vllm" in owners:
         return "vllm"
     if "llamacpp" in owners or "llama.cpp" in owners:
