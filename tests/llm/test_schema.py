@@ -164,3 +164,16 @@ def test_constrained_reply_not_matching_the_schema_falls_back_to_the_text_parser
         read_reply('{"sufficient": "Maybe", "reason": "Yes, it could be"}', parse_yes_no, s)
     # a server that ignored the schema: the model answered in the prompt's form
     assert read_reply("{No}. Missing the teacher.", parse_yes_no, s) is False
+
+
+def test_program_replies_skip_a_draft_program_inside_think():
+    """Codegen has no schema (a program is free-form), but R1-style models draft code in
+    their reasoning: the program is the block after it."""
+    from kgreason.lkg.codegen import extract_program
+
+    reply = (
+        "<think>\nFirst try:\n```smt2\n(assert false)\n```\nNo, x must be bound.\n</think>\n"
+        "```smt2\n(declare-const x Int)\n```"
+    )
+    assert extract_program(reply) == "(declare-const x Int)"
+    assert extract_program("<think>\n```smt2\n(assert false)\n```\nstill thinking") == ""

@@ -192,12 +192,8 @@ _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+", re.M)
 _FENCE_LINE = re.compile(r"^[ \t]*```[\w-]*[ \t]*$\n?", re.M)
 
 
-def strip_thinking(text: str) -> str:
-    """The reply without its reasoning: `<think>...</think>` blocks (DeepSeek-R1, Qwen3,
-    QwQ; also `<thinking>`/`<reasoning>`) are removed; text before a lone `</think>` is
-    reasoning whose opening tag was in the chat template; an unclosed `<think>` means the
-    reply was cut while still reasoning, so everything after it is dropped. A reply that
-    was nothing but reasoning is a ParseError (re-ask), never read as an answer."""
+def drop_thinking(text: str) -> str:
+    """`text` without its reasoning (see `strip_thinking`); "" if it was only reasoning."""
     out = _THINK_BLOCK.sub("", text)
     closes = list(_THINK_CLOSE.finditer(out))
     if closes:
@@ -205,9 +201,19 @@ def strip_thinking(text: str) -> str:
     opened = _THINK_OPEN.search(out)
     if opened:
         out = out[: opened.start()]
-    if not out.strip() and text.strip():
-        raise ParseError("the reply is only reasoning in <think> tags, with no answer after it")
     return out.strip()
+
+
+def strip_thinking(text: str) -> str:
+    """The reply without its reasoning: `<think>...</think>` blocks (DeepSeek-R1, Qwen3,
+    QwQ; also `<thinking>`/`<reasoning>`) are removed; text before a lone `</think>` is
+    reasoning whose opening tag was in the chat template; an unclosed `<think>` means the
+    reply was cut while still reasoning, so everything after it is dropped. A reply that
+    was nothing but reasoning is a ParseError (re-ask), never read as an answer."""
+    out = drop_thinking(text)
+    if not out and text.strip():
+        raise ParseError("the reply is only reasoning in <think> tags, with no answer after it")
+    return out
 
 
 def plain_markdown(text: str) -> str:
