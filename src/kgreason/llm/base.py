@@ -73,7 +73,10 @@ class Request:
 class ChatLLM(Protocol):
     """The one interface every stage uses. `stage` names the caller for accounting;
     `sample` distinguishes repeated draws of the same prompt (self-consistency, repairs)
-    so a cache never replays one draw as another."""
+    so a cache never replays one draw as another. `schema` is the JSON schema the stage
+    expects its reply to satisfy: HTTP adapters send it where the server can constrain
+    decoding, caches and transcripts key on it, anything else may ignore it (callers
+    parse and check the reply either way)."""
 
     model: str
 
