@@ -212,6 +212,12 @@ def test_settings_reject_an_unknown_mode():
         (400, "Unrecognized request argument supplied: response_format", True),
         (422, "extra fields not permitted: structured_outputs", True),
         (400, 'response_format type must be one of "text" or "json_object"', True),
+        (400, "invalid response_format type: json_schema", True),
+        (
+            400,
+            "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.",
+            True,
+        ),
         (400, "This model's maximum context length is 4096 tokens", False),
         (400, "invalid model name", False),
         (500, "response_format is not supported", False),

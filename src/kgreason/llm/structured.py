@@ -35,7 +35,7 @@ VLLM_STRUCTURED_SINCE = (0, 10, 2)
 _FIELDS = ("response_format", "json_schema", "structured_outputs", "guided_json", "schema")
 _UNSUPPORTED = re.compile(
     r"not (?:be )?support|unsupported|unknown (?:field|param)|unrecognized|extra (?:fields|inputs)"
-    r"|not permitted|invalid (?:value|type|parameter)|must be one of",
+    r"|not permitted|\binvalid\b|must be one of",
     re.I,
 )
 
