@@ -283,14 +283,13 @@ def read_reply(text: str, parser: Callable[[str], T], schema: StageSchema | None
     plain = plain_markdown(body)
     text_form = schema is None or schema.reply is not None
     readings = [plain, body] if text_form else [body, plain]
-    first: ParseError | None = None
+    errors: list[ParseError] = []
     for reading in dict.fromkeys(readings):
         try:
             return parser(reading)
         except ParseError as e:
-            first = first or e
-    assert first is not None
-    raise first
+            errors.append(e)
+    raise errors[0]
 
 
 async def ask_parsed(
