@@ -3,10 +3,13 @@ form, and the reading of replies (think tags, truncation, Markdown) around them.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from importlib import resources
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kgreason.llm import parse_braced_answers, parse_yes_no
 from kgreason.llm.parse import ParseError, extract_json, read_reply, strip_thinking
@@ -177,3 +180,30 @@ def test_program_replies_skip_a_draft_program_inside_think():
     )
     assert extract_program(reply) == "(declare-const x Int)"
     assert extract_program("<think>\n```smt2\n(assert false)\n```\nstill thinking") == ""
+
+
+_SCHEMAS = [load_stage_schema("kgreason.pog", n) for n in ("evaluate", "precise_select", "answer")]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.one_of(
+        st.text(max_size=300),
+        st.builds(
+            lambda k, v: json.dumps({k: v}),
+            st.sampled_from(["sufficient", "top_list", "answer", "reason", "x"]),
+            st.recursive(
+                st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+                lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=5), c),
+                max_leaves=8,
+            ),
+        ),
+    ),
+    which=st.integers(0, 2),
+)
+def test_read_reply_gives_a_value_or_parse_error(text, which):
+    """Whatever the model sends, a stage gets its value or a ParseError (so `ask_parsed`
+    re-asks), never a SchemaMismatch, KeyError or TypeError from the schema path."""
+    parsers = [parse_yes_no, lambda t: parse_top_list(t, 5, 3), parse_braced_answers]
+    with contextlib.suppress(ParseError):
+        read_reply(text, parsers[which], _SCHEMAS[which])

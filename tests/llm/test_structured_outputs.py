@@ -248,3 +248,29 @@ async def test_transcripts_record_the_schema_and_old_ones_still_replay(tmp_path)
     await ask_parsed(RecordingLLM(scripted, old), MSGS, parse_yes_no, stage="evaluate", reminder="")
     assert "schema" not in json.loads(old.read_text())["request"]
     assert await ask(ReplayLLM(old)) is False  # recorded without a schema, still answers
+
+
+async def test_concurrent_first_calls_probe_once(openai_server):
+    import asyncio
+
+    openai_server.gets = {MODELS: models("vllm")}
+    openai_server.plan = [("ok", JSON_YES)] * 5
+    adapter = OpenAIChat("m", openai_server.base_url)
+    assert await asyncio.gather(*(ask(adapter) for _ in range(5))) == [True] * 5
+    await adapter.aclose()
+    assert openai_server.get_paths.count(MODELS) == 1
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://api.openai.com/v1", True),
+        ("https://my-res.openai.azure.com/openai", True),
+        ("http://localhost:8000/v1", False),
+        ("https://api.openai.com.evil.example/v1", False),
+    ],
+)
+def test_openai_host(url, expected):
+    from kgreason.llm.structured import is_openai_host
+
+    assert is_openai_host(url) is expected
