@@ -9,6 +9,11 @@ seconds) sends a valid reply one byte per 50 ms for at most `seconds`. Fault loo
 in bytes and time, stop when the client hangs up or the server closes, and record the bytes
 they sent in `sent`. With the plan empty it answers "ok". Request bodies are kept in
 `requests`.
+
+Capability probes: `gets` maps a GET path ("/v1/models", "/version", "/api/version") to
+(status, headers, JSON body); other GETs answer 404. Paths asked are kept in `get_paths`.
+`reject_fields` maps a request field to an error message: a POST carrying that field is
+answered 400 with the message (a server without structured outputs), and consumes no plan.
 """
 
 from __future__ import annotations
@@ -27,6 +32,9 @@ class FakeOpenAIServer:
         self.requests: list[dict[str, Any]] = []
         #: bytes of body each fault reply ("huge", "trickle") managed to send
         self.sent: list[int] = []
+        self.gets: dict[str, tuple[int, dict[str, str], Any]] = {}
+        self.get_paths: list[str] = []
+        self.reject_fields: dict[str, str] = {}
         self.stop = threading.Event()
         self._lock = threading.Lock()
         server = self
@@ -35,11 +43,31 @@ class FakeOpenAIServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
+            def do_GET(self) -> None:
+                with server._lock:
+                    server.get_paths.append(self.path)
+                    status, headers, payload = server.gets.get(
+                        self.path, (404, {}, {"error": {"message": "no such route"}})
+                    )
+                self.send_response(status)
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                raw = json.dumps(payload).encode()
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("content-length", 0)))
                 with server._lock:
-                    server.requests.append(json.loads(body))
-                    kind, arg = server.plan.pop(0) if server.plan else ("ok", "fine")
+                    req = json.loads(body)
+                    server.requests.append(req)
+                    refused = [m for f, m in server.reject_fields.items() if f in req]
+                    if refused:
+                        kind, arg = "error400", refused[0]
+                    else:
+                        kind, arg = server.plan.pop(0) if server.plan else ("ok", "fine")
                 # the client may have given up first (timeout test)
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     server.respond(self, kind, arg)
@@ -78,6 +106,9 @@ class FakeOpenAIServer:
         if kind == "status":
             msg = json.dumps({"error": {"message": f"scripted {arg}", "type": "test"}})
             return self._send(h, arg, msg.encode())
+        if kind == "error400":
+            msg = json.dumps({"error": {"message": arg, "type": "invalid_request_error"}})
+            return self._send(h, 400, msg.encode())
         if kind == "raw":
             return self._send(h, 200, arg)
         body: dict[str, Any] = {

@@ -36,7 +36,8 @@ def test_extract_json(text, expected):
 
 
 @pytest.mark.parametrize(
-    "text", ["", "garbage", "I choose relation 3.", "None", "True", "{unquoted: words}", "{"]
+    "text",
+    ["", "garbage", "I choose relation 3.", "None", "True", "{unquoted: words}", "{", "{Yes}"],
 )
 def test_extract_json_garbage_raises(text):
     with pytest.raises(ParseError):
@@ -51,13 +52,19 @@ def test_extract_json_garbage_raises(text):
         ("{ yes } the path suffices", True),
         ("Based on the paths, {NO}.", False),
         ("{No}. Earlier I said {Yes} but", False),  # the first verdict wins
+        ("Yes", True),  # a bare verdict opening the reply (small models drop the braces)
+        ("no", False),
+        ("**Yes.** The paths give the teacher.", True),
+        ("No. The instrument is missing.", False),
     ],
 )
 def test_parse_yes_no(text, expected):
     assert parse_yes_no(text) is expected
 
 
-@pytest.mark.parametrize("text", ["Yes", "no", "{Maybe}", "", "yes}"])
+@pytest.mark.parametrize(
+    "text", ["{Maybe}", "", "yes}", "Yesterday", "No information is missing", "Yes, probably"]
+)
 def test_parse_yes_no_garbage_raises(text):
     with pytest.raises(ParseError):
         parse_yes_no(text)

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from kgreason.eval.records import Record
 from kgreason.llm.base import ChatLLM, LLMOutputError, Message
-from kgreason.llm.parse import ParseError, ask_parsed
+from kgreason.llm.parse import ParseError, ask_parsed, read_reply
 from kgreason.prompts import load_prompt
 from kgreason.prompts import prompt_hashes as package_prompt_hashes
 
@@ -140,7 +140,7 @@ class SelfConsistency:
             )
             texts.append(c.text)
             try:
-                value = _answer_value(parse_final_braces(c.text), record)
+                value = _answer_value(read_reply(c.text, parse_final_braces), record)
             except ParseError:
                 continue
             key = value.strip().lower()

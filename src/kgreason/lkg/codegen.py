@@ -24,6 +24,7 @@ from kgreason.lkg.prompts import load_prompt
 from kgreason.lkg.retrieval import RetrievedSubgraph
 from kgreason.lkg.solvers.base import ProgramFormatError, SolverResult, SolverUnavailable
 from kgreason.llm.base import ChatLLM, Message
+from kgreason.llm.parse import drop_thinking
 
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[ \t]*\n(.*?)```", re.S)
 #: Failures of the machine, not of the program: a repair cannot fix them, so they are
@@ -61,6 +62,7 @@ class CodegenOutcome(BaseModel):
 def extract_program(reply: str) -> str:
     """The program in a reply: the first fenced block, else the whole reply if it looks
     like a program (starts with '(', ';' or a section header); '' if there is none."""
+    reply = drop_thinking(reply)  # a draft program inside <think> is not the program
     m = _FENCE.search(reply)
     if m:
         return m.group(2).strip()

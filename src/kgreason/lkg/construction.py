@@ -41,6 +41,7 @@ from kgreason.lkg.types import (
 )
 from kgreason.llm.base import ChatLLM
 from kgreason.llm.parse import ParseError, ask_parsed, extract_json
+from kgreason.llm.schema import load_stage_schema
 
 STAGE = "lkg_construct"
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -304,6 +305,7 @@ class LKGBuilder:
                 "relationships, rules and constraints, and nothing else.",
                 temperature=self.temperature,
                 max_tokens=self.max_tokens,
+                schema=load_stage_schema("kgreason.lkg", "construct"),
             )
             extraction_to_graph(ex, f"{chunk}\n{question}", into=g, title=title)
         return g

@@ -24,6 +24,7 @@ from kgreason.lkg.prompts import load_prompt
 from kgreason.lkg.types import Edge, Node
 from kgreason.llm.base import ChatLLM, LLMError
 from kgreason.llm.parse import ParseError, ask_parsed, extract_json
+from kgreason.llm.schema import load_stage_schema
 
 _STOPWORDS = (
     "a an the is are was were be been of in on at to for from by with and or not no if then "
@@ -162,6 +163,7 @@ class HybridRetriever:
                 stage="query_entities",
                 reminder="Return ONLY a JSON list of entity names.",
                 max_tokens=self.max_tokens,
+                schema=load_stage_schema("kgreason.lkg", "query_entities"),
             )
         except LLMError as e:
             notes.append(f"query_entities: {e}; used the deterministic fallback")
@@ -229,6 +231,7 @@ class HybridRetriever:
                 stage="prune",
                 reminder='Return ONLY a JSON list of node IDs such as ["n1", "n3"].',
                 max_tokens=self.max_tokens,
+                schema=load_stage_schema("kgreason.lkg", "prune"),
             )
         except LLMError as e:
             notes.append(f"prune: {e}; kept the unpruned hull")

@@ -25,6 +25,7 @@ from kgreason.lkg.retrieval import RetrievedSubgraph
 from kgreason.lkg.solvers.registry import SolverRegistry, default_solvers
 from kgreason.llm.base import ChatLLM, LLMError
 from kgreason.llm.parse import ParseError, ask_parsed
+from kgreason.llm.schema import choice_schema
 
 #: A registered solver's name; the structural router returns one of the built-in three.
 Route = str
@@ -181,6 +182,7 @@ async def route(
             stage="route",
             reminder=f"Return ONLY one word: {shown}.",
             max_tokens=max_tokens,
+            schema=choice_schema("route", _shown_words(solvers.route_words()), "route"),
         )
     except LLMError as e:
         return RouteDecision(

@@ -20,8 +20,11 @@ from kgreason.llm.parse import (
     extract_json,
     parse_braced_answers,
     parse_yes_no,
+    read_reply,
+    strip_thinking,
 )
 from kgreason.llm.retry import RetryingLLM
+from kgreason.llm.schema import StageSchema, choice_schema, load_stage_schema
 from kgreason.llm.transcript import (
     RecordingLLM,
     ReplayLLM,
@@ -49,6 +52,7 @@ __all__ = [
     "RecordingLLM",
     "ReplayLLM",
     "RetryingLLM",
+    "StageSchema",
     "StageUsage",
     "TranscriptError",
     "TranscriptMismatch",
@@ -56,8 +60,12 @@ __all__ = [
     "UsageLedger",
     "ask_parsed",
     "build_llm",
+    "choice_schema",
     "extract_json",
     "llm_configured",
+    "load_stage_schema",
     "parse_braced_answers",
     "parse_yes_no",
+    "read_reply",
+    "strip_thinking",
 ]

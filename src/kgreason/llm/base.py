@@ -8,7 +8,7 @@ metering, budget, recording) all implement it, so they stack freely.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, Required, TypedDict, runtime_checkable
+from typing import Any, Literal, Protocol, Required, TypedDict, runtime_checkable
 
 
 class Message(TypedDict):
@@ -37,6 +37,10 @@ class Completion:
     latency_s: float = 0.0
 
 
+#: a JSON Schema document as a dict (the subset llm/schema.py validates)
+JsonSchema = dict[str, Any]
+
+
 class CallOptions(TypedDict, total=False):
     """The keyword options of `ChatLLM.complete`, named once: middleware takes them as
     `**opts: Unpack[CallOptions]` and forwards them untouched, so adding an option is one edit."""
@@ -45,6 +49,9 @@ class CallOptions(TypedDict, total=False):
     temperature: float
     max_tokens: int | None
     sample: int
+    #: the JSON schema the reply should satisfy; adapters send it to servers that can
+    #: constrain decoding (llm/structured.py), caches and transcripts key on it
+    schema: JsonSchema | None
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,7 @@ class Request:
     temperature: float = 0.0
     max_tokens: int | None = 256
     sample: int = 0
+    schema: JsonSchema | None = None
 
     @classmethod
     def of(cls, opts: CallOptions) -> Request:
@@ -65,7 +73,10 @@ class Request:
 class ChatLLM(Protocol):
     """The one interface every stage uses. `stage` names the caller for accounting;
     `sample` distinguishes repeated draws of the same prompt (self-consistency, repairs)
-    so a cache never replays one draw as another."""
+    so a cache never replays one draw as another. `schema` is the JSON schema the stage
+    expects its reply to satisfy: HTTP adapters send it where the server can constrain
+    decoding, caches and transcripts key on it, anything else may ignore it (callers
+    parse and check the reply either way)."""
 
     model: str
 
@@ -77,6 +88,7 @@ class ChatLLM(Protocol):
         temperature: float = 0.0,
         max_tokens: int | None = 256,
         sample: int = 0,
+        schema: JsonSchema | None = None,
     ) -> Completion: ...
 
 
@@ -115,6 +127,9 @@ class LLMRejected(LLMTransportError):
     """The endpoint refused the request (HTTP 4xx other than 408/429): retrying cannot help."""
 
     error_kind = "llm-rejected"
+    #: the HTTP status and the start of the error body (what a caller can match on)
+    status: int = 0
+    detail: str = ""
 
 
 class LLMTooLarge(LLMTransportError):

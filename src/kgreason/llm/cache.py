@@ -1,6 +1,7 @@
 """A persistent response cache (SQLite), so re-running a question costs nothing.
 
 The key is sha256 of endpoint + model + messages + temperature + max_tokens + sample index
+(+ the reply schema, when a stage sends one)
 (the endpoint since 0.x: two servers serving the same model name are different models, so
 entries written before it was added simply miss once and are refetched). Repeated
 samples of one prompt (self-consistency) and repair attempts (which add messages) are distinct
@@ -28,7 +29,15 @@ import time
 from pathlib import Path
 from typing import Any, Unpack
 
-from kgreason.llm.base import CallOptions, ChatLLM, Completion, Message, Request, Usage
+from kgreason.llm.base import (
+    CallOptions,
+    ChatLLM,
+    Completion,
+    JsonSchema,
+    Message,
+    Request,
+    Usage,
+)
 from kgreason.llm.request import canonical_request, request_key
 
 log = logging.getLogger(__name__)
@@ -110,9 +119,14 @@ class CachedLLM:
             self._conn = None
 
     def key(
-        self, messages: list[Message], temperature: float, max_tokens: int | None, sample: int
+        self,
+        messages: list[Message],
+        temperature: float,
+        max_tokens: int | None,
+        sample: int,
+        schema: JsonSchema | None = None,
     ) -> str:
-        req = canonical_request(self.model, messages, temperature, max_tokens, sample)
+        req = canonical_request(self.model, messages, temperature, max_tokens, sample, schema)
         if self.endpoint is not None:
             req["endpoint"] = self.endpoint
         return request_key(req)
@@ -155,7 +169,7 @@ class CachedLLM:
 
     async def complete(self, messages: list[Message], **opts: Unpack[CallOptions]) -> Completion:
         r = Request.of(opts)
-        key = self.key(messages, r.temperature, r.max_tokens, r.sample)
+        key = self.key(messages, r.temperature, r.max_tokens, r.sample, r.schema)
         hit = self.get(key)
         if hit is not None:
             return hit

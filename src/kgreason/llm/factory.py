@@ -66,7 +66,13 @@ def build_llm(
         if not llm_configured(s):
             raise LLMNotConfigured(NOT_CONFIGURED_HINT)
         adapter = OpenAIChat(
-            s.model, s.base_url, s.api_key, s.timeout_s, max_reply_bytes=s.max_reply_bytes
+            s.model,
+            s.base_url,
+            s.api_key,
+            s.timeout_s,
+            max_reply_bytes=s.max_reply_bytes,
+            structured_output=s.structured_output,
+            structured_strict=s.structured_strict,
         )
         llm = adapter
         llm = RetryingLLM(

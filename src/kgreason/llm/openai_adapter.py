@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from typing import Any, Unpack
 
@@ -36,8 +37,21 @@ from kgreason.llm.base import (
     Request,
     Usage,
 )
+from kgreason.llm.schema import strict_compatible
+from kgreason.llm.structured import (
+    Capability,
+    Mode,
+    flavour_from_models,
+    is_openai_host,
+    parse_version,
+    rejects_schema,
+    schema_fields,
+    server_root,
+)
 from kgreason.llm.tokens import TokenCounter
 from kgreason.loopclient import LoopClient
+
+log = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: Sent when no key is configured: local servers ignore it, OpenAI itself will say 401.
@@ -46,6 +60,9 @@ PLACEHOLDER_KEY = "no-key"
 DEFAULT_MAX_REPLY_BYTES = 16 * 1024 * 1024
 #: How much of an error body is read for the message.
 _ERROR_BODY_BYTES = 64 * 1024
+#: Capability probes (/models, /version, /api/version): a short deadline and a small body.
+_PROBE_TIMEOUT_S = 5.0
+_PROBE_BYTES = 1024 * 1024
 
 #: Kept for callers that catch the old name.
 LLMMalformedResponse = LLMBadReply
@@ -80,6 +97,8 @@ class OpenAIChat:
         *,
         max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
         tokens: TokenCounter | None = None,
+        structured_output: Mode = "auto",
+        structured_strict: bool = True,
     ):
         self.model = model
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
@@ -90,6 +109,12 @@ class OpenAIChat:
         self.tokens = tokens or TokenCounter()
         #: remade per event loop and closed when that loop shuts down (see loopclient.py)
         self._http = LoopClient(lambda: httpx.AsyncClient(timeout=httpx.Timeout(self.timeout_s)))
+        self.structured_output: Mode = structured_output
+        self.structured_strict = structured_strict
+        #: what this endpoint accepts, found on the first call that carries a schema and
+        #: kept for the adapter's life (one adapter per endpoint per session)
+        self.capability: Capability | None = None
+        self._probe_lock: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -124,6 +149,34 @@ class OpenAIChat:
         }
         if r.max_tokens is not None:
             payload["max_tokens"] = r.max_tokens
+        extra: dict[str, Any] = {}
+        if r.schema is not None and self.structured_output != "off":
+            cap = await self.detect()
+            strict = self.structured_strict and strict_compatible(r.schema)
+            extra = schema_fields(
+                cap.flavour, r.stage, r.schema, strict=strict, vllm_version=cap.vllm_version
+            )
+        try:
+            return await self._send({**payload, **extra}, messages)
+        except LLMRejected as e:
+            if not extra or not rejects_schema(e.status, e.detail):
+                raise
+            if self.structured_output != "auto":
+                raise LLMRejected(
+                    f"{e} (llm.structured_output = {self.structured_output!r}: the server "
+                    'refused the schema; set it to "auto" or "off")',
+                    endpoint=self.endpoint,
+                ) from None
+            self.capability = Capability(
+                "off", f"the server refused {sorted(extra)} with HTTP {e.status}: {e.detail[:120]}"
+            )
+            log.warning(
+                "%s does not accept structured outputs (%s); plain prompting from now on",
+                self.endpoint, self.capability.how,
+            )  # fmt: skip
+            return await self._send(payload, messages)
+
+    async def _send(self, payload: dict[str, Any], messages: list[Message]) -> Completion:
         t0 = time.perf_counter()
         progress: list[str] = []
         try:
@@ -151,13 +204,81 @@ class OpenAIChat:
                     retryable=True,
                     retry_after=_retry_after(headers),
                 )
-            raise LLMRejected(
+            rejected = LLMRejected(
                 f"{self.endpoint}: rejected the request with HTTP {status}: {detail}",
                 endpoint=self.endpoint,
             )
+            rejected.status, rejected.detail = status, detail
+            raise rejected
         latency = time.perf_counter() - t0
         text, usage, model = self._parse(body, messages)
         return Completion(text, usage, model=model or self.model, latency_s=latency)
+
+    async def detect(self) -> Capability:
+        """The structured-output flavour of this endpoint: the configured one, or (auto) what
+        the server reveals, probed once and remembered (docs/structured-outputs.md)."""
+        if self.capability is not None:
+            return self.capability
+        loop = asyncio.get_running_loop()
+        if self._probe_lock is None or self._probe_lock[0] is not loop:
+            self._probe_lock = (loop, asyncio.Lock())
+        async with self._probe_lock[1]:
+            if self.capability is None:
+                self.capability = await self._detect()
+                log.info(
+                    "structured outputs at %s: %s (%s)",
+                    self.endpoint, self.capability.flavour, self.capability.how,
+                )  # fmt: skip
+        return self.capability
+
+    async def _detect(self) -> Capability:
+        mode = self.structured_output
+        if mode == "vllm":
+            return Capability("vllm", "configured", await self._vllm_version())
+        if mode != "auto":
+            return Capability(mode, "configured")
+        if is_openai_host(self.base_url):
+            return Capability("openai", f"host of {self.base_url}")
+        got = await self._probe(f"{self.base_url}/models")
+        if got is not None:
+            status, server, body = got
+            flavour = flavour_from_models(body, server) if status == 200 else None
+            if flavour == "vllm":
+                return Capability("vllm", "GET /models: owned_by vllm", await self._vllm_version())
+            if flavour is not None:
+                how = "Server header" if "llama.cpp" in server.lower() else "GET /models owned_by"
+                return Capability(flavour, how)
+        got = await self._probe(f"{server_root(self.base_url)}/api/version")
+        if got is not None and got[0] == 200 and isinstance(got[2], dict) and "version" in got[2]:
+            return Capability("ollama", f"GET /api/version: Ollama {got[2]['version']}")
+        return Capability("openai", "no server signature: OpenAI form, dropped if a 400 names it")
+
+    async def _vllm_version(self) -> tuple[int, ...] | None:
+        got = await self._probe(f"{server_root(self.base_url)}/version")
+        if got is None or got[0] != 200 or not isinstance(got[2], dict):
+            return None
+        return parse_version(str(got[2].get("version", "")))
+
+    async def _probe(self, url: str) -> tuple[int, str, Any] | None:
+        """(status, Server header, JSON body or None) of a GET, or None if it failed."""
+        headers = {"Authorization": f"Bearer {self._api_key}", "Accept": "application/json"}
+        try:
+            client = await self._http.get()
+            async with asyncio.timeout(min(_PROBE_TIMEOUT_S, self.timeout_s)):
+                async with client.stream("GET", url, headers=headers) as resp:
+                    buf = bytearray()
+                    async for chunk in resp.aiter_bytes():
+                        buf += chunk
+                        if len(buf) > _PROBE_BYTES:
+                            return resp.status_code, resp.headers.get("server", ""), None
+                    try:
+                        body = json.loads(buf) if buf else None
+                    except ValueError:
+                        body = None
+                    return resp.status_code, resp.headers.get("server", ""), body
+        except (TimeoutError, httpx.HTTPError) as e:
+            log.debug("probe %s failed: %r", url, e)
+            return None
 
     async def _post(
         self, payload: dict[str, Any], progress: list[str]

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kgreason.llm.structured import Mode
+
 
 class LLMSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -27,3 +29,9 @@ class LLMSettings(BaseModel):
     transcript_path: Path | None = None
     max_calls_per_question: int | None = None
     max_tokens_per_question: int | None = None
+    #: How stage schemas reach the server: "auto" detects per endpoint (docs/
+    #: structured-outputs.md), a flavour name forces that request shape, "off" never sends
+    #: one. Replies are parsed and validated the same way in every mode.
+    structured_output: Mode = "auto"
+    #: OpenAI's `strict` flag, sent for schemas that strict mode accepts
+    structured_strict: bool = True

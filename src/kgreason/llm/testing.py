@@ -11,7 +11,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Unpack
 
-from kgreason.llm.base import CallOptions, Completion, LLMError, Message, Request, Usage
+from kgreason.llm.base import (
+    CallOptions,
+    Completion,
+    JsonSchema,
+    LLMError,
+    Message,
+    Request,
+    Usage,
+)
 
 Responder = Callable[[list[Message]], str]
 
@@ -28,6 +36,8 @@ class RecordedCall:
     max_tokens: int | None
     sample: int
     reply: str
+    #: the reply schema the stage sent (None: plain prompting)
+    schema: JsonSchema | None = None
 
 
 def _count(text: str) -> int:
@@ -68,7 +78,9 @@ class ScriptedLLM:
             self._cursor[stage] = i + 1
             reply = entry[i]
         self.calls.append(
-            RecordedCall(stage, list(messages), r.temperature, r.max_tokens, r.sample, reply)
+            RecordedCall(
+                stage, list(messages), r.temperature, r.max_tokens, r.sample, reply, r.schema
+            )
         )
         prompt = "\n".join(m["content"] for m in messages)
         return Completion(reply, Usage(_count(prompt), _count(reply)), model=self.model)

@@ -1,12 +1,15 @@
 """Record every LLM call to a JSONL transcript, and replay a transcript as the LLM.
 
 One line per call:
-    {"stage": ..., "request": {"messages", "temperature", "max_tokens", "sample", "model"},
+    {"stage": ..., "request": {"messages", "temperature", "max_tokens", "sample", "model",
+                               "schema" (only when the stage sent one)},
      "response": {"text": ...}, "usage": {"prompt_tokens", "completion_tokens", "estimated"},
      "cached": bool}
 A run made with a real model and `--transcript run.jsonl` is reproduced offline by building
 the LLM with `replay=run.jsonl`: each request is answered by the recorded response to the
-identical request (same model, messages, temperature, max_tokens, sample). Identical requests
+identical request (same model, messages, temperature, max_tokens, sample, schema); a
+transcript recorded before stages sent schemas still answers them, by the same request
+without the schema. Identical requests
 recorded several times are answered in recorded order; an unmatched request raises
 `TranscriptMismatch` instead of inventing a reply.
 """
@@ -52,7 +55,7 @@ class RecordingLLM:
         record = {
             "stage": r.stage,
             "request": canonical_request(
-                self.model, messages, r.temperature, r.max_tokens, r.sample
+                self.model, messages, r.temperature, r.max_tokens, r.sample, r.schema
             ),
             "response": {"text": c.text, "model": c.model},
             "usage": {
@@ -89,6 +92,7 @@ def _load(path: Path) -> tuple[dict[str, deque[Completion]], str]:
                     req["temperature"],
                     req["max_tokens"],
                     req["sample"],
+                    req.get("schema"),
                 )
             )
             u = rec.get("usage") or {}
@@ -125,10 +129,13 @@ class ReplayLLM:
 
     async def complete(self, messages: list[Message], **opts: Unpack[CallOptions]) -> Completion:
         r = Request.of(opts)
-        key = request_key(
-            canonical_request(self.model, messages, r.temperature, r.max_tokens, r.sample)
+        req = canonical_request(
+            self.model, messages, r.temperature, r.max_tokens, r.sample, r.schema
         )
-        queue = self._answers.get(key)
+        queue = self._answers.get(request_key(req))
+        if not queue and r.schema is not None:  # recorded before the stage sent a schema
+            del req["schema"]
+            queue = self._answers.get(request_key(req))
         if not queue:
             last = messages[-1]["content"] if messages else ""
             raise TranscriptMismatch(

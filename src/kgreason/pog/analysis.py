@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from kgreason.kg.ranking import normalize_name
 from kgreason.llm.base import ChatLLM
 from kgreason.llm.parse import ParseError, extract_json
+from kgreason.llm.schema import load_stage_schema
 from kgreason.pog.llm_common import call_stage, topics_field
 from kgreason.pog.settings import PoGSettings
 from kgreason.pog.types import QuestionAnalysis, TopicEntity
@@ -117,6 +118,7 @@ async def analyze_question(
         settings,
         lambda text: parse_analysis(text, topics),
         REMINDER,
+        schema=load_stage_schema("kgreason.pog", "question_analysis"),
         question=question,
         topics=topics_field(topics),
     )

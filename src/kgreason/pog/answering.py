@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from kgreason.llm.base import ChatLLM
 from kgreason.llm.parse import ParseError, parse_braced_answers, parse_yes_no
+from kgreason.llm.schema import load_stage_schema
 from kgreason.pog.llm_common import QuestionContext, call_stage, paths_field
 from kgreason.pog.settings import PoGSettings
 
@@ -52,6 +53,7 @@ async def summarize(
         settings,
         parse_summary,
         'Reply starting with "summary:" followed by the chain of triples.',
+        schema=load_stage_schema("kgreason.pog", "summarise"),
         **ctx.fields(),
         paths=paths_field(rendered),
     )
@@ -75,6 +77,7 @@ async def evaluate(
         settings,
         parse_yes_no,
         "Reply starting with {Yes} or {No} (with the braces).",
+        schema=load_stage_schema("kgreason.pog", "evaluate"),
         **ctx.fields(),
         paths=evidence(rendered, summary, settings),
     )
@@ -95,6 +98,7 @@ async def generate_answer(
         settings,
         parse_braced_answers,
         "Reply as: answer: {name 1, name 2} then reason: ...",
+        schema=load_stage_schema("kgreason.pog", "answer"),
         **ctx.fields(),
         paths=evidence(rendered, summary, settings),
     )
@@ -114,6 +118,7 @@ async def final_answer(
         settings,
         parse_braced_answers,
         "Reply as: answer: {name 1, name 2} then reason: ...",
+        schema=load_stage_schema("kgreason.pog", "final_answer"),
         **ctx.fields(),
         paths=evidence(rendered, summary, settings) or "(none)",
     )

@@ -18,6 +18,7 @@ from typing import TypeVar
 
 from kgreason.llm.base import ChatLLM
 from kgreason.llm.parse import ask_parsed
+from kgreason.llm.schema import StageSchema
 from kgreason.llm.usage import one_paper_call
 from kgreason.pog.prompts import prompt_messages
 from kgreason.pog.settings import PoGSettings
@@ -47,9 +48,11 @@ async def call_stage(
     settings: PoGSettings,
     parser: Callable[[str], T],
     reminder: str,
+    schema: StageSchema | None = None,
     **fields: str,
 ) -> tuple[T, str]:
-    """Fill the stage's prompt, call the LLM and parse; one re-ask, then LLMOutputError."""
+    """Fill the stage's prompt, call the LLM and parse; one re-ask, then LLMOutputError.
+    `schema` (the stage's prompts/<stage>.schema.json) goes with the request."""
     return await ask_parsed(
         llm,
         prompt_messages(stage, **fields),
@@ -58,6 +61,7 @@ async def call_stage(
         reminder=reminder,
         temperature=stage_temperature(stage, settings),
         max_tokens=stage_max_tokens(stage, settings),
+        schema=schema,
     )
 
 

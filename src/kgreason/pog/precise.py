@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from kgreason.llm.base import ChatLLM
 from kgreason.llm.parse import ParseError
+from kgreason.llm.schema import load_stage_schema
 from kgreason.llm.usage import paper_step
 from kgreason.pog.llm_common import QuestionContext, call_stage, paths_field
 from kgreason.pog.settings import PoGSettings
@@ -27,7 +28,7 @@ BATCH = 40
 
 REMINDER = "Reply with one line: top_list: {Path i, Path j, ...} using the numbers shown."
 
-_LIST = re.compile(r"top[ _-]?list\s*:?\s*[\{\[(](.*?)[\}\])]", re.I | re.S)
+_LIST = re.compile(r"top[ _-]?list[\"']?\s*:?\s*[\{\[(](.*?)[\}\])]", re.I | re.S)
 _NUM = re.compile(r"(?:path\s*)?(\d+)", re.I)
 
 
@@ -55,6 +56,7 @@ async def _select_once(
         s,
         lambda text: parse_top_list(text, len(rendered), width),
         REMINDER,
+        schema=load_stage_schema("kgreason.pog", "precise_select"),
         **ctx.fields(),
         width=str(width),
         paths=paths_field(rendered, numbered=True),

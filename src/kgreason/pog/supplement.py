@@ -18,6 +18,7 @@ from kgreason.kg.base import UNNAMED
 from kgreason.kg.ranking import normalize_name
 from kgreason.llm.base import ChatLLM
 from kgreason.llm.parse import ParseError, extract_json
+from kgreason.llm.schema import load_stage_schema
 from kgreason.pog.llm_common import QuestionContext, call_stage, paths_field
 from kgreason.pog.settings import PoGSettings
 
@@ -70,6 +71,7 @@ async def predict_supplements(
         settings,
         parse_predictions,
         REMINDER,
+        schema=load_stage_schema("kgreason.pog", "supplement"),
         **ctx.fields(),
         paths=paths_field(rendered_paths) or "(none)",
     )

@@ -20,6 +20,7 @@ from kgreason.embed.base import Embedder
 from kgreason.kg.base import KnowledgeGraph, UnknownEntityError
 from kgreason.llm.base import ChatLLM
 from kgreason.llm.parse import ParseError
+from kgreason.llm.schema import load_stage_schema
 from kgreason.pog.linking import (
     DEFAULT_THRESHOLD,
     SEARCH_LIMIT,
@@ -76,6 +77,7 @@ async def extract_keywords(llm: ChatLLM, question: str, settings: PoGSettings) -
         settings,
         parse_keywords,
         "Reply with one line: topic_entities: {entity 1, entity 2}",
+        schema=load_stage_schema("kgreason.pog", "topic_entity"),
         question=question,
     )
     return value
