@@ -56,7 +56,8 @@ async def test_pog_stages_send_their_schemas_and_read_constrained_json():
                 )
             ],
             "precise_select": ['{"top_list": [4, 2]}'],
-            "summarise": ['{"summary": "s"}'],
+            # final_answer summarises the paths again (the summary replaces the paths)
+            "summarise": ['{"summary": "s"}', '{"summary": "s"}'],
             "evaluate": ['{"sufficient": "Yes", "reason": "r"}'],
             "answer": ['{"answer": ["Violin"], "reason": "r"}'],
             "final_answer": ['{"answer": ["Piano", "Violin"], "reason": "r"}'],
