@@ -75,6 +75,38 @@ def test_idle_connection_that_never_sends_is_dropped(live: Live) -> None:
         pytest.fail("an idle connection was kept open")
 
 
+def test_kept_alive_connection_outlives_the_head_deadline_between_requests(live: Live) -> None:
+    """The head deadline (1 s here) runs only while a head is coming in: a connection that
+    waits longer than that between two requests (under uvicorn's 5 s keep-alive) is kept."""
+    get = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    with _connect(live) as s:
+        s.settimeout(PATIENCE)
+        for _ in range(2):
+            s.sendall(get)
+            assert _response(s).startswith(b"HTTP/1.1 200")
+            time.sleep(2.0)
+
+
+def _response(s: socket.socket) -> bytes:
+    """One whole response (head and its Content-Length body) off a kept-alive socket."""
+    got = b""
+    while b"\r\n\r\n" not in got:
+        chunk = s.recv(65536)
+        assert chunk, f"the server closed the connection: {got[:200]!r}"
+        got += chunk
+    head, _, body = got.partition(b"\r\n\r\n")
+    length = next(
+        int(line.split(b":", 1)[1])
+        for line in head.split(b"\r\n")
+        if line.lower().startswith(b"content-length:")
+    )
+    while len(body) < length:
+        chunk = s.recv(65536)
+        assert chunk, "the server closed the connection mid-body"
+        body += chunk
+    return head + b"\r\n\r\n" + body
+
+
 def test_slow_body_gets_408(live: Live) -> None:
     with _connect(live) as s:
         s.sendall(
