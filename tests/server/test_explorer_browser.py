@@ -23,7 +23,6 @@ import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
-    "--no-sandbox",
     "--disable-gpu",
     "--disable-quic",
     "--no-first-run",
@@ -118,10 +117,24 @@ def evil_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     yield from _start(tmp, tmp / "kg")
 
 
+def _launch(p: Any) -> Any:
+    """Chromium with its sandbox as a normal user; without it as root, where Chromium
+    refuses to start sandboxed (playwright then adds --no-sandbox), or where the system
+    denies the user namespaces the sandbox needs (said on stdout, run with -s to see)."""
+    sandbox = os.geteuid() != 0
+    try:
+        return p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, chromium_sandbox=sandbox)
+    except sync_api.Error as e:
+        if not sandbox:
+            raise
+        print(f"chromium would not start sandboxed, running it without: {str(e)[:200]}")
+        return p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, chromium_sandbox=False)
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        b = _launch(p)
         yield b
         b.close()
 

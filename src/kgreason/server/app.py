@@ -35,6 +35,13 @@ DESCRIPTION = (
     "`Authorization: Bearer TOKEN`."
 )
 
+#: FastAPI's detail when reading the JSON body raised (not a JSONDecodeError, which is a 422)
+FASTAPI_PARSE_ERROR = "There was an error parsing the body"
+BODY_NOT_JSON = (
+    "the request body is not JSON this server can read: invalid UTF-8, nesting deeper "
+    "than the parser allows, or an integer of more than 4300 digits"
+)
+
 
 def _error(status: int, kind: str, message: str, headers: dict[str, str] | None = None):
     return JSONResponse({"error_kind": kind, "message": message}, status, headers=headers)
@@ -86,8 +93,13 @@ def create_app(
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, e: HTTPException) -> JSONResponse:
-        kind = {404: "not-found", 405: "method-not-allowed"}.get(e.status_code, "http-error")
-        return _error(e.status_code, kind, str(e.detail), getattr(e, "headers", None))
+        kind = {400: "bad-request", 404: "not-found", 405: "method-not-allowed"}.get(
+            e.status_code, "http-error"
+        )
+        message = str(e.detail)
+        if message == FASTAPI_PARSE_ERROR:  # what FastAPI says for any body json.loads refused
+            message = BODY_NOT_JSON
+        return _error(e.status_code, kind, message, getattr(e, "headers", None))
 
     @app.exception_handler(Exception)
     async def internal(request: Request, e: Exception) -> JSONResponse:
@@ -99,7 +111,7 @@ def create_app(
     app.mount("/static", StaticFiles(directory=routes_site.STATIC_DIR), name="static")
     # added last = outermost: metrics see every refusal; the token is checked before a body
     # is read
-    app.add_middleware(BodyLimitMiddleware, max_body=cfg.max_body)
+    app.add_middleware(BodyLimitMiddleware, max_body=cfg.max_body, timeout_s=cfg.body_timeout_s)
     app.add_middleware(TokenMiddleware, token=cfg.token)
     app.add_middleware(LocalOnlyMiddleware, enabled=is_loopback(cfg.host))
     app.add_middleware(MetricsMiddleware, metrics=metrics)

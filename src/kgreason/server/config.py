@@ -22,6 +22,11 @@ class ServerConfig:
     runs_dir: Path | None = None
     #: seconds uvicorn waits for in-flight requests at shutdown before cutting them
     shutdown_grace_s: float = 90.0
+    #: seconds a connection may take to send a request's head (request line and headers);
+    #: a slower or silent client is disconnected (slowloris)
+    header_timeout_s: float = 20.0
+    #: seconds a request's whole body may take to arrive once its head is in (408 after)
+    body_timeout_s: float = 60.0
 
 
 class UnsafeBind(ValueError):

@@ -4,6 +4,7 @@ buffers streaming responses and would hold back the SSE stage events."""
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 import time
@@ -66,9 +67,10 @@ class LocalOnlyMiddleware:
             )  # fmt: skip
             return
         origin = headers.get(b"origin")
-        if origin is not None and origin != "null":
+        if origin is not None:
+            # "null" is what a sandboxed iframe or a file: page on any site sends
             o_host = _hostname(origin.split("://", 1)[-1].split("/", 1)[0])
-            if not is_loopback(o_host):
+            if origin == "null" or not is_loopback(o_host):
                 await send_error(
                     send, 403, "cross-origin", f"cross-origin request from {origin!r} refused"
                 )
@@ -96,16 +98,22 @@ class MetricsMiddleware:
         try:
             await self.app(scope, receive, counting_send)
         finally:
-            route = scope.get("route")
-            name = getattr(route, "path", None) or _static_or_other(scope.get("path", ""))
+            name = getattr(scope.get("route"), "path", None) or _plain_route(scope)
             self.metrics.record_request(
                 name, scope.get("method", "?"), status, time.perf_counter() - t0
             )
 
 
-def _static_or_other(path: str) -> str:
-    # unmatched paths are not labels (an attacker could grow the label set without bound)
-    return "/static" if path.startswith("/static/") else "unmatched"
+def _plain_route(scope: Scope) -> str:
+    """The label of a request no FastAPI route matched: a plain Starlette route without
+    parameters (/openapi.json) by its path, the static files as one label, anything else
+    "unmatched" (unmatched paths are not labels: a client could grow the set unboundedly)."""
+    path = str(scope.get("path", ""))
+    if path.startswith("/static/"):
+        return "/static"
+    if scope.get("endpoint") is not None and not scope.get("path_params"):
+        return path
+    return "unmatched"
 
 
 class TokenMiddleware:
@@ -134,25 +142,27 @@ class TokenMiddleware:
         await self.app(scope, receive, send)
 
 
-def as_json(scope: Scope) -> Scope:
+def as_json(scope: Scope) -> None:
     """Every API body is JSON: `curl -d '{...}'` (sent as form-urlencoded) and clients that
-    send no Content-Type are read as JSON instead of failing on the media type."""
+    send no Content-Type are read as JSON instead of failing on the media type. The scope
+    is changed in place: a copy would hide the matched route from MetricsMiddleware."""
     if not scope.get("path", "").startswith("/v1/"):
-        return scope
+        return
     headers = [(k, v) for k, v in scope.get("headers") or [] if k.lower() != b"content-type"]
     ctype = next((v for k, v in scope.get("headers") or [] if k.lower() == b"content-type"), b"")
-    if b"json" in ctype.lower():
-        return scope
-    return {**scope, "headers": [*headers, (b"content-type", b"application/json")]}
+    if b"json" not in ctype.lower():
+        scope["headers"] = [*headers, (b"content-type", b"application/json")]
 
 
 class BodyLimitMiddleware:
-    """Reads a request body fully (at most `max_body` bytes) before the app sees it, so an
-    over-long body is refused with 413 whether it declares a Content-Length or is chunked;
-    the app then gets the buffered body, and later receive() calls (disconnects) as usual."""
+    """Reads a request body fully (at most `max_body` bytes, within `timeout_s`) before the
+    app sees it, so an over-long body is refused with 413 whether it declares a
+    Content-Length or is chunked, and a body trickled in slowly (slowloris) gets 408 instead
+    of holding its connection; the app then gets the buffered body, and later receive()
+    calls (disconnects) as usual."""
 
-    def __init__(self, app: ASGIApp, max_body: int):
-        self.app, self.max_body = app, max_body
+    def __init__(self, app: ASGIApp, max_body: int, timeout_s: float | None = None):
+        self.app, self.max_body, self.timeout_s = app, max_body, timeout_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("method") in ("GET", "HEAD", "OPTIONS"):
@@ -169,18 +179,21 @@ class BodyLimitMiddleware:
         if declared is not None and declared > self.max_body:
             await self._too_large(send)
             return
-        chunks, size, more = [], 0, True
-        while more:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_body:
-                await self._too_large(send)
-                return
-            chunks.append(chunk)
-            more = message.get("more_body", False)
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                chunks = await self._read(receive)
+        except TimeoutError:
+            await send_error(
+                send, 408, "timeout",
+                f"the request body did not arrive within {self.timeout_s:g} s",
+                {"Connection": "close"},
+            )  # fmt: skip
+            return
+        if chunks is None:
+            return  # the client went away
+        if sum(map(len, chunks)) > self.max_body:
+            await self._too_large(send)
+            return
         replayed = False
 
         async def replay() -> Message:
@@ -190,7 +203,21 @@ class BodyLimitMiddleware:
                 return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
             return await receive()
 
-        await self.app(as_json(scope), replay, send)
+        as_json(scope)
+        await self.app(scope, replay, send)
+
+    async def _read(self, receive: Receive) -> list[bytes] | None:
+        """The body's chunks (stopping once over the limit), or None on a disconnect."""
+        chunks, size, more = [], 0, True
+        while more and size <= self.max_body:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        return chunks
 
     async def _too_large(self, send: Send) -> None:
         await send_error(

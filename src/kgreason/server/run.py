@@ -13,6 +13,7 @@ import uvicorn
 
 from kgreason.server.app import create_app
 from kgreason.server.config import ServerConfig, check_bind
+from kgreason.server.protocol import with_head_timeout
 from kgreason.server.service import Service
 
 
@@ -55,6 +56,7 @@ def uvicorn_server(
         server_header=False,
         proxy_headers=False,  # never trust X-Forwarded-* from whoever connects
         h11_max_incomplete_event_size=64 * 1024,  # bounded request line and headers
+        http=with_head_timeout(config.header_timeout_s),  # and their time (slowloris)
     )
     return GracefulServer(uv)
 
