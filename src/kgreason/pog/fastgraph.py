@@ -204,7 +204,9 @@ class ArrayClusteredGraph(ClusteredGraph):
         relabel[order] = np.arange(len(order))
         names = node_names[order]
         nn = NodeNames.given(names)
-        return cls.build(relabel[h], r, relabel[t], nn, rel_names, NodeIndex(nn, _dict_lookup(names)), isolated)
+        return cls.build(
+            relabel[h], r, relabel[t], nn, rel_names, NodeIndex(nn, _dict_lookup(names)), isolated
+        )
 
     @classmethod
     def build(
@@ -251,7 +253,10 @@ class ArrayClusteredGraph(ClusteredGraph):
         if got is None:
             if self._rank_rel is None:
                 self._rank_rel = np.argsort(self.rel_rank)
-            got = self._keys[code] = (self.rel_names[int(self._rank_rel[code >> 1])], bool(code & 1))
+            got = self._keys[code] = (
+                self.rel_names[int(self._rank_rel[code >> 1])],
+                bool(code & 1),
+            )
         return got
 
     def subgraph_entities(self, topics: Iterable[str]) -> int:

@@ -31,6 +31,10 @@ Rules not in the paper:
 - at most `max_paths` complete paths (and partial paths per level) are kept; when that bound
   stops the search, `PathSearch.bound_hit` is True and `bound_reason` names it.
 
+On an ArrayClusteredGraph (local stores, pog/fastgraph.py) the same search runs on integer
+arrays, a whole level of partial paths per vectorised step (pog/fastpaths.py); results,
+order, bounds and reasons are the same (tests/pog/test_fastgraph_paths.py).
+
 Concrete triples: a hop from a hub set can stand for tens of thousands of triples, so hops
 are built WITHOUT triples; `PathSearch.materialize(paths)` fills `Hop.triples` for the paths
 you keep (do this before citing paths or checking faithfulness).

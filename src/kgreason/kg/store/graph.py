@@ -22,6 +22,8 @@ from kgreason.kg.store.format import load_array
 
 #: Edges gathered per step of a frontier expansion, at least (bounds peak memory on hubs).
 CHUNK_EDGES = 1 << 13
+#: Edge slots scanned, at most, to say what a cut left out (Expansion.left_out_*).
+LEFT_OUT_SCAN = 1 << 20
 
 
 @dataclass
@@ -46,6 +48,12 @@ class Expansion:
     #: farther hops were not explored at all)
     cut_hop: int = 0
     unread_edges: int = 0
+    #: what the unread edges of the cut hop hold: distinct relations and distinct entities
+    #: not reached otherwise (counted over at most LEFT_OUT_SCAN edge slots; `left_out_exact`
+    #: False when there were more)
+    left_out_relations: int = 0
+    left_out_entities: int = 0
+    left_out_exact: bool = True
 
 
 def _first_occurrences(values: np.ndarray, scratch: np.ndarray) -> np.ndarray:
@@ -168,12 +176,16 @@ class CSRGraph:
                     new = _first_occurrences(ed.eid[~seen[ed.eid]], edge_scratch)
                     if count + len(new) > max_triples:
                         found.append(new[: max_triples - count])
+                        seen[found[-1]] = True
+                        visited[self.triples(found[-1])[0]] = True
+                        visited[self.fwd_dst[found[-1]]] = True
                         return Expansion(
                             np.concatenate(found),
                             True,
                             f"max_triples={max_triples} reached",
                             level + 1,
                             level_edges - read + len(new) - (max_triples - count),
+                            *self._left_out(frontier, seen, visited),
                         )
                     seen[new] = True
                     count += len(new)
@@ -185,6 +197,29 @@ class CSRGraph:
             if len(frontier) == 0:
                 break
         return Expansion(np.concatenate(found) if found else np.zeros(0, dtype=np.int64), False)
+
+    def _left_out(
+        self, frontier: np.ndarray, seen: np.ndarray, visited: np.ndarray
+    ) -> tuple[int, int, bool]:
+        """(relations, entities, exact) of the frontier's edges a cut did not take."""
+        rels: list[np.ndarray] = []
+        nbrs: list[np.ndarray] = []
+        scanned = 0
+        for chunk in self._chunks(frontier, CHUNK_EDGES):
+            if scanned >= LEFT_OUT_SCAN:
+                return (
+                    len(np.unique(np.concatenate(rels))),
+                    len(np.unique(np.concatenate(nbrs))),
+                    False,
+                )
+            ed = self.edges(chunk)
+            scanned += len(ed.eid)
+            cut = ~seen[ed.eid]
+            rels.append(ed.rel[cut])
+            nbrs.append(ed.nbr[cut & ~visited[ed.nbr]])
+        if not rels:
+            return 0, 0, True
+        return len(np.unique(np.concatenate(rels))), len(np.unique(np.concatenate(nbrs))), True
 
     def distances(
         self, source: int, depth: int, max_edges: int | None = None
