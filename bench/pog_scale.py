@@ -137,6 +137,8 @@ def measure(d: Path, args: argparse.Namespace) -> None:
     """Runs in its own process so ru_maxrss is the measuring process's peak."""
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[attr-defined]
     qs = json.loads((d / "questions.json").read_text())[:: args.every][: args.limit]
+    if args.max_topics:
+        qs = [q for q in qs if len(q["topics"]) <= args.max_topics]
     settings = PoGSettings()
     kg = StoreKG(d / "store")
     asyncio.run(run_question(kg, qs[0], settings))  # warm the memory maps' first pages
@@ -298,6 +300,7 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=150)
     ap.add_argument("--every", type=int, default=1, help="every k-th question (a sample)")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--max-topics", type=int, default=0, help="only questions with <= this many")
     ap.add_argument("-v", "--verbose", action="store_true", help="per-question times")
     ap.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--summary", help=argparse.SUPPRESS)
@@ -319,6 +322,7 @@ def main() -> None:
         d = prepare(n, args.seed, args.work, n <= args.sparql_max)
         cmd = [sys.executable, __file__, "--measure", str(d), "--limit", str(args.limit)]
         cmd += ["--every", str(args.every)] + (["-v"] if args.verbose else [])
+        cmd += ["--max-topics", str(args.max_topics)]
         cmd += ["--profile"] if args.profile else []
         runs = {}
         for label, src in (("old", args.baseline_src), ("new", None)):
