@@ -61,8 +61,7 @@ class NodeNames:
             return self[np.array([ids], dtype=np.int64)][0]
         ids = np.asarray(ids, dtype=np.int64)
         miss = ids[~self._have[ids]]
-        if len(miss):
-            miss = np.unique(miss)
+        if len(miss):  # a repeated id is decoded twice: cheaper than np.unique on every read
             self._cache[miss] = self._decode(miss)
             self._have[miss] = True
         return self._cache[ids]

@@ -23,7 +23,7 @@ from kgreason.kg.store.format import load_array
 #: Edges gathered per step of a frontier expansion, at least (bounds peak memory on hubs).
 CHUNK_EDGES = 1 << 13
 #: Edge slots scanned, at most, to say what a cut left out (Expansion.left_out_*).
-LEFT_OUT_SCAN = 1 << 20
+LEFT_OUT_SCAN = 1 << 16
 
 
 @dataclass
@@ -165,16 +165,20 @@ class CSRGraph:
             nxt: list[np.ndarray] = []
             dout, din = self.degree(frontier)
             level_edges, read = int(dout.sum() + din.sum()), 0
-            for chunk in self._chunks(frontier, max(CHUNK_EDGES, 2 * (max_triples - count))):
+            chunks = self._chunks(frontier, max(CHUNK_EDGES, 2 * (max_triples - count)))
+            for ci, chunk in enumerate(chunks):
                 pos, owner = self.positions(chunk)
                 a = 0
                 while a < len(pos):  # slices, so a hub's edges are read only as far as needed
                     b = a + max(CHUNK_EDGES, 2 * (max_triples - count))
                     ed = self.gather(pos[a:b], owner[a:b])
                     read += len(pos[a:b])
-                    a = b
+                    rest, a = pos[b:], b
                     new = _first_occurrences(ed.eid[~seen[ed.eid]], edge_scratch)
                     if count + len(new) > max_triples:
+                        # the slice's rows from the first edge not taken on were not used
+                        i = int(np.flatnonzero(ed.eid == new[max_triples - count])[0])
+                        tail = Edges(ed.owner[i:], ed.nbr[i:], ed.rel[i:], ed.out[i:], ed.eid[i:])
                         found.append(new[: max_triples - count])
                         seen[found[-1]] = True
                         visited[self.triples(found[-1])[0]] = True
@@ -185,7 +189,7 @@ class CSRGraph:
                             f"max_triples={max_triples} reached",
                             level + 1,
                             level_edges - read + len(new) - (max_triples - count),
-                            *self._left_out(frontier, seen, visited),
+                            *self._left_out(tail, rest, chunks[ci + 1 :], seen, visited),
                         )
                     seen[new] = True
                     count += len(new)
@@ -199,27 +203,34 @@ class CSRGraph:
         return Expansion(np.concatenate(found) if found else np.zeros(0, dtype=np.int64), False)
 
     def _left_out(
-        self, frontier: np.ndarray, seen: np.ndarray, visited: np.ndarray
+        self,
+        tail: Edges,
+        rest: np.ndarray,
+        chunks: list[np.ndarray],
+        seen: np.ndarray,
+        visited: np.ndarray,
     ) -> tuple[int, int, bool]:
-        """(relations, entities, exact) of the frontier's edges a cut did not take."""
+        """(relations, entities, exact) held by the edges a cut did not take: the rows of
+        the cut slice from the first edge not taken (`tail`), the chunk's unread positions
+        `rest`, then the level's remaining chunks of nodes."""
         rels: list[np.ndarray] = []
         nbrs: list[np.ndarray] = []
-        scanned = 0
-        for chunk in self._chunks(frontier, CHUNK_EDGES):
+        head = rest[:LEFT_OUT_SCAN]
+        eds = [tail, self.gather(head, np.zeros(len(head), dtype=np.int64))]
+        scanned, exact = len(tail.eid) + len(head), len(rest) <= LEFT_OUT_SCAN
+        for k, chunk in enumerate(chunks):
             if scanned >= LEFT_OUT_SCAN:
-                return (
-                    len(np.unique(np.concatenate(rels))),
-                    len(np.unique(np.concatenate(nbrs))),
-                    False,
-                )
-            ed = self.edges(chunk)
-            scanned += len(ed.eid)
+                exact = exact and k == len(chunks)
+                break
+            eds.append(self.edges(chunk))
+            scanned += len(eds[-1].eid)
+        for ed in eds:
             cut = ~seen[ed.eid]
             rels.append(ed.rel[cut])
             nbrs.append(ed.nbr[cut & ~visited[ed.nbr]])
-        if not rels:
-            return 0, 0, True
-        return len(np.unique(np.concatenate(rels))), len(np.unique(np.concatenate(nbrs))), True
+        n_rel = len(np.unique(np.concatenate(rels))) if rels else 0
+        n_ent = len(np.unique(np.concatenate(nbrs))) if nbrs else 0
+        return n_rel, n_ent, exact
 
     def distances(
         self, source: int, depth: int, max_edges: int | None = None
