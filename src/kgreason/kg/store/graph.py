@@ -178,11 +178,14 @@ class CSRGraph:
                     if count + len(new) > max_triples:
                         # the slice's rows from the first edge not taken on were not used
                         i = int(np.flatnonzero(ed.eid == new[max_triples - count])[0])
-                        tail = Edges(ed.owner[i:], ed.nbr[i:], ed.rel[i:], ed.out[i:], ed.eid[i:])
+                        j = i + LEFT_OUT_SCAN  # the scan's budget (rest is then not read)
+                        tail = Edges(
+                            ed.owner[i:j], ed.nbr[i:j], ed.rel[i:j], ed.out[i:j], ed.eid[i:j]
+                        )
+                        rest = rest if j >= len(ed.eid) else rest[:0]
                         found.append(new[: max_triples - count])
                         seen[found[-1]] = True
-                        visited[self.triples(found[-1])[0]] = True
-                        visited[self.fwd_dst[found[-1]]] = True
+                        visited[ed.nbr[:i]] = True  # reached by the rows read before the cut
                         return Expansion(
                             np.concatenate(found),
                             True,
@@ -215,15 +218,28 @@ class CSRGraph:
         `rest`, then the level's remaining chunks of nodes."""
         rels: list[np.ndarray] = []
         nbrs: list[np.ndarray] = []
-        head = rest[:LEFT_OUT_SCAN]
+        if len(tail.eid) >= LEFT_OUT_SCAN:  # the cut slice alone fills the budget
+            rest, chunks = rest[:0], []
+            exact = False
+        else:
+            exact = True
+        head = rest[: max(0, LEFT_OUT_SCAN - len(tail.eid))]
         eds = [tail, self.gather(head, np.zeros(len(head), dtype=np.int64))]
-        scanned, exact = len(tail.eid) + len(head), len(rest) <= LEFT_OUT_SCAN
+        scanned = len(tail.eid) + len(head)
+        exact = exact and len(head) == len(rest)
         for k, chunk in enumerate(chunks):
             if scanned >= LEFT_OUT_SCAN:
                 exact = exact and k == len(chunks)
                 break
-            eds.append(self.edges(chunk))
-            scanned += len(eds[-1].eid)
+            take = LEFT_OUT_SCAN - scanned
+            dout, din = self.degree(chunk)
+            whole = len(chunk)
+            chunk = chunk[: int(np.searchsorted(np.cumsum(dout + din), take)) + 1]
+            exact = exact and len(chunk) >= whole
+            pos, owner = self.positions(chunk)
+            eds.append(self.gather(pos[:take], owner[:take]))
+            exact = exact and len(pos) <= take
+            scanned += min(len(pos), take)
         for ed in eds:
             cut = ~seen[ed.eid]
             rels.append(ed.rel[cut])
