@@ -2,6 +2,8 @@
 
     python bench/pog_scale.py --sizes 1000000,10000000 [--work /tmp/kgreason-scale]
     python bench/pog_scale.py --sizes 10000000 --profile      # cProfile top 10 as well
+    python bench/pog_scale.py --sizes 10000000 --baseline-src ../main/src   # old vs new, one run
+    python bench/pog_scale.py --metaqa new.json [--compare old.json]       # MetaQA dev digests
 
 Per size: generate the KG (kgreason.kg.synthetic, seed 0) and its questions (105 single-topic,
 45 two-topic), build a store (cached in --work), then in a fresh process open the store and
