@@ -2,6 +2,8 @@
 
     python bench/pog_scale.py --sizes 1000000,10000000 [--work /tmp/kgreason-scale]
     python bench/pog_scale.py --sizes 10000000 --profile      # cProfile top 10 as well
+    python bench/pog_scale.py --sizes 10000000 --baseline-src ../main/src   # old vs new, one run
+    python bench/pog_scale.py --metaqa new.json [--compare old.json]       # MetaQA dev digests
 
 Per size: generate the KG (kgreason.kg.synthetic, seed 0) and its questions (105 single-topic,
 45 two-topic), build a store (cached in --work), then in a fresh process open the store and
@@ -21,7 +23,9 @@ import argparse
 import asyncio
 import cProfile
 import json
+import os
 import pstats
+import re
 import resource
 import statistics
 import subprocess
@@ -30,7 +34,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+# --baseline-src runs the measuring process on another checkout's src (e.g. main before a change)
+sys.path.insert(
+    0, os.environ.get("KGREASON_BENCH_SRC") or str(Path(__file__).resolve().parents[1] / "src")
+)
 
 from kgreason.kg.loaders import Source
 from kgreason.kg.store import StoreKG, build_store
@@ -108,7 +115,7 @@ async def run_question(kg: StoreKG, q: dict, settings: PoGSettings) -> dict:
         "cut": bool(prep.bounds_hit),
         "cut_detail": prep.bounds_hit,
         "path_bound": search.bound_hit,
-        "gold_reduced": bool(gold & prep.graph.entities()),
+        "gold_reduced": any(a in prep.graph for a in gold),
         "gold_path": bool(gold & ends),
         "n_paths": len(search.paths),
     }
@@ -132,6 +139,8 @@ def measure(d: Path, args: argparse.Namespace) -> None:
     """Runs in its own process so ru_maxrss is the measuring process's peak."""
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[attr-defined]
     qs = json.loads((d / "questions.json").read_text())[:: args.every][: args.limit]
+    if args.max_topics:
+        qs = [q for q in qs if len(q["topics"]) <= args.max_topics]
     settings = PoGSettings()
     kg = StoreKG(d / "store")
     asyncio.run(run_question(kg, qs[0], settings))  # warm the memory maps' first pages
@@ -147,6 +156,8 @@ def measure(d: Path, args: argparse.Namespace) -> None:
             t = {k: round(v * 1000) for k, v in rows[-1]["times"].items()}
             print(f"  q{i} topics={len(q['topics'])} hub={q['hub']} ms={t}", file=sys.stderr)
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if args.summary:
+        Path(args.summary).write_text(json.dumps({"rows": rows, "rss_mb": rss_mb, "qs": qs}))
     c = kg.manifest.counts
     print(f"\n=== {c['triples']:,} triples, {c['entities']:,} entities ({d.name}) ===")
     groups = {"single": [], "two-topic": []}
@@ -191,6 +202,97 @@ def measure(d: Path, args: argparse.Namespace) -> None:
         pstats.Stats(prof).sort_stats("tottime").print_stats(10)
 
 
+def compare_runs(old: dict, new: dict) -> None:
+    """old/new per stage (p50, p95) per group, and the gold-in-reduced-subgraph counts."""
+    print("=== old / new, same questions, measured one after the other in this run ===")
+    for name, pick in (("single", 1), ("two-topic", 2)):
+        idx = [i for i, q in enumerate(new["qs"]) if (len(q["topics"]) == 1) == (pick == 1)]
+        if not idx:
+            continue
+        for st in STAGES:
+            a = [old["rows"][i]["times"][st] * 1000 for i in idx]
+            b = [new["rows"][i]["times"][st] * 1000 for i in idx]
+            print(
+                f"   {name:<9} {st:<11} p50 {pct(a, 0.5):9.1f} -> {pct(b, 0.5):8.1f} ms"
+                f" ({pct(a, 0.5) / max(pct(b, 0.5), 1e-9):6.1f}x)   p95 {pct(a, 0.95):9.1f} ->"
+                f" {pct(b, 0.95):8.1f} ms ({pct(a, 0.95) / max(pct(b, 0.95), 1e-9):6.1f}x)"
+            )
+        for key in ("gold_reduced", "gold_path", "cut", "path_bound"):
+            a = sum(bool(old["rows"][i][key]) for i in idx)
+            b = sum(bool(new["rows"][i][key]) for i in idx)
+            print(f"   {name:<9} {key:<12} old {a}/{len(idx)}  new {b}/{len(idx)}")
+    same = sum(o["n_paths"] == w["n_paths"] for o, w in zip(old["rows"], new["rows"], strict=True))
+    print(f"   same number of paths: {same}/{len(new['rows'])}")
+    print(f"   peak RSS old {old['rss_mb']:,.0f} MB, new {new['rss_mb']:,.0f} MB")
+
+
+def metaqa(args: argparse.Namespace) -> None:
+    """MetaQA dev (bundled store, gold topic, first --limit per hop): per-stage times and a
+    digest of every path (signature and the materialised triples of the first 20), written
+    to --metaqa as JSON; with --compare OLD.json, says whether the paths are identical."""
+    import hashlib
+    import os
+
+    from kgreason.kg.open import open_kg
+    from kgreason.kg.settings import KGSettings
+    from kgreason.pog.paths import path_signature, supplement_paths
+
+    shared = os.environ.get("KGREASON_SHARED_DATA", "/work/shared/data")
+    meta = Path(shared) / "kgqa" / "metaqa"
+    kg = open_kg(KGSettings())
+    settings = PoGSettings()
+    out: dict[str, dict] = {}
+    for hop in (1, 2, 3):
+        with (meta / f"{hop}-hop" / "dev.txt").open() as f:
+            lines = [ln for _, ln in zip(range(args.limit), f, strict=False)]
+        for i, line in enumerate(lines):
+            topic = re.findall(r"\[([^\]]+)\]", line.split("\t")[0])[0]
+            hits = asyncio.run(kg.search(topic, limit=1, fuzzy=False))
+            if not hits:
+                continue
+            t0 = time.perf_counter()
+            prep = asyncio.run(prepare_graph(kg, [hits[0].id], settings))
+            t1 = time.perf_counter()
+            s = supplement_paths(
+                prep.graph,
+                [hits[0].id],
+                n_topics=1,
+                d_max=settings.d_max,
+                max_paths=settings.max_paths,
+            )
+            t2 = time.perf_counter()
+            top = s.materialize(s.paths[:20])
+            dig = hashlib.sha256(
+                repr(([path_signature(p) for p in s.paths], [p.hops for p in top])).encode()
+            ).hexdigest()
+            times = {k: v * 1000 for k, v in prep.timings_s.items()}
+            times["paths"], times["total"] = (t2 - t1) * 1000, (t2 - t0) * 1000
+            out[f"{hop}-{i}"] = {
+                "times": times,
+                "digest": dig,
+                "n": len(s.paths),
+                "bound": s.bound_reason,
+                "stats": repr(prep.stats),
+            }
+    Path(args.metaqa).write_text(json.dumps(out))
+    for st in STAGES:
+        xs = [r["times"][st] for r in out.values()]
+        print(
+            f"MetaQA {len(xs)} questions  {st:<11} p50 {pct(xs, 0.5):7.1f} ms  p95 {pct(xs, 0.95):7.1f} ms"
+        )
+    if args.compare:
+        old = json.loads(Path(args.compare).read_text())
+        same = [k for k in out if k in old and old[k]["digest"] == out[k]["digest"]]
+        stats = [k for k in out if k in old and old[k]["stats"] == out[k]["stats"]]
+        print(f"identical paths vs {args.compare}: {len(same)}/{len(out)}; same stats {len(stats)}")
+        for st in STAGES:
+            a = [old[k]["times"][st] for k in out if k in old]
+            b = [out[k]["times"][st] for k in out if k in old]
+            print(
+                f"   {st:<11} median old {statistics.median(a):7.1f} ms  new {statistics.median(b):7.1f} ms"
+            )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="1000000,10000000")
@@ -200,9 +302,21 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=150)
     ap.add_argument("--every", type=int, default=1, help="every k-th question (a sample)")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--max-topics", type=int, default=0, help="only questions with <= this many")
     ap.add_argument("-v", "--verbose", action="store_true", help="per-question times")
     ap.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--summary", help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--baseline-src",
+        help="also measure this src directory (e.g. a checkout of main) on the same questions,"
+        " first, and print new/old ratios",
+    )
+    ap.add_argument("--metaqa", help="MetaQA dev mode: write per-question digests here")
+    ap.add_argument("--compare", help="with --metaqa: an earlier --metaqa file")
     args = ap.parse_args()
+    if args.metaqa:
+        metaqa(args)
+        return
     if args.measure:
         measure(args.measure, args)
         return
@@ -210,7 +324,19 @@ def main() -> None:
         d = prepare(n, args.seed, args.work, n <= args.sparql_max)
         cmd = [sys.executable, __file__, "--measure", str(d), "--limit", str(args.limit)]
         cmd += ["--every", str(args.every)] + (["-v"] if args.verbose else [])
-        subprocess.run(cmd + (["--profile"] if args.profile else []), check=True)
+        cmd += ["--max-topics", str(args.max_topics)]
+        cmd += ["--profile"] if args.profile else []
+        runs = {}
+        for label, src in (("old", args.baseline_src), ("new", None)):
+            if label == "old" and not src:
+                continue
+            env = dict(os.environ, KGREASON_BENCH_SRC=src or "")
+            out = args.work / f"summary-{n}-{label}.json"
+            print(f"--- {label} code" + (f" ({src})" if src else ""))
+            subprocess.run([*cmd, "--summary", str(out)], check=True, env=env)
+            runs[label] = json.loads(out.read_text())
+        if len(runs) == 2:
+            compare_runs(runs["old"], runs["new"])
 
 
 if __name__ == "__main__":

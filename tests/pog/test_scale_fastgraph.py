@@ -106,3 +106,17 @@ def test_distances_match_generic_bfs(kgs):
     src = qs[-1].topics[0]
     assert bfs_distances(a.clustered, src, 3) == bfs_distances(slow, src, 3)
     assert np.all(a.clustered.degree >= 0)
+
+
+def test_cut_says_what_it_left_out(tmp_path):
+    """A hub with 100 edges over 5 relations, bound 10 at hop 1: the 90 edges not taken
+    hold all 5 relations and 90 entities no kept edge reaches."""
+    rows = [f"hub\tr{i % 5}\tx{i}\n" for i in range(100)] + ["x0\tfar\ty0\n"]
+    (tmp_path / "kg.tsv").write_text("".join(rows))
+    build_store([Source(tmp_path / "kg.tsv")], tmp_path / "store")
+    kg = StoreKG(tmp_path / "store")
+    res = kg.graph.expand(kg.node_ids(["hub"]), 2, 10)
+    assert res.truncated and res.cut_hop == 1 and len(res.eids) == 10
+    assert (res.left_out_relations, res.left_out_entities, res.left_out_exact) == (5, 90, True)
+    sub = asyncio.run(prepare_graph(kg, ["hub"], PoGSettings(max_subgraph_triples=10)))
+    assert "(5 relations, 90 entities not reached)" in sub.bounds_hit[0]

@@ -123,6 +123,9 @@ class ClusteredGraph:
     def entities(self) -> set[str]:
         return set(self.adj) | set(self.isolated)
 
+    def entity_count(self) -> int:
+        return len(self.entities())
+
     def __contains__(self, entity: object) -> bool:
         return entity in self.adj or entity in self.isolated
 

@@ -31,6 +31,10 @@ Rules not in the paper:
 - at most `max_paths` complete paths (and partial paths per level) are kept; when that bound
   stops the search, `PathSearch.bound_hit` is True and `bound_reason` names it.
 
+On an ArrayClusteredGraph (local stores, pog/fastgraph.py) the same search runs on integer
+arrays, a whole level of partial paths per vectorised step (pog/fastpaths.py); results,
+order, bounds and reasons are the same (tests/pog/test_fastgraph_paths.py).
+
 Concrete triples: a hop from a hub set can stand for tens of thousands of triples, so hops
 are built WITHOUT triples; `PathSearch.materialize(paths)` fills `Hop.triples` for the paths
 you keep (do this before citing paths or checking faithfulness).
@@ -48,7 +52,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
+from kgreason.pog import fastpaths
 from kgreason.pog.clustering import ClusteredGraph, Key
+from kgreason.pog.fastgraph import ArrayClusteredGraph
 from kgreason.pog.reduction import bfs_distances
 from kgreason.pog.types import Hop, ReasoningPath
 
@@ -240,14 +246,17 @@ def find_entity_paths(
     result = PathSearch([], ents, min_len, max_len, graph, missing=missing)
     if not ents or missing or max_len < 1:
         return result
+    free, segment = _free_paths, _segment_paths
+    if isinstance(graph, ArrayClusteredGraph):  # the same search on integer arrays
+        free, segment = fastpaths.free_paths, fastpaths.segment_paths  # type: ignore[assignment]
     if len(ents) == 1:
-        chains = _free_paths(graph, ents[0], max(min_len, 1), max_len, budget)
+        chains = free(graph, ents[0], max(min_len, 1), max_len, budget)
     else:
         seg_max = max_len - (len(ents) - 2)
         chains = [()]
         for i in range(len(ents) - 1):
             avoid = frozenset(ents) - {ents[i], ents[i + 1]}
-            segs = _segment_paths(graph, ents[i], ents[i + 1], seg_max, budget, avoid)
+            segs = segment(graph, ents[i], ents[i + 1], seg_max, budget, avoid)
             left = len(ents) - 2 - i  # segments still to add, each at least 1 hop
             combined: list[tuple[Hop, ...]] = []
             for prefix in chains:

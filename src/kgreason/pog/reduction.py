@@ -83,7 +83,7 @@ def _prune_dead_ends(graph: ClusteredGraph, keep: set[str], topics: set[str]) ->
 
 def reduce_graph(graph: ClusteredGraph, topics: Sequence[str], *, max_len: int) -> Reduction:
     present = [t for t in dict.fromkeys(topics) if t in graph]
-    n_ent, n_tri = len(graph.entities()), graph.triple_count()
+    n_ent, n_tri = graph.entity_count(), graph.triple_count()
 
     def whole(note: str) -> Reduction:  # nothing cut: the graph as it came, and why
         return Reduction(graph, n_ent, n_ent, n_tri, n_tri, reduced=False, note=note)
@@ -99,7 +99,7 @@ def reduce_graph(graph: ClusteredGraph, topics: Sequence[str], *, max_len: int) 
     return Reduction(
         reduced,
         n_ent,
-        len(reduced.entities()),
+        reduced.entity_count(),
         n_tri,
         reduced.triple_count(),
         reduced=True,
@@ -132,7 +132,7 @@ def _reduce_arrays(
     und = graph.undirected()
     ids = [graph.index.get(t) for t in present]
     dists = [graph.local_distances(u, max_len, und) if u is not None else None for u in ids]
-    keep = np.zeros(len(graph.names), dtype=bool)
+    keep = np.zeros(graph.n, dtype=bool)
     topics = np.array([u for u in ids if u is not None], dtype=np.int64)
     keep[topics] = True
     connected = False
@@ -146,5 +146,5 @@ def _reduce_arrays(
     if not connected:
         return None
     reduced = graph.restrict_mask(prune_dead_ends_mask(graph, keep, topics))
-    reduced.isolated = reduced.isolated | frozenset(t for t in present if t not in graph.index)
+    reduced.extra = reduced.extra | frozenset(t for t in present if t not in graph.index)
     return reduced

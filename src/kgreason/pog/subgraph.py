@@ -135,6 +135,10 @@ def detect_subgraph_store(
     if res.truncated:
         sub.cut_detail = (
             f"cut at hop {res.cut_hop}: up to {res.unread_edges:,} edges of that hop not read"
+            + (
+                f" ({'' if res.left_out_exact else 'at least '}{res.left_out_relations:,} relations,"
+                f" {res.left_out_entities:,} entities not reached)"
+            )
             + (f", hops {res.cut_hop + 1}..{d} not explored" if res.cut_hop < d else "")
         )
     return sub, eids

@@ -22,6 +22,8 @@ from kgreason.kg.store.format import load_array
 
 #: Edges gathered per step of a frontier expansion, at least (bounds peak memory on hubs).
 CHUNK_EDGES = 1 << 13
+#: Edge slots scanned, at most, to say what a cut left out (Expansion.left_out_*).
+LEFT_OUT_SCAN = 1 << 16
 
 
 @dataclass
@@ -46,6 +48,12 @@ class Expansion:
     #: farther hops were not explored at all)
     cut_hop: int = 0
     unread_edges: int = 0
+    #: what the unread edges of the cut hop hold: distinct relations and distinct entities
+    #: not reached otherwise (counted over at most LEFT_OUT_SCAN edge slots; `left_out_exact`
+    #: False when there were more)
+    left_out_relations: int = 0
+    left_out_entities: int = 0
+    left_out_exact: bool = True
 
 
 def _first_occurrences(values: np.ndarray, scratch: np.ndarray) -> np.ndarray:
@@ -157,23 +165,34 @@ class CSRGraph:
             nxt: list[np.ndarray] = []
             dout, din = self.degree(frontier)
             level_edges, read = int(dout.sum() + din.sum()), 0
-            for chunk in self._chunks(frontier, max(CHUNK_EDGES, 2 * (max_triples - count))):
+            chunks = self._chunks(frontier, max(CHUNK_EDGES, 2 * (max_triples - count)))
+            for ci, chunk in enumerate(chunks):
                 pos, owner = self.positions(chunk)
                 a = 0
                 while a < len(pos):  # slices, so a hub's edges are read only as far as needed
                     b = a + max(CHUNK_EDGES, 2 * (max_triples - count))
                     ed = self.gather(pos[a:b], owner[a:b])
                     read += len(pos[a:b])
-                    a = b
+                    rest, a = pos[b:], b
                     new = _first_occurrences(ed.eid[~seen[ed.eid]], edge_scratch)
                     if count + len(new) > max_triples:
+                        # the slice's rows from the first edge not taken on were not used
+                        i = int(np.flatnonzero(ed.eid == new[max_triples - count])[0])
+                        j = i + LEFT_OUT_SCAN  # the scan's budget (rest is then not read)
+                        tail = Edges(
+                            ed.owner[i:j], ed.nbr[i:j], ed.rel[i:j], ed.out[i:j], ed.eid[i:j]
+                        )
+                        rest = rest if j >= len(ed.eid) else rest[:0]
                         found.append(new[: max_triples - count])
+                        seen[found[-1]] = True
+                        visited[ed.nbr[:i]] = True  # reached by the rows read before the cut
                         return Expansion(
                             np.concatenate(found),
                             True,
                             f"max_triples={max_triples} reached",
                             level + 1,
                             level_edges - read + len(new) - (max_triples - count),
+                            *self._left_out(tail, rest, chunks[ci + 1 :], seen, visited),
                         )
                     seen[new] = True
                     count += len(new)
@@ -185,6 +204,49 @@ class CSRGraph:
             if len(frontier) == 0:
                 break
         return Expansion(np.concatenate(found) if found else np.zeros(0, dtype=np.int64), False)
+
+    def _left_out(
+        self,
+        tail: Edges,
+        rest: np.ndarray,
+        chunks: list[np.ndarray],
+        seen: np.ndarray,
+        visited: np.ndarray,
+    ) -> tuple[int, int, bool]:
+        """(relations, entities, exact) held by the edges a cut did not take: the rows of
+        the cut slice from the first edge not taken (`tail`), the chunk's unread positions
+        `rest`, then the level's remaining chunks of nodes."""
+        rels: list[np.ndarray] = []
+        nbrs: list[np.ndarray] = []
+        if len(tail.eid) >= LEFT_OUT_SCAN:  # the cut slice alone fills the budget
+            rest, chunks = rest[:0], []
+            exact = False
+        else:
+            exact = True
+        head = rest[: max(0, LEFT_OUT_SCAN - len(tail.eid))]
+        eds = [tail, self.gather(head, np.zeros(len(head), dtype=np.int64))]
+        scanned = len(tail.eid) + len(head)
+        exact = exact and len(head) == len(rest)
+        for k, chunk in enumerate(chunks):
+            if scanned >= LEFT_OUT_SCAN:
+                exact = exact and k == len(chunks)
+                break
+            take = LEFT_OUT_SCAN - scanned
+            dout, din = self.degree(chunk)
+            whole = len(chunk)
+            chunk = chunk[: int(np.searchsorted(np.cumsum(dout + din), take)) + 1]
+            exact = exact and len(chunk) >= whole
+            pos, owner = self.positions(chunk)
+            eds.append(self.gather(pos[:take], owner[:take]))
+            exact = exact and len(pos) <= take
+            scanned += min(len(pos), take)
+        for ed in eds:
+            cut = ~seen[ed.eid]
+            rels.append(ed.rel[cut])
+            nbrs.append(ed.nbr[cut & ~visited[ed.nbr]])
+        n_rel = len(np.unique(np.concatenate(rels))) if rels else 0
+        n_ent = len(np.unique(np.concatenate(nbrs))) if nbrs else 0
+        return n_rel, n_ent, exact
 
     def distances(
         self, source: int, depth: int, max_edges: int | None = None

@@ -1,0 +1,384 @@
+"""Entity-path search (paths.py's rules) on an ArrayClusteredGraph's integer arrays.
+
+Why: paths.py expands one partial path at a time, filters reached entities with a Python
+predicate, groups equal sets as frozensets of names and restricts found segments member by
+member. On a hub that is Python work per edge and per entity, times up to `max_paths`
+partial paths (issue 15: two-topic questions took minutes at 10M triples). Here a whole
+level of partial paths is expanded at once:
+
+- the sets of a level are stored side by side (`_Level.nodes`, each set sorted; local ids
+  follow name order, so a sorted id array is a sorted name tuple); one gather over the CSR
+  arrays gives every (partial path, key, neighbour) row, key = rank(relation) * 2 + forward
+  (sorts like paths.py's (relation, forward) tuples);
+- the filters (start, remaining distance to the target, avoided entities, no immediate
+  backtracking) are boolean masks over those rows; `np.unique` on one int64 code per row
+  yields, per partial path, its steps in key order with sorted reached sets;
+- relation clustering (keys of one partial path reaching the same set are one hop) groups
+  steps by a 64-bit set hash, verified exactly where a hash is shared;
+- a segment ending at its target is restricted backwards for all found paths of a level at
+  once, walking from the target through the reversed keys (`_restrict`), so only the
+  members on chains into the target are touched.
+
+Python code runs per produced step (at most `max_paths` per level, to build Hop objects),
+never per edge or per entity; names are decoded only for entities of produced hops. A level
+is processed in chunks of partial paths so a bound that stops the search early also stops
+the reading. Same paths, same order, same bounds and reasons as paths.py (tests compare).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from kgreason.kg.store.build_index import ranges
+from kgreason.pog.types import Hop
+
+if TYPE_CHECKING:
+    from kgreason.pog.fastgraph import ArrayClusteredGraph
+    from kgreason.pog.paths import _Budget
+
+#: rows (partial path, edge) gathered per chunk of a level, at least one partial path
+CHUNK_ROWS = 1 << 21
+
+
+@dataclass
+class _Level:
+    """The partial paths of one length, side by side (index p)."""
+
+    parent: np.ndarray  # index of each partial path's prefix in the previous level
+    groups: list[tuple[int, ...]]  # key codes of the hop that made it (primary first)
+    lens: np.ndarray  # size of each set; the sets lie in `nodes` in order
+    nodes: np.ndarray
+    hops: list[tuple[Hop, ...]] | None = None  # free search: the hops so far
+    _codes: np.ndarray | None = None
+    _off: np.ndarray | None = None
+
+    def codes(self, n: int) -> np.ndarray:
+        """p * n + node for every member, sorted (the sets are sorted and in p order)."""
+        if self._codes is None:
+            own = np.repeat(np.arange(len(self.lens), dtype=np.int64), self.lens)
+            self._codes = own * n + self.nodes
+        return self._codes
+
+    def offsets(self) -> np.ndarray:
+        if self._off is None:
+            self._off = np.zeros(len(self.lens) + 1, dtype=np.int64)
+            np.cumsum(self.lens, out=self._off[1:])
+        return self._off
+
+    def contains(self, p: np.ndarray, u: np.ndarray, n: int) -> np.ndarray:
+        return _member(self.codes(n), p * n + u)
+
+
+@dataclass
+class _Steps:
+    """The steps of a chunk of partial paths, in paths.py's order (by p, then primary key)."""
+
+    codes: np.ndarray  # (p * k2 + key) * n + node of every row kept, sorted
+    p: np.ndarray
+    key: np.ndarray  # primary key code
+    a: np.ndarray  # the reached set is nodes[a:b] (sorted)
+    b: np.ndarray
+    nodes: np.ndarray
+    alts: dict[int, tuple[int, ...]]  # step index -> the other keys of its group
+
+    def codes_of(self, i: int) -> tuple[int, ...]:
+        """The key codes of step i's group, the primary first."""
+        return (int(self.key[i]), *self.alts.get(i, ()))
+
+
+def _member(sorted_values: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """q in sorted_values, elementwise (np.isin sorts q as well; this only searches)."""
+    if not len(sorted_values):
+        return np.zeros(len(q), dtype=bool)
+    i = np.minimum(np.searchsorted(sorted_values, q), len(sorted_values) - 1)
+    return sorted_values[i] == q
+
+
+def _node_hash(g: ArrayClusteredGraph) -> np.ndarray:
+    got = getattr(g, "_node_hash", None)
+    if got is None:
+        got = np.random.default_rng(0x5EED).integers(0, 2**63, g.n, dtype=np.uint64)
+        g._node_hash = got  # type: ignore[attr-defined]
+    return got
+
+
+def _rows(g: ArrayClusteredGraph, nodes: np.ndarray, owner: np.ndarray):
+    """(owner, key code, neighbour) of every edge of `nodes`, both directions."""
+    rank = g.rel_rank
+    parts = []
+    for ptr, rel, nbr, fwd in ((g.optr, g.orel, g.odst, 1), (g.iptr, g.irel, g.isrc, 0)):
+        cnt = ptr[nodes + 1] - ptr[nodes]
+        pos = ranges(ptr[nodes], cnt)
+        parts.append((np.repeat(owner, cnt), rank[rel[pos]] * 2 + fwd, nbr[pos]))
+    return tuple(np.concatenate(x) for x in zip(*parts, strict=True))
+
+
+def _steps(
+    g: ArrayClusteredGraph,
+    lv: _Level,
+    prev: _Level | None,
+    p0: int,
+    p1: int,
+    keep: np.ndarray,
+) -> _Steps:
+    """paths.py's `_steps` for partial paths p0..p1-1 of `lv` at once."""
+    n, k2 = g.n, 2 * max(len(g.rel_names), 1)
+    off = lv.offsets()
+    members = lv.nodes[off[p0] : off[p1]]
+    owner = np.repeat(np.arange(p0, p1, dtype=np.int64), lv.lens[p0:p1])
+    own, key, nb = _rows(g, members, owner)
+    ok = keep[nb]
+    if prev is not None:  # no immediate backtracking into the previous set
+        back = np.unique(
+            np.array(
+                [p * k2 + (c ^ 1) for p in range(p0, p1) for c in lv.groups[p]], dtype=np.int64
+            )
+        )
+        rows = np.flatnonzero(ok & _member(np.unique(back % k2), key))
+        rows = rows[_member(back, own[rows] * k2 + key[rows])]
+        if len(rows):
+            ok[rows[prev.contains(lv.parent[own[rows]], nb[rows], n)]] = False
+    codes = np.unique((own[ok] * k2 + key[ok]) * n + nb[ok])
+    prefix, nodes = np.divmod(codes, n)
+    cut = np.flatnonzero(prefix[1:] != prefix[:-1]) + 1
+    a = np.concatenate([[0], cut]).astype(np.int64) if len(codes) else cut
+    b = np.concatenate([cut, [len(codes)]]).astype(np.int64) if len(codes) else cut
+    sp, skey = np.divmod(prefix[a], k2)
+    h = np.add.reduceat(_node_hash(g)[nodes], a) if len(a) else a.astype(np.uint64)
+    order = np.lexsort((skey, b - a, h, sp))
+    sp, skey, h, a, b = sp[order], skey[order], h[order], a[order], b[order]
+    same = (sp[1:] == sp[:-1]) & (h[1:] == h[:-1]) & ((b - a)[1:] == (b - a)[:-1])
+    primary = np.ones(len(sp), dtype=bool)
+    alts: dict[int, list[int]] = {}
+    if same.any():  # steps sharing a hash: group them by their exact sets
+        run = np.concatenate([[0], np.cumsum(~same)])
+        first = np.flatnonzero(np.diff(run, prepend=-1))
+        size = np.diff(np.append(first, len(run)))
+        for r0, sz in zip(first[size > 1].tolist(), size[size > 1].tolist(), strict=True):
+            seen: dict[bytes, int] = {}
+            for c in range(r0, r0 + sz):  # in key order: the first is the primary
+                c0 = seen.setdefault(nodes[a[c] : b[c]].tobytes(), c)
+                if c0 != c:
+                    primary[c] = False
+                    alts.setdefault(c0, []).append(int(skey[c]))
+    keep_idx = np.flatnonzero(primary)
+    order = keep_idx[np.lexsort((skey[keep_idx], sp[keep_idx]))]
+    where = {int(x): i for i, x in enumerate(order.tolist())} if alts else {}
+    return _Steps(
+        codes,
+        sp[order],
+        skey[order],
+        a[order],
+        b[order],
+        nodes,
+        {where[c]: tuple(ks) for c, ks in alts.items()},
+    )
+
+
+def _chunks(g: ArrayClusteredGraph, lv: _Level) -> list[tuple[int, int]]:
+    """Consecutive ranges of partial paths with about CHUNK_ROWS edge rows each."""
+    deg = (g.degree[lv.nodes]).astype(np.int64)
+    per = np.add.reduceat(deg, lv.offsets()[:-1]) if len(deg) else np.zeros(len(lv.lens))
+    per[lv.lens == 0] = 0
+    cum = np.cumsum(per)
+    out, p0 = [], 0
+    while p0 < len(lv.lens):
+        base = cum[p0 - 1] if p0 else 0
+        p1 = int(np.searchsorted(cum, base + CHUNK_ROWS, side="right"))
+        p1 = max(p1, p0 + 1)
+        out.append((p0, p1))
+        p0 = p1
+    return out
+
+
+class _Namer:
+    """Name tuples of node arrays and Hop objects, decoding each name once."""
+
+    def __init__(self, g: ArrayClusteredGraph):
+        self.g = g
+
+    def names(self, ids: np.ndarray) -> tuple[str, ...]:
+        return tuple(self.g.names[ids].tolist())
+
+    def hop(self, src: tuple[str, ...], codes: tuple[int, ...], dst: tuple[str, ...]) -> Hop:
+        (rel, fwd), *alts = [self.g.key_of(c) for c in codes]
+        return Hop(src, rel, dst, fwd, (), tuple(alts))
+
+
+def _next_level(
+    parent: list[int], groups: list[tuple[int, ...]], sets: list[np.ndarray], hops=None
+) -> _Level:
+    lens = np.array([len(s) for s in sets], dtype=np.int64)
+    nodes = np.concatenate(sets) if sets else np.zeros(0, dtype=np.int64)
+    return _Level(np.array(parent, dtype=np.int64), groups, lens, nodes, hops)
+
+
+def free_paths(
+    g: ArrayClusteredGraph, start: str, min_len: int, max_len: int, budget: _Budget
+) -> list[tuple[Hop, ...]]:
+    """paths._free_paths on arrays."""
+    s = g.index.get(start)
+    if s is None:
+        budget.expansions += 1
+        return []
+    keep = np.ones(g.n, dtype=bool)
+    keep[s] = False
+    namer = _Namer(g)
+    lv = _Level(np.array([-1]), [()], np.array([1]), np.array([s], dtype=np.int64), [()])
+    prev: _Level | None = None
+    found: list[tuple[Hop, ...]] = []
+    for k in range(1, max_len + 1):
+        parent: list[int] = []
+        groups: list[tuple[int, ...]] = []
+        sets: list[np.ndarray] = []
+        hops: list[tuple[Hop, ...]] = []
+        src_names: dict[int, tuple[str, ...]] = {}
+        off = lv.offsets()
+        assert lv.hops is not None
+        for p0, p1 in _chunks(g, lv):
+            st = _steps(g, lv, prev, p0, p1, keep)
+            for i, p in enumerate(st.p.tolist()):
+                src = src_names.get(p)
+                if src is None:
+                    src = src_names[p] = namer.names(lv.nodes[off[p] : off[p + 1]])
+                dst_ids = st.nodes[st.a[i] : st.b[i]]
+                codes = st.codes_of(i)
+                chain = (*lv.hops[p], namer.hop(src, codes, namer.names(dst_ids)))
+                if k >= min_len:
+                    if len(found) >= budget.max_paths:
+                        budget.expansions += p + 1
+                        budget.stop(f"max_paths={budget.max_paths} reached at length {k}")
+                        return found
+                    found.append(chain)
+                if k < max_len:
+                    parent.append(p)
+                    groups.append(codes)
+                    sets.append(dst_ids)
+                    hops.append(chain)
+            if k < min_len and len(parent) > budget.max_paths:
+                break  # the rest of this level would be cut by the bound anyway
+        budget.expansions += len(lv.lens)
+        if len(parent) > budget.max_paths:
+            budget.stop(f"max_paths={budget.max_paths} partial paths at length {k}")
+            del parent[budget.max_paths :], groups[budget.max_paths :]
+            del sets[budget.max_paths :], hops[budget.max_paths :]
+        prev, lv = lv, _next_level(parent, groups, sets, hops)
+        if not parent:
+            break
+    return found
+
+
+def segment_paths(
+    g: ArrayClusteredGraph,
+    s_name: str,
+    t_name: str,
+    max_len: int,
+    budget: _Budget,
+    avoid: frozenset[str],
+) -> list[tuple[Hop, ...]]:
+    """paths._segment_paths on arrays."""
+    s, t = g.index.get(s_name), g.index.get(t_name)
+    if s is None or t is None or not g.present[t]:
+        return []
+    dist = g.local_distances(t, max_len, g.undirected_cached())
+    if dist[s] < 0:
+        return []
+    base = (dist >= 0) & (np.arange(g.n) != s)
+    av = g.index.many(sorted(avoid))
+    base[av[av >= 0]] = False
+    namer = _Namer(g)
+    levels = [_Level(np.array([-1]), [()], np.array([1]), np.array([s], dtype=np.int64))]
+    found: list[tuple[Hop, ...]] = []
+    for k in range(1, max_len + 1):
+        lv = levels[-1]
+        prev = levels[-2] if len(levels) > 1 else None
+        keep = base & (dist <= max_len - k)
+        parent: list[int] = []
+        groups: list[tuple[int, ...]] = []
+        sets: list[np.ndarray] = []
+        hits: list[tuple[int, tuple[int, ...]]] = []
+        stopped, n_cont = False, 0
+        for p0, p1 in _chunks(g, lv):
+            st = _steps(g, lv, prev, p0, p1, keep)
+            k2 = 2 * max(len(g.rel_names), 1)
+            has_t = _member(st.codes, (st.p * k2 + st.key) * g.n + t)
+            hit = np.flatnonzero(has_t)
+            room = budget.max_paths - len(found) - len(hits)
+            end = len(st.p)
+            if len(hit) > room:  # the bound stops the search at this step
+                end, stopped = int(hit[room]), True
+                budget.expansions += int(st.p[end]) + 1
+                budget.stop(f"max_paths={budget.max_paths} reached ({s_name} -> {t_name})")
+            hits += [(int(st.p[i]), st.codes_of(i)) for i in hit[: max(room, 0)].tolist()]
+            if k < max_len and not stopped:
+                cont = np.flatnonzero((st.b - st.a - has_t)[:end] > 0)
+                n_cont += len(cont)
+                for i in cont[: max(0, budget.max_paths + 1 - len(parent))].tolist():
+                    reached = st.nodes[st.a[i] : st.b[i]]
+                    parent.append(int(st.p[i]))
+                    groups.append(st.codes_of(i))
+                    sets.append(reached[reached != t] if has_t[i] else reached)
+            if stopped:
+                break
+        found += _restrict(g, namer, levels, hits, t)
+        if stopped:
+            return found
+        budget.expansions += len(lv.lens)
+        if n_cont > budget.max_paths:
+            budget.stop(
+                f"max_paths={budget.max_paths} partial paths ({s_name} -> {t_name}, length {k})"
+            )
+            del parent[budget.max_paths :], groups[budget.max_paths :], sets[budget.max_paths :]
+        levels.append(_next_level(parent, groups, sets))
+        if not parent:
+            break
+    return found
+
+
+def _restrict(
+    g: ArrayClusteredGraph,
+    namer: _Namer,
+    levels: list[_Level],
+    hits: list[tuple[int, tuple[int, ...]]],
+    t: int,
+) -> list[tuple[Hop, ...]]:
+    """paths._restrict for every segment found at one length: walking back from t through
+    the reversed keys, keep the members of each set with an edge into the kept next set."""
+    if not hits:
+        return []
+    n, k2 = g.n, 2 * max(len(g.rel_names), 1)
+    k = len(levels)  # length of the found paths; levels[j] holds the sets after j hops
+    f_n = len(hits)
+    anc = np.array([p for p, _ in hits], dtype=np.int64)  # ancestor at level j (j = k - 1)
+    group = [c for _, c in hits]
+    kf = np.arange(f_n, dtype=np.int64)  # kept (owner, node), sorted
+    kn = np.full(f_n, t, dtype=np.int64)
+    kept = [(kf, kn)]
+    groups_per_level = [group]
+    for j in range(k - 1, -1, -1):
+        gcodes = np.unique(
+            np.array([f * k2 + c for f, cs in enumerate(group) for c in cs], dtype=np.int64)
+        )
+        own, key, u = _rows(g, kn, kf)
+        ok = _member(gcodes, own * k2 + (key ^ 1))
+        ok[ok] = levels[j].contains(anc[own[ok]], u[ok], n)
+        codes = np.unique(own[ok] * n + u[ok])
+        kf, kn = np.divmod(codes, n)
+        kept.append((kf, kn))
+        if j:
+            group = [levels[j].groups[p] for p in anc.tolist()]
+            groups_per_level.append(group)
+            anc = levels[j].parent[anc]
+    kept.reverse()  # kept[j]: the members after j hops
+    groups_per_level.reverse()  # [j]: the hop from set j to set j + 1
+    split = [np.searchsorted(kf_, np.arange(f_n + 1)) for kf_, _ in kept]
+    out = []
+    for f in range(f_n):
+        names = [namer.names(kept[j][1][split[j][f] : split[j][f + 1]]) for j in range(k + 1)]
+        out.append(
+            tuple(namer.hop(names[j], groups_per_level[j][f], names[j + 1]) for j in range(k))
+        )
+    return out
