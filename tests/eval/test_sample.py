@@ -68,7 +68,9 @@ def env(monkeypatch, tmp_path):
 
 
 def _ids(out: Path) -> list[str]:
-    return [json.loads(line)["id"] for line in (out / "results.jsonl").open()]
+    return [
+        json.loads(line)["id"] for line in (out / "results.jsonl").read_text("utf-8").splitlines()
+    ]
 
 
 def test_eval_sample_is_recorded_and_resume_keeps_it(env: Path) -> None:

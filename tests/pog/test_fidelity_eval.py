@@ -77,7 +77,7 @@ def server(monkeypatch, tmp_path):
 
 
 def _rows(out: Path) -> list[dict]:
-    return [json.loads(line) for line in (out / "results.jsonl").open()]
+    return [json.loads(line) for line in (out / "results.jsonl").read_text("utf-8").splitlines()]
 
 
 @pytest.mark.parametrize(

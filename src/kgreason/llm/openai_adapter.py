@@ -225,7 +225,7 @@ class OpenAIChat:
         async with self._probe_lock[1]:
             if self.capability is None:
                 self.capability = await self._detect()
-                log.info(
+                log.debug(
                     "structured outputs at %s: %s (%s)",
                     self.endpoint, self.capability.flavour, self.capability.how,
                 )  # fmt: skip
