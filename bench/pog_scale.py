@@ -4,6 +4,7 @@
     python bench/pog_scale.py --sizes 10000000 --profile      # cProfile top 10 as well
     python bench/pog_scale.py --sizes 10000000 --baseline-src ../main/src   # old vs new, one run
     python bench/pog_scale.py --metaqa new.json [--compare old.json]       # MetaQA dev digests
+    python bench/pog_scale.py --sizes 10000000 --baseline-bound edge-order  # the two bounds
 
 Per size: generate the KG (kgreason.kg.synthetic, seed 0) and its questions (105 single-topic,
 45 two-topic), build a store (cached in --work), then in a fresh process open the store and
@@ -117,6 +118,9 @@ async def run_question(kg: StoreKG, q: dict, settings: PoGSettings) -> dict:
         "path_bound": search.bound_hit,
         "gold_reduced": any(a in prep.graph for a in gold),
         "gold_path": bool(gold & ends),
+        # the stricter counts: every gold answer kept / on a path (gold is up to 50 entities)
+        "gold_reduced_all": all(a in prep.graph for a in gold),
+        "gold_path_all": gold <= ends,
         "n_paths": len(search.paths),
     }
 
@@ -141,7 +145,7 @@ def measure(d: Path, args: argparse.Namespace) -> None:
     qs = json.loads((d / "questions.json").read_text())[:: args.every][: args.limit]
     if args.max_topics:
         qs = [q for q in qs if len(q["topics"]) <= args.max_topics]
-    settings = PoGSettings()
+    settings = PoGSettings(subgraph_bound=args.bound) if args.bound else PoGSettings()
     kg = StoreKG(d / "store")
     asyncio.run(run_question(kg, qs[0], settings))  # warm the memory maps' first pages
     prof = cProfile.Profile() if args.profile else None
@@ -183,6 +187,13 @@ def measure(d: Path, args: argparse.Namespace) -> None:
             f" gold in reduced subgraph {sum(r['gold_reduced'] for r in rs)}/{len(rs)};"
             f" gold on a candidate path {sum(r['gold_path'] for r in rs)}/{len(rs)}"
         )
+        if "gold_reduced_all" in rs[0]:
+            print(
+                f"   every gold answer in reduced subgraph"
+                f" {sum(r['gold_reduced_all'] for r in rs)}/{len(rs)};"
+                f" every gold answer on a candidate path"
+                f" {sum(r['gold_path_all'] for r in rs)}/{len(rs)}"
+            )
         cuts = [r["cut_detail"] for r in rs if r["cut"]]
         if cuts:
             print(f"   e.g. {cuts[0]}")
@@ -217,10 +228,14 @@ def compare_runs(old: dict, new: dict) -> None:
                 f" ({pct(a, 0.5) / max(pct(b, 0.5), 1e-9):6.1f}x)   p95 {pct(a, 0.95):9.1f} ->"
                 f" {pct(b, 0.95):8.1f} ms ({pct(a, 0.95) / max(pct(b, 0.95), 1e-9):6.1f}x)"
             )
-        for key in ("gold_reduced", "gold_path", "cut", "path_bound"):
+        for key in ("gold_reduced", "gold_path", "gold_reduced_all", "gold_path_all"):
+            a = sum(bool(old["rows"][i].get(key)) for i in idx)
+            b = sum(bool(new["rows"][i].get(key)) for i in idx)
+            print(f"   {name:<9} {key:<16} old {a}/{len(idx)}  new {b}/{len(idx)}")
+        for key in ("cut", "path_bound"):
             a = sum(bool(old["rows"][i][key]) for i in idx)
             b = sum(bool(new["rows"][i][key]) for i in idx)
-            print(f"   {name:<9} {key:<12} old {a}/{len(idx)}  new {b}/{len(idx)}")
+            print(f"   {name:<9} {key:<16} old {a}/{len(idx)}  new {b}/{len(idx)}")
     same = sum(o["n_paths"] == w["n_paths"] for o, w in zip(old["rows"], new["rows"], strict=True))
     print(f"   same number of paths: {same}/{len(new['rows'])}")
     print(f"   peak RSS old {old['rss_mb']:,.0f} MB, new {new['rss_mb']:,.0f} MB")
@@ -240,7 +255,7 @@ def metaqa(args: argparse.Namespace) -> None:
     shared = os.environ.get("KGREASON_SHARED_DATA", "/work/shared/data")
     meta = Path(shared) / "kgqa" / "metaqa"
     kg = open_kg(KGSettings())
-    settings = PoGSettings()
+    settings = PoGSettings(subgraph_bound=args.bound) if args.bound else PoGSettings()
     out: dict[str, dict] = {}
     for hop in (1, 2, 3):
         with (meta / f"{hop}-hop" / "dev.txt").open() as f:
@@ -311,6 +326,16 @@ def main() -> None:
         help="also measure this src directory (e.g. a checkout of main) on the same questions,"
         " first, and print new/old ratios",
     )
+    ap.add_argument(
+        "--bound",
+        choices=("relation-aware", "edge-order"),
+        help="PoGSettings.subgraph_bound for the measured run (default: the settings' default)",
+    )
+    ap.add_argument(
+        "--baseline-bound",
+        choices=("relation-aware", "edge-order"),
+        help="measure this subgraph_bound first on the same code and questions, as 'old'",
+    )
     ap.add_argument("--metaqa", help="MetaQA dev mode: write per-question digests here")
     ap.add_argument("--compare", help="with --metaqa: an earlier --metaqa file")
     args = ap.parse_args()
@@ -327,13 +352,18 @@ def main() -> None:
         cmd += ["--max-topics", str(args.max_topics)]
         cmd += ["--profile"] if args.profile else []
         runs = {}
+        old_bound = ["--bound", args.baseline_bound] if args.baseline_bound else []
+        new_bound = ["--bound", args.bound] if args.bound else []
         for label, src in (("old", args.baseline_src), ("new", None)):
-            if label == "old" and not src:
+            if label == "old" and not src and not old_bound:
                 continue
             env = dict(os.environ, KGREASON_BENCH_SRC=src or "")
             out = args.work / f"summary-{n}-{label}.json"
-            print(f"--- {label} code" + (f" ({src})" if src else ""))
-            subprocess.run([*cmd, "--summary", str(out)], check=True, env=env)
+            what = f" ({src})" if src else ""
+            what += f" bound {(old_bound if label == 'old' else new_bound)[1:]}"
+            print(f"--- {label} code{what}")
+            bound = old_bound if label == "old" else new_bound
+            subprocess.run([*cmd, *bound, "--summary", str(out)], check=True, env=env)
             runs[label] = json.loads(out.read_text())
         if len(runs) == 2:
             compare_runs(runs["old"], runs["new"])
