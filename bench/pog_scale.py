@@ -5,6 +5,7 @@
     python bench/pog_scale.py --sizes 10000000 --baseline-src ../main/src   # old vs new, one run
     python bench/pog_scale.py --metaqa new.json [--compare old.json]       # MetaQA dev digests
     python bench/pog_scale.py --sizes 10000000 --baseline-bound edge-order  # the two bounds
+    python bench/pog_scale.py --sizes 1000000,10000000 --bounds-only       # subgraph step only
 
 Per size: generate the KG (kgreason.kg.synthetic, seed 0) and its questions (105 single-topic,
 45 two-topic), build a store (cached in --work), then in a fresh process open the store and
@@ -39,6 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(
     0, os.environ.get("KGREASON_BENCH_SRC") or str(Path(__file__).resolve().parents[1] / "src")
 )
+
+import numpy as np
 
 from kgreason.kg.loaders import Source
 from kgreason.kg.store import StoreKG, build_store
@@ -213,6 +216,54 @@ def measure(d: Path, args: argparse.Namespace) -> None:
         pstats.Stats(prof).sort_stats("tottime").print_stats(10)
 
 
+def bounds_only(d: Path, args: argparse.Namespace) -> None:
+    """Only the subgraph step, both bounds, interleaved in one process (best of 3 each):
+    time, and whether the gold answers are in the subgraph (for single-topic questions the
+    reduced subgraph is the subgraph). Cheap enough for every question of a size."""
+    from kgreason.pog.subgraph import detect_subgraph_store
+
+    qs = json.loads((d / "questions.json").read_text())[:: args.every][: args.limit]
+    kg = StoreKG(d / "store")
+    bounds = ("edge-order", "relation-aware")
+    sets = {b: PoGSettings(subgraph_bound=b) for b in bounds}
+    detect_subgraph_store(kg, qs[0]["topics"], sets[bounds[0]])  # warm the maps
+    ms: dict[str, list[float]] = {b: [] for b in bounds}
+    cut_ms: dict[str, list[float]] = {b: [] for b in bounds}
+    hits = {b: [0, 0] for b in bounds}  # [any gold, every gold]
+    cuts, groups = 0, []
+    for q in qs:
+        gold = kg.node_ids(q["answers"])
+        best, ents = {}, {}
+        for _ in range(3):
+            for b in bounds:
+                t0 = time.perf_counter()
+                sub, eids = detect_subgraph_store(kg, q["topics"], sets[b])
+                best[b] = min(best.get(b, 1e9), time.perf_counter() - t0)
+                h, _, t = kg.graph.triples(eids)
+                ents[b] = np.union1d(h, t)
+                if b == "relation-aware":
+                    cut, detail = sub.truncated, sub.cut_detail
+        cuts += cut
+        if cut:
+            groups.append(detail.count("(out)") + detail.count("(in)"))
+        for b in bounds:
+            ms[b].append(best[b] * 1000)
+            if cut:
+                cut_ms[b].append(best[b] * 1000)
+            inside = np.isin(gold, ents[b])
+            hits[b][0] += bool(inside.any())
+            hits[b][1] += bool(inside.all())
+    c = kg.manifest.counts
+    print(f"=== bounds, subgraph step only: {c['triples']:,} triples, {len(qs)} questions ===")
+    print(f"   cut by the bound: {cuts}/{len(qs)}")
+    for b in bounds:
+        print(
+            f"   {b:<15} p50 {pct(ms[b], 0.5):7.1f} ms p95 {pct(ms[b], 0.95):7.1f} ms;"
+            f" cut questions p50 {pct(cut_ms[b], 0.5):7.1f} ms;"
+            f" some gold in subgraph {hits[b][0]}/{len(qs)}, every gold {hits[b][1]}/{len(qs)}"
+        )
+
+
 def compare_runs(old: dict, new: dict) -> None:
     """old/new per stage (p50, p95) per group, and the gold-in-reduced-subgraph counts."""
     print("=== old / new, same questions, measured one after the other in this run ===")
@@ -336,6 +387,11 @@ def main() -> None:
         choices=("relation-aware", "edge-order"),
         help="measure this subgraph_bound first on the same code and questions, as 'old'",
     )
+    ap.add_argument(
+        "--bounds-only",
+        action="store_true",
+        help="only the subgraph step, edge-order vs relation-aware, interleaved",
+    )
     ap.add_argument("--metaqa", help="MetaQA dev mode: write per-question digests here")
     ap.add_argument("--compare", help="with --metaqa: an earlier --metaqa file")
     args = ap.parse_args()
@@ -347,6 +403,9 @@ def main() -> None:
         return
     for n in [int(x) for x in args.sizes.split(",")]:
         d = prepare(n, args.seed, args.work, n <= args.sparql_max)
+        if args.bounds_only:
+            bounds_only(d, args)
+            continue
         cmd = [sys.executable, __file__, "--measure", str(d), "--limit", str(args.limit)]
         cmd += ["--every", str(args.every)] + (["-v"] if args.verbose else [])
         cmd += ["--max-topics", str(args.max_topics)]

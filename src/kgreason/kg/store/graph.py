@@ -25,11 +25,11 @@ CHUNK_EDGES = 1 << 13
 #: Edge slots scanned, at most, to say what a cut left out (Expansion.left_out_*).
 LEFT_OUT_SCAN = 1 << 16
 #: Rows one hop of expand_grouped reads, at most: max(READ_MIN, READ_FACTOR * max_triples).
-#: Each edge shows up in at most two rows of a hop and in at most two of the seen ones, so
-#: a hop with more rows than 4 * max_triples can never fit the budget: reading fewer of
-#: them never changes an uncut result.
-READ_MIN = 1 << 20
-READ_FACTOR = 8
+#: An edge shows up in at most two rows of a hop, so a hop with more than 4 * max_triples
+#: rows holds more than 2 * max_triples - count new edges and can never fit the budget:
+#: reading only that many never changes an uncut result (noise rows aside, which count).
+READ_MIN = 1 << 16
+READ_FACTOR = 4
 
 
 @dataclass
@@ -333,26 +333,37 @@ class CSRGraph:
         """The rows of `sel` (new edges, discovery order) kept under `allot`; records the
         truncated groups in `res.groups`."""
         key = ed.rel[sel] * 2 + ed.out[sel]
-        gkeys, ginv, sizes = np.unique(key, return_inverse=True, return_counts=True)
+        cnt = np.bincount(key)  # relation ids are small: no sort needed to group
+        gkeys = np.flatnonzero(cnt)
+        sizes = cnt[gkeys]
         take = share_budget(sizes, allot)
         cut = np.flatnonzero(take < sizes)
         for i in cut.tolist():
             k = int(gkeys[i])
             res.groups.append(GroupCut(hop, k // 2, bool(k % 2), int(take[i]), int(sizes[i])))
-        in_cut = (take < sizes)[ginv]
-        rows, g, own = sel[in_cut], ginv[in_cut], ed.owner[sel[in_cut]]
-        # rank of each row among its (group, owner) rows, then order by (group, rank, row)
-        o = np.lexsort((rows, own, g))
-        brk = np.r_[True, (g[o][1:] != g[o][:-1]) | (own[o][1:] != own[o][:-1])]
-        starts = np.flatnonzero(brk)
+        lut = np.full(len(cnt), -1, dtype=np.int64)
+        lut[gkeys[cut]] = np.arange(len(cut))
+        g_all = lut[key]
+        in_cut = g_all >= 0
+        rows, g = sel[in_cut], g_all[in_cut]
+        own = ed.owner[rows]
+        # rank of each row among its (owner, group) rows; rows are owner-major already, so
+        # a stable sort by (owner, group) keeps row order inside each run
+        o = np.argsort(own * len(cut) + g, kind="stable")
+        k1 = (own * len(cut) + g)[o]
+        starts = np.flatnonzero(np.r_[True, k1[1:] != k1[:-1]])
         rank = np.empty(len(rows), dtype=np.int64)
         rank[o] = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
-        o2 = np.lexsort((rows, rank, g))
+        # then (group, rank, row): every owner's k-th edge before anyone's (k+1)-th
+        o2 = np.argsort(g * (int(rank.max(initial=0)) + 1) + rank, kind="stable")
         gs = g[o2]
         gstart = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]])
         at = np.arange(len(o2)) - np.repeat(gstart, np.diff(np.r_[gstart, len(o2)]))
-        kept = rows[o2[at < take[gs]]]
-        return np.sort(np.concatenate([sel[~in_cut], kept]))
+        kept = rows[o2[at < take[cut][gs]]]
+        mask = np.zeros(len(ed.eid), dtype=bool)  # back to discovery order without a sort
+        mask[sel[~in_cut]] = True
+        mask[kept] = True
+        return np.flatnonzero(mask)
 
     def _left_out(
         self,
