@@ -156,12 +156,14 @@ def _edge_order_detail(res: Expansion, d: int) -> str:
 
 
 def _grouped_detail(kg: StoreKG, res: Expansion) -> str:
-    """Which (relation, direction) groups each cut hop truncated, kept/total edges."""
+    """Which relation-path groups each cut hop truncated (the steps from the topic, then
+    kept/total edges of the last step)."""
     parts = []
     for hop in sorted({g.hop for g in res.groups}):
         gs = [g for g in res.groups if g.hop == hop]
         named = ", ".join(
-            f"{kg.relations[g.rel]} ({'out' if g.out else 'in'}) {g.kept:,}/{g.total:,}"
+            "".join(f"{kg.relations[r]} ({'out' if o else 'in'}) > " for r, o in g.via)
+            + f"{kg.relations[g.rel]} ({'out' if g.out else 'in'}) {g.kept:,}/{g.total:,}"
             for g in gs[:DETAIL_GROUPS]
         )
         more = f" and {len(gs) - DETAIL_GROUPS} more" if len(gs) > DETAIL_GROUPS else ""

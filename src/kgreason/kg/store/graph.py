@@ -76,6 +76,8 @@ class GroupCut:
     out: bool
     kept: int
     total: int
+    #: the (relation, out) steps from the topic before this one, when grouped by path
+    via: tuple[tuple[int, bool], ...] = ()
 
 
 def share_budget(sizes: np.ndarray, budget: int) -> np.ndarray:
@@ -120,6 +122,43 @@ def _first_occurrences(values: np.ndarray, scratch: np.ndarray) -> np.ndarray:
     scratch[values] = len(values)
     np.minimum.at(scratch, values, order)
     return values[scratch[values] == order]
+
+
+def _round_robin(owner: np.ndarray, group: np.ndarray, take: np.ndarray) -> np.ndarray:
+    """Mask of the rows kept when group g keeps take[g] rows: inside a truncated group the
+    k-th row of every owner comes before any owner's (k+1)-th, then row order. Rows are
+    owner-major (as gathered), so a stable sort keeps row order inside each run."""
+    keep = np.ones(len(owner), dtype=bool)
+    sizes = np.bincount(group, minlength=len(take))
+    rows = np.flatnonzero((take < sizes)[group])
+    if len(rows) == 0:
+        return keep
+    g, own = group[rows], owner[rows]
+    k1 = own * len(take) + g
+    o = np.argsort(k1, kind="stable")
+    k1 = k1[o]
+    starts = np.flatnonzero(np.r_[True, k1[1:] != k1[:-1]])
+    rank = np.empty(len(rows), dtype=np.int64)
+    rank[o] = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
+    o2 = np.argsort(g * (int(rank.max()) + 1) + rank, kind="stable")
+    gs = g[o2]
+    gstart = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]])
+    at = np.arange(len(o2)) - np.repeat(gstart, np.diff(np.r_[gstart, len(o2)]))
+    keep[rows] = False
+    keep[rows[o2[at < take[gs]]]] = True
+    return keep
+
+
+def _via(paths: list[tuple[np.ndarray, np.ndarray]], parent: int) -> tuple[tuple[int, bool], ...]:
+    """The (relation, out) steps of a path group's ancestors, topic first."""
+    steps: list[tuple[int, bool]] = []
+    for parents, keys in reversed(paths):
+        if not len(keys):
+            break
+        k = int(keys[parent])
+        steps.append((k // 2, bool(k % 2)))
+        parent = int(parents[parent])
+    return tuple(reversed(steps))
 
 
 class CSRGraph:
@@ -270,16 +309,21 @@ class CSRGraph:
         pos = ranges(starts.ravel(), lens)
         return pos, np.repeat(np.arange(len(nodes), dtype=np.int64), per_node)
 
-    def expand_grouped(self, seeds: np.ndarray, depth: int, max_triples: int) -> Expansion:
+    def expand_grouped(
+        self, seeds: np.ndarray, depth: int, max_triples: int, *, by_path: bool = True
+    ) -> Expansion:
         """Breadth-first expansion like `expand`, with a relation-aware bound. A hop whose
         new edges fit the remaining budget is taken whole, so without a cut the edges are
         exactly `expand`'s. A hop that does not fit gets the remaining budget split evenly
-        over the hops left (all of it at the last hop), shared across its (relation,
-        direction) groups by `share_budget`: every group keeps edges and the largest (hub)
-        groups are truncated first. Inside a group the k-th edges of every frontier node come
-        before any node's (k+1)-th, so one hub cannot fill its group alone. Each hop reads
-        at most max(READ_MIN, READ_FACTOR * max_triples) rows; a level with more rows can
-        never fit the budget, and its hubs' rows are the ones left unread."""
+        over the hops left (all of it at the last hop), shared by `share_budget` across its
+        groups: every group keeps edges and the largest (hub) groups are truncated first.
+        A group is a relation path from a topic, (topic, r1/dir, ..., rk/dir): PoG's
+        clustered supernodes, so the answer's chain competes only with itself
+        (`by_path=False`: the hop's (relation, direction) alone). A node belongs to the path
+        of the edge that first reached it. Inside a group the k-th edges of every frontier
+        node come before any node's (k+1)-th, so one hub cannot fill its group alone. Each
+        hop reads at most max(READ_MIN, READ_FACTOR * max_triples) rows; a level with more
+        rows can never fit the budget, and its hubs' rows are the ones left unread."""
         seeds = np.asarray(seeds, dtype=np.int64)
         _, first = np.unique(seeds, return_index=True)
         frontier = seeds[np.sort(first)]
@@ -289,6 +333,10 @@ class CSRGraph:
         edge_scratch = np.empty(self.n_edges, dtype=np.int32)
         node_scratch = np.empty(self.n_nodes, dtype=np.int32)
         read_cap = max(READ_MIN, READ_FACTOR * max_triples)
+        n_keys = 2 * max(len(self.noise), int(self.fwd_rel.max(initial=0)) + 1)
+        # path group of each frontier node, and per level the groups' (parent, rel*2+out)
+        fgroup = np.arange(len(frontier), dtype=np.int64) if by_path else None
+        paths: list[tuple[np.ndarray, np.ndarray]] = []
         found: list[np.ndarray] = []
         res = Expansion(np.zeros(0, dtype=np.int64), False)
         count = 0
@@ -303,23 +351,41 @@ class CSRGraph:
             fresh = np.flatnonzero(~seen[ed.eid])
             first_row[fresh[_first_index(ed.eid[fresh], edge_scratch)]] = True
             sel = np.flatnonzero(first_row)
+            key = ed.rel[sel] * 2 + ed.out[sel]
+            if fgroup is not None:
+                key = fgroup[ed.owner[sel]] * n_keys + key
+            gkeys, ginv, sizes = np.unique(key, return_inverse=True, return_counts=True)
             remaining = max_triples - count
             if len(sel) > remaining or rows > len(pos):
                 allot = remaining if level == depth - 1 else remaining // (depth - level)
-                sel = self._share(ed, sel, allot, level + 1, res)
+                take = share_budget(sizes, allot)
+                keep = _round_robin(ed.owner[sel], ginv, take)
+                for i in np.flatnonzero(take < sizes).tolist():
+                    k = int(gkeys[i])
+                    via = _via(paths, k // n_keys) if fgroup is not None else ()
+                    step = k % n_keys
+                    kept, total = int(take[i]), int(sizes[i])
+                    res.groups.append(
+                        GroupCut(level + 1, step // 2, bool(step % 2), kept, total, via)
+                    )
                 res.truncated = True
                 res.unread_rows += rows - len(pos)
-                res.unread_edges += int(first_row.sum()) - len(sel) + rows - len(pos)
+                res.unread_edges += len(sel) - int(keep.sum()) + rows - len(pos)
                 if not res.cut_hop:
                     res.cut_hop = level + 1
+                sel, ginv = sel[keep], ginv[keep]
             new = ed.eid[sel]
             seen[new] = True
             count += len(new)
             found.append(new)
             nb = ed.nbr[sel]
-            nv = _first_occurrences(nb[~visited[nb]], node_scratch)
-            visited[nv] = True
-            frontier = nv
+            fresh = np.flatnonzero(~visited[nb])
+            fi = fresh[_first_index(nb[fresh], node_scratch)]
+            frontier = nb[fi]
+            visited[frontier] = True
+            if fgroup is not None:
+                paths.append((gkeys // n_keys, gkeys % n_keys))
+                fgroup = ginv[fi]
         res.eids = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
         if res.truncated:
             res.reason = f"max_triples={max_triples} reached (relation-aware)"
@@ -327,43 +393,6 @@ class CSRGraph:
             res.left_out_relations = len({g.rel for g in res.groups if g.kept == 0})
             res.left_out_exact = res.unread_rows == 0
         return res
-
-    @staticmethod
-    def _share(ed: Edges, sel: np.ndarray, allot: int, hop: int, res: Expansion) -> np.ndarray:
-        """The rows of `sel` (new edges, discovery order) kept under `allot`; records the
-        truncated groups in `res.groups`."""
-        key = ed.rel[sel] * 2 + ed.out[sel]
-        cnt = np.bincount(key)  # relation ids are small: no sort needed to group
-        gkeys = np.flatnonzero(cnt)
-        sizes = cnt[gkeys]
-        take = share_budget(sizes, allot)
-        cut = np.flatnonzero(take < sizes)
-        for i in cut.tolist():
-            k = int(gkeys[i])
-            res.groups.append(GroupCut(hop, k // 2, bool(k % 2), int(take[i]), int(sizes[i])))
-        lut = np.full(len(cnt), -1, dtype=np.int64)
-        lut[gkeys[cut]] = np.arange(len(cut))
-        g_all = lut[key]
-        in_cut = g_all >= 0
-        rows, g = sel[in_cut], g_all[in_cut]
-        own = ed.owner[rows]
-        # rank of each row among its (owner, group) rows; rows are owner-major already, so
-        # a stable sort by (owner, group) keeps row order inside each run
-        o = np.argsort(own * len(cut) + g, kind="stable")
-        k1 = (own * len(cut) + g)[o]
-        starts = np.flatnonzero(np.r_[True, k1[1:] != k1[:-1]])
-        rank = np.empty(len(rows), dtype=np.int64)
-        rank[o] = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
-        # then (group, rank, row): every owner's k-th edge before anyone's (k+1)-th
-        o2 = np.argsort(g * (int(rank.max(initial=0)) + 1) + rank, kind="stable")
-        gs = g[o2]
-        gstart = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]])
-        at = np.arange(len(o2)) - np.repeat(gstart, np.diff(np.r_[gstart, len(o2)]))
-        kept = rows[o2[at < take[cut][gs]]]
-        mask = np.zeros(len(ed.eid), dtype=bool)  # back to discovery order without a sort
-        mask[sel[~in_cut]] = True
-        mask[kept] = True
-        return np.flatnonzero(mask)
 
     def _left_out(
         self,
