@@ -99,3 +99,26 @@ def test_share_budget_water_fills():
 def test_unknown_bound_rejected():
     with pytest.raises(ValueError):
         PoGSettings(subgraph_bound="random")
+
+
+def test_groups_are_relation_paths_from_the_topic(tmp_path):
+    """Hop 2's 'c' edges: 20 behind t -a-> u_i, one behind t -b-> v (to the answer). Grouped
+    by the hop's relation alone, the answer's edge is one of 21 and is cut; grouped by the
+    relation path (a>c vs b>c, PoG's supernodes) it is a group of its own and kept."""
+    rows = [f"t\ta\tu{i}\n" for i in range(20)] + ["t\tb\tv\n"]
+    rows += [f"u{i}\tc\tw{i}\n" for i in range(20)] + ["v\tc\tans\n"]
+    (tmp_path / "kg.tsv").write_text("".join(rows))
+    build_store([Source(tmp_path / "kg.tsv")], tmp_path / "store")
+    kg = StoreKG(tmp_path / "store")
+    seeds = kg.node_ids(["t"])
+    flat = kg.graph.expand_grouped(seeds, 2, 26, by_path=False)
+    path = kg.graph.expand_grouped(seeds, 2, 26)
+    assert len(flat.eids) == len(path.eids) == 26
+    assert "ans" not in {t.tail for t in kg.triples_of(flat.eids)}
+    assert "ans" in {t.tail for t in kg.triples_of(path.eids)}
+    a, c = kg.relations.index("a"), kg.relations.index("c")
+    assert [(g.hop, g.rel, g.via, g.kept, g.total) for g in path.groups] == [
+        (2, c, ((a, True),), 4, 20)
+    ]
+    sub, _ = detect_subgraph_store(kg, ["t"], PoGSettings(max_subgraph_triples=26), depth=2)
+    assert "a (out) > c (out) 4/20" in sub.cut_detail
