@@ -96,7 +96,8 @@ def test_share_budget_water_fills():
     assert t.sum() == 2 and t.max() == 1 and t[1] == 1 and t[3] == 1
 
 
-def test_unknown_bound_rejected():
+def test_default_is_edge_order_and_unknown_bound_rejected():
+    assert PoGSettings().subgraph_bound == "edge-order"
     with pytest.raises(ValueError):
         PoGSettings(subgraph_bound="random")
 
@@ -120,5 +121,6 @@ def test_groups_are_relation_paths_from_the_topic(tmp_path):
     assert [(g.hop, g.rel, g.via, g.kept, g.total) for g in path.groups] == [
         (2, c, ((a, True),), 4, 20)
     ]
-    sub, _ = detect_subgraph_store(kg, ["t"], PoGSettings(max_subgraph_triples=26), depth=2)
+    s = PoGSettings(max_subgraph_triples=26, subgraph_bound="relation-aware")
+    sub, _ = detect_subgraph_store(kg, ["t"], s, depth=2)
     assert "a (out) > c (out) 4/20" in sub.cut_detail

@@ -83,8 +83,7 @@ def test_fast_path_matches_generic_path(kgs):
 
 def test_fast_path_matches_when_the_bound_cuts(kgs):
     store, mem, qs = kgs
-    # the generic path only knows the edge-order cut (tests/pog/test_bound.py: the other)
-    settings = PoGSettings(max_subgraph_triples=500, subgraph_bound="edge-order")
+    settings = PoGSettings(max_subgraph_triples=500)
     cut = 0
     for q in qs[:4] + qs[-3:]:
         cut += bool(_same(store, mem, q.topics, settings).bounds_hit)
@@ -119,6 +118,5 @@ def test_cut_says_what_it_left_out(tmp_path):
     res = kg.graph.expand(kg.node_ids(["hub"]), 2, 10)
     assert res.truncated and res.cut_hop == 1 and len(res.eids) == 10
     assert (res.left_out_relations, res.left_out_entities, res.left_out_exact) == (5, 90, True)
-    s = PoGSettings(max_subgraph_triples=10, subgraph_bound="edge-order")
-    sub = asyncio.run(prepare_graph(kg, ["hub"], s))
+    sub = asyncio.run(prepare_graph(kg, ["hub"], PoGSettings(max_subgraph_triples=10)))
     assert "(5 relations, 90 entities not reached)" in sub.bounds_hit[0]
