@@ -4,6 +4,8 @@
     python bench/pog_scale.py --sizes 10000000 --profile      # cProfile top 10 as well
     python bench/pog_scale.py --sizes 10000000 --baseline-src ../main/src   # old vs new, one run
     python bench/pog_scale.py --metaqa new.json [--compare old.json]       # MetaQA dev digests
+    python bench/pog_scale.py --sizes 10000000 --baseline-bound edge-order  # the two bounds
+    python bench/pog_scale.py --sizes 1000000,10000000 --bounds-only       # subgraph step only
 
 Per size: generate the KG (kgreason.kg.synthetic, seed 0) and its questions (105 single-topic,
 45 two-topic), build a store (cached in --work), then in a fresh process open the store and
@@ -38,6 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(
     0, os.environ.get("KGREASON_BENCH_SRC") or str(Path(__file__).resolve().parents[1] / "src")
 )
+
+import numpy as np
 
 from kgreason.kg.loaders import Source
 from kgreason.kg.store import StoreKG, build_store
@@ -117,6 +121,9 @@ async def run_question(kg: StoreKG, q: dict, settings: PoGSettings) -> dict:
         "path_bound": search.bound_hit,
         "gold_reduced": any(a in prep.graph for a in gold),
         "gold_path": bool(gold & ends),
+        # the stricter counts: every gold answer kept / on a path (gold is up to 50 entities)
+        "gold_reduced_all": all(a in prep.graph for a in gold),
+        "gold_path_all": gold <= ends,
         "n_paths": len(search.paths),
     }
 
@@ -141,7 +148,7 @@ def measure(d: Path, args: argparse.Namespace) -> None:
     qs = json.loads((d / "questions.json").read_text())[:: args.every][: args.limit]
     if args.max_topics:
         qs = [q for q in qs if len(q["topics"]) <= args.max_topics]
-    settings = PoGSettings()
+    settings = PoGSettings(subgraph_bound=args.bound) if args.bound else PoGSettings()
     kg = StoreKG(d / "store")
     asyncio.run(run_question(kg, qs[0], settings))  # warm the memory maps' first pages
     prof = cProfile.Profile() if args.profile else None
@@ -183,6 +190,13 @@ def measure(d: Path, args: argparse.Namespace) -> None:
             f" gold in reduced subgraph {sum(r['gold_reduced'] for r in rs)}/{len(rs)};"
             f" gold on a candidate path {sum(r['gold_path'] for r in rs)}/{len(rs)}"
         )
+        if "gold_reduced_all" in rs[0]:
+            print(
+                f"   every gold answer in reduced subgraph"
+                f" {sum(r['gold_reduced_all'] for r in rs)}/{len(rs)};"
+                f" every gold answer on a candidate path"
+                f" {sum(r['gold_path_all'] for r in rs)}/{len(rs)}"
+            )
         cuts = [r["cut_detail"] for r in rs if r["cut"]]
         if cuts:
             print(f"   e.g. {cuts[0]}")
@@ -202,6 +216,58 @@ def measure(d: Path, args: argparse.Namespace) -> None:
         pstats.Stats(prof).sort_stats("tottime").print_stats(10)
 
 
+def bounds_only(d: Path, args: argparse.Namespace) -> None:
+    """Only the subgraph step, three bounds interleaved in one process (best of 3 each):
+    time, and whether the gold answers are in the subgraph (for single-topic questions the
+    reduced subgraph is the subgraph). Cheap enough for every question of a size.
+    "relation-aware" is the setting (groups = relation paths from the topic);
+    "per-hop relation" groups by a hop's (relation, direction) only (by_path=False)."""
+    qs = json.loads((d / "questions.json").read_text())[:: args.every][: args.limit]
+    kg = StoreKG(d / "store")
+    cap, depth = PoGSettings().max_subgraph_triples, PoGSettings().d_max
+    g = kg.graph
+    bounds = {
+        "edge-order": g.expand,
+        "per-hop relation": lambda s, d, m: g.expand_grouped(s, d, m, by_path=False),
+        "relation-aware": g.expand_grouped,
+    }
+    ms: dict[str, list[float]] = {b: [] for b in bounds}
+    cut_ms: dict[str, list[float]] = {b: [] for b in bounds}
+    hits = {b: [0, 0] for b in bounds}  # [any gold, every gold]
+    cuts = 0
+    for q in qs:
+        seeds = kg.node_ids(q["topics"])
+        seeds = seeds[seeds >= 0]
+        gold = kg.node_ids(q["answers"])
+        best, ents = {}, {}
+        cut = False
+        for _ in range(3):
+            for b, fn in bounds.items():
+                t0 = time.perf_counter()
+                res = fn(seeds, depth, cap)
+                best[b] = min(best.get(b, 1e9), time.perf_counter() - t0)
+                h, _, t = g.triples(res.eids)
+                ents[b] = np.union1d(h, t)
+                cut = cut or res.truncated
+        cuts += cut
+        for b in bounds:
+            ms[b].append(best[b] * 1000)
+            if cut:
+                cut_ms[b].append(best[b] * 1000)
+            inside = np.isin(gold, ents[b])
+            hits[b][0] += bool(inside.any())
+            hits[b][1] += bool(inside.all())
+    c = kg.manifest.counts
+    print(f"=== bounds, subgraph step only: {c['triples']:,} triples, {len(qs)} questions ===")
+    print(f"   cut by the bound: {cuts}/{len(qs)}")
+    for b in bounds:
+        print(
+            f"   {b:<17} p50 {pct(ms[b], 0.5):7.1f} ms p95 {pct(ms[b], 0.95):7.1f} ms;"
+            f" cut questions p50 {pct(cut_ms[b], 0.5):7.1f} ms;"
+            f" some gold in subgraph {hits[b][0]}/{len(qs)}, every gold {hits[b][1]}/{len(qs)}"
+        )
+
+
 def compare_runs(old: dict, new: dict) -> None:
     """old/new per stage (p50, p95) per group, and the gold-in-reduced-subgraph counts."""
     print("=== old / new, same questions, measured one after the other in this run ===")
@@ -217,10 +283,14 @@ def compare_runs(old: dict, new: dict) -> None:
                 f" ({pct(a, 0.5) / max(pct(b, 0.5), 1e-9):6.1f}x)   p95 {pct(a, 0.95):9.1f} ->"
                 f" {pct(b, 0.95):8.1f} ms ({pct(a, 0.95) / max(pct(b, 0.95), 1e-9):6.1f}x)"
             )
-        for key in ("gold_reduced", "gold_path", "cut", "path_bound"):
+        for key in ("gold_reduced", "gold_path", "gold_reduced_all", "gold_path_all"):
+            a = sum(bool(old["rows"][i].get(key)) for i in idx)
+            b = sum(bool(new["rows"][i].get(key)) for i in idx)
+            print(f"   {name:<9} {key:<16} old {a}/{len(idx)}  new {b}/{len(idx)}")
+        for key in ("cut", "path_bound"):
             a = sum(bool(old["rows"][i][key]) for i in idx)
             b = sum(bool(new["rows"][i][key]) for i in idx)
-            print(f"   {name:<9} {key:<12} old {a}/{len(idx)}  new {b}/{len(idx)}")
+            print(f"   {name:<9} {key:<16} old {a}/{len(idx)}  new {b}/{len(idx)}")
     same = sum(o["n_paths"] == w["n_paths"] for o, w in zip(old["rows"], new["rows"], strict=True))
     print(f"   same number of paths: {same}/{len(new['rows'])}")
     print(f"   peak RSS old {old['rss_mb']:,.0f} MB, new {new['rss_mb']:,.0f} MB")
@@ -240,7 +310,7 @@ def metaqa(args: argparse.Namespace) -> None:
     shared = os.environ.get("KGREASON_SHARED_DATA", "/work/shared/data")
     meta = Path(shared) / "kgqa" / "metaqa"
     kg = open_kg(KGSettings())
-    settings = PoGSettings()
+    settings = PoGSettings(subgraph_bound=args.bound) if args.bound else PoGSettings()
     out: dict[str, dict] = {}
     for hop in (1, 2, 3):
         with (meta / f"{hop}-hop" / "dev.txt").open() as f:
@@ -311,6 +381,21 @@ def main() -> None:
         help="also measure this src directory (e.g. a checkout of main) on the same questions,"
         " first, and print new/old ratios",
     )
+    ap.add_argument(
+        "--bound",
+        choices=("relation-aware", "edge-order"),
+        help="PoGSettings.subgraph_bound for the measured run (default: the settings' default)",
+    )
+    ap.add_argument(
+        "--baseline-bound",
+        choices=("relation-aware", "edge-order"),
+        help="measure this subgraph_bound first on the same code and questions, as 'old'",
+    )
+    ap.add_argument(
+        "--bounds-only",
+        action="store_true",
+        help="only the subgraph step, edge-order vs relation-aware, interleaved",
+    )
     ap.add_argument("--metaqa", help="MetaQA dev mode: write per-question digests here")
     ap.add_argument("--compare", help="with --metaqa: an earlier --metaqa file")
     args = ap.parse_args()
@@ -322,18 +407,26 @@ def main() -> None:
         return
     for n in [int(x) for x in args.sizes.split(",")]:
         d = prepare(n, args.seed, args.work, n <= args.sparql_max)
+        if args.bounds_only:
+            bounds_only(d, args)
+            continue
         cmd = [sys.executable, __file__, "--measure", str(d), "--limit", str(args.limit)]
         cmd += ["--every", str(args.every)] + (["-v"] if args.verbose else [])
         cmd += ["--max-topics", str(args.max_topics)]
         cmd += ["--profile"] if args.profile else []
         runs = {}
+        old_bound = ["--bound", args.baseline_bound] if args.baseline_bound else []
+        new_bound = ["--bound", args.bound] if args.bound else []
         for label, src in (("old", args.baseline_src), ("new", None)):
-            if label == "old" and not src:
+            if label == "old" and not src and not old_bound:
                 continue
             env = dict(os.environ, KGREASON_BENCH_SRC=src or "")
             out = args.work / f"summary-{n}-{label}.json"
-            print(f"--- {label} code" + (f" ({src})" if src else ""))
-            subprocess.run([*cmd, "--summary", str(out)], check=True, env=env)
+            what = f" ({src})" if src else ""
+            what += f" bound {(old_bound if label == 'old' else new_bound)[1:]}"
+            print(f"--- {label} code{what}")
+            bound = old_bound if label == "old" else new_bound
+            subprocess.run([*cmd, *bound, "--summary", str(out)], check=True, env=env)
             runs[label] = json.loads(out.read_text())
         if len(runs) == 2:
             compare_runs(runs["old"], runs["new"])

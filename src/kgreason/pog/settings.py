@@ -52,6 +52,13 @@ class PoGSettings(BaseModel):
     #: Bounds that keep a question tractable; hitting one is reported in the result.
     max_subgraph_triples: int = 200_000
     max_paths: int = 20_000
+    #: how `max_subgraph_triples` cuts a local store's subgraph (docs/scale.md, "The
+    #: subgraph bound"): "edge-order" takes edges in discovery order and stops at the cap
+    #: (the default, and the only rule for SPARQL/in-memory KGs); "relation-aware" shares a
+    #: cut hop's budget across relation paths from the topic (PoG's supernodes), so none
+    #: disappears and hub groups are truncated first. Not the default: on the synthetic
+    #: 1M/10M questions it kept the gold answers no more often and cost 6-12x the time.
+    subgraph_bound: Literal["edge-order", "relation-aware"] = "edge-order"
     #: LLM-free mode with one topic entity only: with no predicted depth, a path's fuzzy score
     #: is lowered by this much per hop beyond the first (an Occam prior between near-equal paths). 0.02 was chosen on the
     #: first 150 MetaQA dev questions per hop: candidate Hits@1 rose for 1-, 2- and 3-hop with

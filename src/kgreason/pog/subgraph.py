@@ -21,6 +21,7 @@ from kgreason.kg.base import KnowledgeGraph, Triple
 from kgreason.pog.settings import PoGSettings
 
 if TYPE_CHECKING:
+    from kgreason.kg.store.graph import Expansion
     from kgreason.kg.store.kg import StoreKG
 
 
@@ -120,7 +121,9 @@ def detect_subgraph_store(
     topics = tuple(dict.fromkeys(topic_ids))
     d = settings.d_max if depth is None else depth
     nodes = kg.node_ids(list(topics))
-    res = kg.graph.expand(nodes[nodes >= 0], d, settings.max_subgraph_triples)
+    grouped = settings.subgraph_bound == "relation-aware"
+    expand = kg.graph.expand_grouped if grouped else kg.graph.expand
+    res = expand(nodes[nodes >= 0], d, settings.max_subgraph_triples)
     eids = np.sort(res.eids)
     # a topic without edges is still known when the store has its name
     unknown = [x for x, k in zip(topics, (nodes >= 0).tolist(), strict=True) if not k]
@@ -133,12 +136,39 @@ def detect_subgraph_store(
         unknown_topics=unknown,
     )
     if res.truncated:
-        sub.cut_detail = (
-            f"cut at hop {res.cut_hop}: up to {res.unread_edges:,} edges of that hop not read"
-            + (
-                f" ({'' if res.left_out_exact else 'at least '}{res.left_out_relations:,} relations,"
-                f" {res.left_out_entities:,} entities not reached)"
-            )
-            + (f", hops {res.cut_hop + 1}..{d} not explored" if res.cut_hop < d else "")
-        )
+        sub.cut_detail = _grouped_detail(kg, res) if grouped else _edge_order_detail(res, d)
     return sub, eids
+
+
+#: truncated groups named in a cut report, at most (the rest are counted)
+DETAIL_GROUPS = 8
+
+
+def _edge_order_detail(res: Expansion, d: int) -> str:
+    return (
+        f"cut at hop {res.cut_hop}: up to {res.unread_edges:,} edges of that hop not read"
+        + (
+            f" ({'' if res.left_out_exact else 'at least '}{res.left_out_relations:,} relations,"
+            f" {res.left_out_entities:,} entities not reached)"
+        )
+        + (f", hops {res.cut_hop + 1}..{d} not explored" if res.cut_hop < d else "")
+    )
+
+
+def _grouped_detail(kg: StoreKG, res: Expansion) -> str:
+    """Which relation-path groups each cut hop truncated (the steps from the topic, then
+    kept/total edges of the last step)."""
+    parts = []
+    for hop in sorted({g.hop for g in res.groups}):
+        gs = [g for g in res.groups if g.hop == hop]
+        named = ", ".join(
+            "".join(f"{kg.relations[r]} ({'out' if o else 'in'}) > " for r, o in g.via)
+            + f"{kg.relations[g.rel]} ({'out' if g.out else 'in'}) {g.kept:,}/{g.total:,}"
+            for g in gs[:DETAIL_GROUPS]
+        )
+        more = f" and {len(gs) - DETAIL_GROUPS} more" if len(gs) > DETAIL_GROUPS else ""
+        dropped = sum(g.kept == 0 for g in gs)
+        drop = f"; {dropped} groups got no edge" if dropped else ""
+        parts.append(f"hop {hop}: {len(gs)} relation groups truncated ({named}{more}{drop})")
+    unread = f"; {res.unread_rows:,} hub rows not read" if res.unread_rows else ""
+    return f"relation-aware cut, {res.unread_edges:,} edges left out: " + "; ".join(parts) + unread

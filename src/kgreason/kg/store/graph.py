@@ -12,7 +12,7 @@ numpy int arrays (node ids from `NameIndex.lookup`) and never build Python objec
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +24,12 @@ from kgreason.kg.store.format import load_array
 CHUNK_EDGES = 1 << 13
 #: Edge slots scanned, at most, to say what a cut left out (Expansion.left_out_*).
 LEFT_OUT_SCAN = 1 << 16
+#: Rows one hop of expand_grouped reads, at most: max(READ_MIN, READ_FACTOR * max_triples).
+#: An edge shows up in at most two rows of a hop, so a hop with more than 4 * max_triples
+#: rows holds more than 2 * max_triples - count new edges and can never fit the budget:
+#: reading only that many never changes an uncut result (noise rows aside, which count).
+READ_MIN = 1 << 16
+READ_FACTOR = 4
 
 
 @dataclass
@@ -54,6 +60,57 @@ class Expansion:
     left_out_relations: int = 0
     left_out_entities: int = 0
     left_out_exact: bool = True
+    #: expand_grouped only: the (relation, direction) groups a hop truncated, largest first
+    groups: list[GroupCut] = field(default_factory=list)
+    #: expand_grouped only: rows of cut hops not read at all (hub rows past the read budget)
+    unread_rows: int = 0
+
+
+@dataclass
+class GroupCut:
+    """One (relation, direction) group of a hop that the relation-aware bound truncated:
+    `kept` of its `total` new edges were taken. `out` is True for edges leaving the frontier."""
+
+    hop: int
+    rel: int
+    out: bool
+    kept: int
+    total: int
+    #: the (relation, out) steps from the topic before this one, when grouped by path
+    via: tuple[tuple[int, bool], ...] = ()
+
+
+def share_budget(sizes: np.ndarray, budget: int) -> np.ndarray:
+    """Max-min fair shares (water-filling): every group gets min(size, c) for the largest c
+    the budget allows, so the biggest groups are the ones truncated; the few slots left
+    over go one each to the smallest of the truncated groups. With fewer slots than
+    groups, the smallest groups get one edge each."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    if int(sizes.sum()) <= budget:
+        return sizes.copy()
+    order = np.argsort(sizes, kind="stable")
+    s = sizes[order]
+    n = len(s)
+    prefix = np.concatenate([[0], np.cumsum(s)[:-1]])
+    at = prefix + s * (n - np.arange(n))  # total taken if c = s[k]; non-decreasing in k
+    k = int(np.searchsorted(at, budget, side="right")) - 1
+    c = budget // n if k < 0 else int(s[k]) + (budget - int(at[k])) // (n - k - 1)
+    take = np.minimum(sizes, c)
+    extra = budget - int(take.sum())
+    if extra > 0:
+        big = order[sizes[order] > c][:extra]
+        take[big] += 1
+    return take
+
+
+def _first_index(values: np.ndarray, scratch: np.ndarray) -> np.ndarray:
+    """Indices of the first occurrence of each value, in order (see _first_occurrences)."""
+    order = np.arange(len(values), dtype=np.int32)
+    if len(values) < 2:
+        return order
+    scratch[values] = len(values)
+    np.minimum.at(scratch, values, order)
+    return np.flatnonzero(scratch[values] == order)
 
 
 def _first_occurrences(values: np.ndarray, scratch: np.ndarray) -> np.ndarray:
@@ -65,6 +122,43 @@ def _first_occurrences(values: np.ndarray, scratch: np.ndarray) -> np.ndarray:
     scratch[values] = len(values)
     np.minimum.at(scratch, values, order)
     return values[scratch[values] == order]
+
+
+def _round_robin(owner: np.ndarray, group: np.ndarray, take: np.ndarray) -> np.ndarray:
+    """Mask of the rows kept when group g keeps take[g] rows: inside a truncated group the
+    k-th row of every owner comes before any owner's (k+1)-th, then row order. Rows are
+    owner-major (as gathered), so a stable sort keeps row order inside each run."""
+    keep = np.ones(len(owner), dtype=bool)
+    sizes = np.bincount(group, minlength=len(take))
+    rows = np.flatnonzero((take < sizes)[group])
+    if len(rows) == 0:
+        return keep
+    g, own = group[rows], owner[rows]
+    k1 = own * len(take) + g
+    o = np.argsort(k1, kind="stable")
+    k1 = k1[o]
+    starts = np.flatnonzero(np.r_[True, k1[1:] != k1[:-1]])
+    rank = np.empty(len(rows), dtype=np.int64)
+    rank[o] = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
+    o2 = np.argsort(g * (int(rank.max()) + 1) + rank, kind="stable")
+    gs = g[o2]
+    gstart = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]])
+    at = np.arange(len(o2)) - np.repeat(gstart, np.diff(np.r_[gstart, len(o2)]))
+    keep[rows] = False
+    keep[rows[o2[at < take[gs]]]] = True
+    return keep
+
+
+def _via(paths: list[tuple[np.ndarray, np.ndarray]], parent: int) -> tuple[tuple[int, bool], ...]:
+    """The (relation, out) steps of a path group's ancestors, topic first."""
+    steps: list[tuple[int, bool]] = []
+    for parents, keys in reversed(paths):
+        if not len(keys):
+            break
+        k = int(keys[parent])
+        steps.append((k // 2, bool(k % 2)))
+        parent = int(parents[parent])
+    return tuple(reversed(steps))
 
 
 class CSRGraph:
@@ -204,6 +298,101 @@ class CSRGraph:
             if len(frontier) == 0:
                 break
         return Expansion(np.concatenate(found) if found else np.zeros(0, dtype=np.int64), False)
+
+    def _capped_positions(self, nodes: np.ndarray, budget: int) -> tuple[np.ndarray, np.ndarray]:
+        """positions() with at most `budget` rows in all: the (node, direction) segments
+        share it by water-filling, so a hub's rows are cut before anyone else's."""
+        dout, din = self.degree(nodes)
+        lens = share_budget(np.stack([dout, din], axis=1).ravel(), budget)
+        starts = np.stack([self.fwd_ptr[nodes], self.rev_ptr[nodes] + self.n_edges], axis=1)
+        per_node = lens.reshape(-1, 2).sum(axis=1)
+        pos = ranges(starts.ravel(), lens)
+        return pos, np.repeat(np.arange(len(nodes), dtype=np.int64), per_node)
+
+    def expand_grouped(
+        self, seeds: np.ndarray, depth: int, max_triples: int, *, by_path: bool = True
+    ) -> Expansion:
+        """Breadth-first expansion like `expand`, with a relation-aware bound. A hop whose
+        new edges fit the remaining budget is taken whole, so without a cut the edges are
+        exactly `expand`'s. A hop that does not fit gets the remaining budget split evenly
+        over the hops left (all of it at the last hop), shared by `share_budget` across its
+        groups: every group keeps edges and the largest (hub) groups are truncated first.
+        A group is a relation path from a topic, (topic, r1/dir, ..., rk/dir): PoG's
+        clustered supernodes, so the answer's chain competes only with itself
+        (`by_path=False`: the hop's (relation, direction) alone). A node belongs to the path
+        of the edge that first reached it. Inside a group the k-th edges of every frontier
+        node come before any node's (k+1)-th, so one hub cannot fill its group alone. Each
+        hop reads at most max(READ_MIN, READ_FACTOR * max_triples) rows; a level with more
+        rows can never fit the budget, and its hubs' rows are the ones left unread."""
+        seeds = np.asarray(seeds, dtype=np.int64)
+        _, first = np.unique(seeds, return_index=True)
+        frontier = seeds[np.sort(first)]
+        visited = np.zeros(self.n_nodes, dtype=bool)
+        visited[frontier] = True
+        seen = np.zeros(self.n_edges, dtype=bool)
+        edge_scratch = np.empty(self.n_edges, dtype=np.int32)
+        node_scratch = np.empty(self.n_nodes, dtype=np.int32)
+        read_cap = max(READ_MIN, READ_FACTOR * max_triples)
+        n_keys = 2 * max(len(self.noise), int(self.fwd_rel.max(initial=0)) + 1)
+        # path group of each frontier node, and per level the groups' (parent, rel*2+out)
+        fgroup = np.arange(len(frontier), dtype=np.int64) if by_path else None
+        paths: list[tuple[np.ndarray, np.ndarray]] = []
+        found: list[np.ndarray] = []
+        res = Expansion(np.zeros(0, dtype=np.int64), False)
+        count = 0
+        for level in range(depth):
+            if len(frontier) == 0:
+                break
+            dout, din = self.degree(frontier)
+            rows = int(dout.sum() + din.sum())
+            pos, owner = self._capped_positions(frontier, read_cap)
+            ed = self.gather(pos, owner)
+            first_row = np.zeros(len(ed.eid), dtype=bool)
+            fresh = np.flatnonzero(~seen[ed.eid])
+            first_row[fresh[_first_index(ed.eid[fresh], edge_scratch)]] = True
+            sel = np.flatnonzero(first_row)
+            key = ed.rel[sel] * 2 + ed.out[sel]
+            if fgroup is not None:
+                key = fgroup[ed.owner[sel]] * n_keys + key
+            gkeys, ginv, sizes = np.unique(key, return_inverse=True, return_counts=True)
+            remaining = max_triples - count
+            if len(sel) > remaining or rows > len(pos):
+                allot = remaining if level == depth - 1 else remaining // (depth - level)
+                take = share_budget(sizes, allot)
+                keep = _round_robin(ed.owner[sel], ginv, take)
+                for i in np.flatnonzero(take < sizes).tolist():
+                    k = int(gkeys[i])
+                    via = _via(paths, k // n_keys) if fgroup is not None else ()
+                    step = k % n_keys
+                    kept, total = int(take[i]), int(sizes[i])
+                    res.groups.append(
+                        GroupCut(level + 1, step // 2, bool(step % 2), kept, total, via)
+                    )
+                res.truncated = True
+                res.unread_rows += rows - len(pos)
+                res.unread_edges += len(sel) - int(keep.sum()) + rows - len(pos)
+                if not res.cut_hop:
+                    res.cut_hop = level + 1
+                sel, ginv = sel[keep], ginv[keep]
+            new = ed.eid[sel]
+            seen[new] = True
+            count += len(new)
+            found.append(new)
+            nb = ed.nbr[sel]
+            fresh = np.flatnonzero(~visited[nb])
+            fi = fresh[_first_index(nb[fresh], node_scratch)]
+            frontier = nb[fi]
+            visited[frontier] = True
+            if fgroup is not None:
+                paths.append((gkeys // n_keys, gkeys % n_keys))
+                fgroup = ginv[fi]
+        res.eids = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+        if res.truncated:
+            res.reason = f"max_triples={max_triples} reached (relation-aware)"
+            res.groups.sort(key=lambda g: (g.hop, -(g.total - g.kept)))
+            res.left_out_relations = len({g.rel for g in res.groups if g.kept == 0})
+            res.left_out_exact = res.unread_rows == 0
+        return res
 
     def _left_out(
         self,
