@@ -32,15 +32,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kgreason.kg.store.build_index import ranges
+from kgreason.pog.fastsets import LevelSteps, _rows
 from kgreason.pog.types import Hop
 
 if TYPE_CHECKING:
     from kgreason.pog.fastgraph import ArrayClusteredGraph
     from kgreason.pog.paths import _Budget
-
-#: rows (partial path, edge) gathered per chunk of a level, at least one partial path
-CHUNK_ROWS = 1 << 21
 
 
 @dataclass
@@ -72,23 +69,6 @@ class _Level:
         return _member(self.codes(n), p * n + u)
 
 
-@dataclass
-class _Steps:
-    """The steps of a chunk of partial paths, in paths.py's order (by p, then primary key)."""
-
-    codes: np.ndarray  # (p * k2 + key) * n + node of every row kept, sorted
-    p: np.ndarray
-    key: np.ndarray  # primary key code
-    a: np.ndarray  # the reached set is nodes[a:b] (sorted)
-    b: np.ndarray
-    nodes: np.ndarray
-    alts: dict[int, tuple[int, ...]]  # step index -> the other keys of its group
-
-    def codes_of(self, i: int) -> tuple[int, ...]:
-        """The key codes of step i's group, the primary first."""
-        return (int(self.key[i]), *self.alts.get(i, ()))
-
-
 def _member(sorted_values: np.ndarray, q: np.ndarray) -> np.ndarray:
     """q in sorted_values, elementwise (np.isin sorts q as well; this only searches)."""
     if not len(sorted_values):
@@ -103,95 +83,6 @@ def _node_hash(g: ArrayClusteredGraph) -> np.ndarray:
         got = np.random.default_rng(0x5EED).integers(0, 2**63, g.n, dtype=np.uint64)
         g._node_hash = got  # type: ignore[attr-defined]
     return got
-
-
-def _rows(g: ArrayClusteredGraph, nodes: np.ndarray, owner: np.ndarray):
-    """(owner, key code, neighbour) of every edge of `nodes`, both directions."""
-    rank = g.rel_rank
-    parts = []
-    for ptr, rel, nbr, fwd in ((g.optr, g.orel, g.odst, 1), (g.iptr, g.irel, g.isrc, 0)):
-        cnt = ptr[nodes + 1] - ptr[nodes]
-        pos = ranges(ptr[nodes], cnt)
-        parts.append((np.repeat(owner, cnt), rank[rel[pos]] * 2 + fwd, nbr[pos]))
-    return tuple(np.concatenate(x) for x in zip(*parts, strict=True))
-
-
-def _steps(
-    g: ArrayClusteredGraph,
-    lv: _Level,
-    prev: _Level | None,
-    p0: int,
-    p1: int,
-    keep: np.ndarray,
-) -> _Steps:
-    """paths.py's `_steps` for partial paths p0..p1-1 of `lv` at once."""
-    n, k2 = g.n, 2 * max(len(g.rel_names), 1)
-    off = lv.offsets()
-    members = lv.nodes[off[p0] : off[p1]]
-    owner = np.repeat(np.arange(p0, p1, dtype=np.int64), lv.lens[p0:p1])
-    own, key, nb = _rows(g, members, owner)
-    ok = keep[nb]
-    if prev is not None:  # no immediate backtracking into the previous set
-        back = np.unique(
-            np.array(
-                [p * k2 + (c ^ 1) for p in range(p0, p1) for c in lv.groups[p]], dtype=np.int64
-            )
-        )
-        rows = np.flatnonzero(ok & _member(np.unique(back % k2), key))
-        rows = rows[_member(back, own[rows] * k2 + key[rows])]
-        if len(rows):
-            ok[rows[prev.contains(lv.parent[own[rows]], nb[rows], n)]] = False
-    codes = np.unique((own[ok] * k2 + key[ok]) * n + nb[ok])
-    prefix, nodes = np.divmod(codes, n)
-    cut = np.flatnonzero(prefix[1:] != prefix[:-1]) + 1
-    a = np.concatenate([[0], cut]).astype(np.int64) if len(codes) else cut
-    b = np.concatenate([cut, [len(codes)]]).astype(np.int64) if len(codes) else cut
-    sp, skey = np.divmod(prefix[a], k2)
-    h = np.add.reduceat(_node_hash(g)[nodes], a) if len(a) else a.astype(np.uint64)
-    order = np.lexsort((skey, b - a, h, sp))
-    sp, skey, h, a, b = sp[order], skey[order], h[order], a[order], b[order]
-    same = (sp[1:] == sp[:-1]) & (h[1:] == h[:-1]) & ((b - a)[1:] == (b - a)[:-1])
-    primary = np.ones(len(sp), dtype=bool)
-    alts: dict[int, list[int]] = {}
-    if same.any():  # steps sharing a hash: group them by their exact sets
-        run = np.concatenate([[0], np.cumsum(~same)])
-        first = np.flatnonzero(np.diff(run, prepend=-1))
-        size = np.diff(np.append(first, len(run)))
-        for r0, sz in zip(first[size > 1].tolist(), size[size > 1].tolist(), strict=True):
-            seen: dict[bytes, int] = {}
-            for c in range(r0, r0 + sz):  # in key order: the first is the primary
-                c0 = seen.setdefault(nodes[a[c] : b[c]].tobytes(), c)
-                if c0 != c:
-                    primary[c] = False
-                    alts.setdefault(c0, []).append(int(skey[c]))
-    keep_idx = np.flatnonzero(primary)
-    order = keep_idx[np.lexsort((skey[keep_idx], sp[keep_idx]))]
-    where = {int(x): i for i, x in enumerate(order.tolist())} if alts else {}
-    return _Steps(
-        codes,
-        sp[order],
-        skey[order],
-        a[order],
-        b[order],
-        nodes,
-        {where[c]: tuple(ks) for c, ks in alts.items()},
-    )
-
-
-def _chunks(g: ArrayClusteredGraph, lv: _Level) -> list[tuple[int, int]]:
-    """Consecutive ranges of partial paths with about CHUNK_ROWS edge rows each."""
-    deg = (g.degree[lv.nodes]).astype(np.int64)
-    per = np.add.reduceat(deg, lv.offsets()[:-1]) if len(deg) else np.zeros(len(lv.lens))
-    per[lv.lens == 0] = 0
-    cum = np.cumsum(per)
-    out, p0 = [], 0
-    while p0 < len(lv.lens):
-        base = cum[p0 - 1] if p0 else 0
-        p1 = int(np.searchsorted(cum, base + CHUNK_ROWS, side="right"))
-        p1 = max(p1, p0 + 1)
-        out.append((p0, p1))
-        p0 = p1
-    return out
 
 
 class _Namer:
@@ -238,8 +129,9 @@ def free_paths(
         src_names: dict[int, tuple[str, ...]] = {}
         off = lv.offsets()
         assert lv.hops is not None
-        for p0, p1 in _chunks(g, lv):
-            st = _steps(g, lv, prev, p0, p1, keep)
+        level = LevelSteps(g, lv, prev, keep, _node_hash(g))
+        for p0, p1 in level.chunks():
+            st = level.steps(p0, p1)
             for i, p in enumerate(st.p.tolist()):
                 src = src_names.get(p)
                 if src is None:
@@ -301,10 +193,11 @@ def segment_paths(
         sets: list[np.ndarray] = []
         hits: list[tuple[int, tuple[int, ...]]] = []
         stopped, n_cont = False, 0
-        for p0, p1 in _chunks(g, lv):
-            st = _steps(g, lv, prev, p0, p1, keep)
-            k2 = 2 * max(len(g.rel_names), 1)
-            has_t = _member(st.codes, (st.p * k2 + st.key) * g.n + t)
+        level = LevelSteps(g, lv, prev, keep, _node_hash(g), t)
+        for p0, p1 in level.chunks():
+            st = level.steps(p0, p1)
+            assert st.has_t is not None
+            has_t = st.has_t
             hit = np.flatnonzero(has_t)
             room = budget.max_paths - len(found) - len(hits)
             end = len(st.p)
