@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgreason.kg.store.build_index import ranges
-from kgreason.pog.fastsets import LevelSteps, _rows
+from kgreason.pog.fastsets import LevelSteps, _hash_sets, _rows, canon
 from kgreason.pog.types import Hop
 
 if TYPE_CHECKING:
@@ -282,7 +282,8 @@ def _restrict(
         inn = _member(near, ed[eown] * n + mem)
         pool, lens = mem[inn], np.bincount(eown[inn], minlength=len(ea)).astype(np.int64)
         start = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
-        kid = e_of_f.reshape(-1)
+        kid = canon(pool, start, lens, _hash_sets(_node_hash(g), pool, start, lens))
+        kid = kid[e_of_f.reshape(-1)]  # equal kept sets share one id (and one expansion)
         kept.append((pool, start, lens, kid))
         if j:
             group = [levels[j].groups[p] for p in anc.tolist()]
