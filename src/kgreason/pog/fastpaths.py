@@ -19,6 +19,11 @@ level of partial paths is expanded at once:
   once, walking from the target through the reversed keys (`_restrict`), so only the
   members on chains into the target are touched.
 
+Each DISTINCT set of a level is expanded once (pog/fastsets.py): partial paths ending
+in the same set share its steps, except the keys reversing their last hop, which are
+recomputed per partial path (two-topic questions at 10M triples hold 20,000 partial paths
+per level over far fewer sets). `_restrict` likewise works per distinct kept set.
+
 Python code runs per produced step (at most `max_paths` per level, to build Hop objects),
 never per edge or per entity; names are decoded only for entities of produced hops. A level
 is processed in chunks of partial paths so a bound that stops the search early also stops

@@ -31,6 +31,7 @@ from kgreason.kg.store.build_index import ranges
 
 if TYPE_CHECKING:
     from kgreason.pog.fastgraph import ArrayClusteredGraph
+    from kgreason.pog.fastpaths import _Level
 
 #: partial paths per chunk (bounds the per-path entry arrays)
 CHUNK_PATHS = 4096
@@ -156,10 +157,9 @@ def expand_distinct(
     return _Base(code, a, b - a, _hash_sets(hv, pool, a, b - a), pool, estart)
 
 
-def _concat_base(x: _Base | None, y: _Base, u_before: int) -> _Base:
+def _concat_base(x: _Base | None, y: _Base) -> _Base:
     if x is None:
         return y
-    del u_before
     return _Base(
         np.concatenate([x.code, y.code]),
         np.concatenate([x.a, y.a + len(x.pool)]),
@@ -175,7 +175,15 @@ class LevelSteps:
     each distinct set expanded once (on first use, so a bound that stops early also
     stops the reading). `t` >= 0: each step says whether its set holds t."""
 
-    def __init__(self, g: ArrayClusteredGraph, lv, prev, keep: np.ndarray, hv, t: int = -1):
+    def __init__(
+        self,
+        g: ArrayClusteredGraph,
+        lv: _Level,
+        prev: _Level | None,
+        keep: np.ndarray,
+        hv: np.ndarray,
+        t: int = -1,
+    ):
         self.g, self.lv, self.prev, self.keep, self.hv, self.t = g, lv, prev, keep, hv, t
         self.k2 = 2 * max(len(g.rel_names), 1)
         off = lv.offsets()
@@ -197,14 +205,14 @@ class LevelSteps:
                 self.g, lv.nodes, lv.offsets(), self.reps[self.have : upto], self.keep, self.hv
             )
             new.code = new.code + self.have * self.k2  # u numbering continues
-            self.base = _concat_base(self.base, new, self.have)
+            self.base = _concat_base(self.base, new)
             if self.t >= 0:
-                tin = _member_sets(new.pool, new.a, new.ln, self.t, self.g.n)
+                tin = _member_sets(new.pool, new.a, new.ln, self.t)
                 self.tin = np.concatenate([self.tin, tin])
             self.have = upto
         return self.base
 
-    def steps(self, p0: int, p1: int):
+    def steps(self, p0: int, p1: int) -> _Steps:
         lv, k2, n = self.lv, self.k2, self.g.n
         pp = np.arange(p0, p1, dtype=np.int64)
         uu = self.u[p0:p1]
@@ -242,7 +250,7 @@ class LevelSteps:
                 s_ln = np.concatenate([s_ln, m_ln])
                 s_h = np.concatenate([s_h, _hash_sets(self.hv, pool, m_a, m_ln)])
                 if self.t >= 0:
-                    tin = np.concatenate([tin, _member_sets(pool, m_a, m_ln, self.t, n)])
+                    tin = np.concatenate([tin, _member_sets(pool, m_a, m_ln, self.t)])
                 e_sid[at[ch]] = m_sid
                 alive[at[ch][m_ln == 0]] = False
         e_sid, e_p, e_key = e_sid[alive], e_p[alive], e_key[alive]
@@ -282,12 +290,11 @@ class LevelSteps:
         return st
 
 
-def _member_sets(pool: np.ndarray, a: np.ndarray, ln: np.ndarray, t: int, n: int) -> np.ndarray:
+def _member_sets(pool: np.ndarray, a: np.ndarray, ln: np.ndarray, t: int) -> np.ndarray:
     """t in pool[a:a+ln], per set."""
     idx = np.flatnonzero(pool == t)
     own = np.searchsorted(a, idx, side="right") - 1
     out = np.zeros(len(a), dtype=bool)
     ok = (own >= 0) & (idx < a[np.maximum(own, 0)] + ln[np.maximum(own, 0)])
     out[own[ok]] = True
-    del n
     return out
