@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from kgreason.kg.base import Triple
+from kgreason.kg.synthetic import synth_kg
 from kgreason.pog import fastpaths
 from kgreason.pog.clustering import ClusteredGraph
 from kgreason.pog.fastgraph import ArrayClusteredGraph
@@ -64,8 +65,17 @@ def _graphs():
     return fast, slow
 
 
+@pytest.fixture(params=["distinct-sets", "per-path"])
+def level_mode(request, monkeypatch):
+    """Both level expansions: LevelSteps (threshold 0) and _RowSteps (every level small)."""
+    monkeypatch.setattr(
+        fastpaths, "SMALL_LEVEL_ROWS", 0 if request.param == "distinct-sets" else 1 << 40
+    )
+    return request.param
+
+
 @pytest.mark.parametrize("collide", [False, True])
-def test_shared_sets_same_paths(monkeypatch, collide):
+def test_shared_sets_same_paths(monkeypatch, collide, level_mode):
     fast, slow = _graphs()
     if collide:  # every set hashes alike: only the exact comparison separates them
         monkeypatch.setattr(fastpaths, "_node_hash", lambda g: np.zeros(g.n, dtype=np.uint64))
@@ -82,3 +92,35 @@ def test_shared_sets_same_paths(monkeypatch, collide):
             )
             shared += sum(len(h.alt_relations) for p in a.paths for h in p.hops)
     assert shared  # relation clustering (keys reaching one set) was exercised
+
+
+def test_synthetic_kg_both_expansions(level_mode):
+    """A skewed synthetic KG (hubs), free and segment search, small and large bounds."""
+    kg = synth_kg(6_000, seed=11)
+    names = np.array([kg.entity(i) for i in range(kg.n_nodes)], dtype=object)
+    h, r, t = (x.astype(np.int64) for x in (kg.h, kg.r, kg.t))
+    rels = list(kg.rel_names)
+    fast = ArrayClusteredGraph.from_arrays(h, r, t, names, rels)
+    slow = ClusteredGraph.from_triples(
+        Triple(names[a], rels[b], names[c]) for a, b, c in zip(h, r, t, strict=True)
+    )
+    deg = np.bincount(np.concatenate([h, t]), minlength=len(names))
+    nodes = [names[i] for i in np.argsort(-deg)[:4]] + [
+        names[i] for i in np.flatnonzero(deg > 0)[::400]
+    ]
+    rng = random.Random(2)
+    found = 0
+    for a in nodes:
+        b = rng.choice(nodes)
+        for ents, lo, hi in (([a], 1, 3), ([a, b] if a != b else [a], 1, 6)):
+            for max_paths in (9, 2000):
+                x = find_entity_paths(fast, ents, min_len=lo, max_len=hi, max_paths=max_paths)
+                y = find_entity_paths(slow, ents, min_len=lo, max_len=hi, max_paths=max_paths)
+                assert [p.hops for p in x.paths] == [p.hops for p in y.paths], (ents, max_paths)
+                assert (x.bound_hit, x.bound_reason, x.expansions) == (
+                    y.bound_hit,
+                    y.bound_reason,
+                    y.expansions,
+                )
+                found += len(ents) == 2 and bool(x.paths)
+    assert found

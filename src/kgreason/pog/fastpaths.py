@@ -38,12 +38,18 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgreason.kg.store.build_index import ranges
-from kgreason.pog.fastsets import LevelSteps, _hash_sets, _rows, canon
+from kgreason.pog.fastsets import LevelSteps, _hash_sets, _rows, _Steps, canon
 from kgreason.pog.types import Hop
 
 if TYPE_CHECKING:
     from kgreason.pog.fastgraph import ArrayClusteredGraph
     from kgreason.pog.paths import _Budget
+
+
+#: rows (partial path, edge) gathered per chunk of a level by _RowSteps
+CHUNK_ROWS = 1 << 21
+#: a level reading at most this many edge rows is expanded per partial path (_RowSteps)
+SMALL_LEVEL_ROWS = 1 << 16
 
 
 @dataclass
@@ -91,6 +97,110 @@ def _node_hash(g: ArrayClusteredGraph) -> np.ndarray:
     return got
 
 
+def _steps(
+    g: ArrayClusteredGraph,
+    lv: _Level,
+    prev: _Level | None,
+    p0: int,
+    p1: int,
+    keep: np.ndarray,
+) -> _Steps:
+    """paths.py's `_steps` for partial paths p0..p1-1 of `lv` at once."""
+    n, k2 = g.n, 2 * max(len(g.rel_names), 1)
+    off = lv.offsets()
+    members = lv.nodes[off[p0] : off[p1]]
+    owner = np.repeat(np.arange(p0, p1, dtype=np.int64), lv.lens[p0:p1])
+    own, key, nb = _rows(g, members, owner)
+    ok = keep[nb]
+    if prev is not None:  # no immediate backtracking into the previous set
+        back = np.unique(
+            np.array(
+                [p * k2 + (c ^ 1) for p in range(p0, p1) for c in lv.groups[p]], dtype=np.int64
+            )
+        )
+        rows = np.flatnonzero(ok & _member(np.unique(back % k2), key))
+        rows = rows[_member(back, own[rows] * k2 + key[rows])]
+        if len(rows):
+            ok[rows[prev.contains(lv.parent[own[rows]], nb[rows], n)]] = False
+    codes = np.unique((own[ok] * k2 + key[ok]) * n + nb[ok])
+    prefix, nodes = np.divmod(codes, n)
+    cut = np.flatnonzero(prefix[1:] != prefix[:-1]) + 1
+    a = np.concatenate([[0], cut]).astype(np.int64) if len(codes) else cut
+    b = np.concatenate([cut, [len(codes)]]).astype(np.int64) if len(codes) else cut
+    sp, skey = np.divmod(prefix[a], k2)
+    h = np.add.reduceat(_node_hash(g)[nodes], a) if len(a) else a.astype(np.uint64)
+    order = np.lexsort((skey, b - a, h, sp))
+    sp, skey, h, a, b = sp[order], skey[order], h[order], a[order], b[order]
+    same = (sp[1:] == sp[:-1]) & (h[1:] == h[:-1]) & ((b - a)[1:] == (b - a)[:-1])
+    primary = np.ones(len(sp), dtype=bool)
+    alts: dict[int, list[int]] = {}
+    if same.any():  # steps sharing a hash: group them by their exact sets
+        run = np.concatenate([[0], np.cumsum(~same)])
+        first = np.flatnonzero(np.diff(run, prepend=-1))
+        size = np.diff(np.append(first, len(run)))
+        for r0, sz in zip(first[size > 1].tolist(), size[size > 1].tolist(), strict=True):
+            seen: dict[bytes, int] = {}
+            for c in range(r0, r0 + sz):  # in key order: the first is the primary
+                c0 = seen.setdefault(nodes[a[c] : b[c]].tobytes(), c)
+                if c0 != c:
+                    primary[c] = False
+                    alts.setdefault(c0, []).append(int(skey[c]))
+    keep_idx = np.flatnonzero(primary)
+    order = keep_idx[np.lexsort((skey[keep_idx], sp[keep_idx]))]
+    where = {int(x): i for i, x in enumerate(order.tolist())} if alts else {}
+    return _Steps(
+        codes,
+        sp[order],
+        skey[order],
+        a[order],
+        b[order],
+        nodes,
+        {where[c]: tuple(ks) for c, ks in alts.items()},
+    )
+
+
+def _chunks(g: ArrayClusteredGraph, lv: _Level) -> list[tuple[int, int]]:
+    """Consecutive ranges of partial paths with about CHUNK_ROWS edge rows each."""
+    deg = (g.degree[lv.nodes]).astype(np.int64)
+    per = np.add.reduceat(deg, lv.offsets()[:-1]) if len(deg) else np.zeros(len(lv.lens))
+    per[lv.lens == 0] = 0
+    cum = np.cumsum(per)
+    out, p0 = [], 0
+    while p0 < len(lv.lens):
+        base = cum[p0 - 1] if p0 else 0
+        p1 = int(np.searchsorted(cum, base + CHUNK_ROWS, side="right"))
+        p1 = max(p1, p0 + 1)
+        out.append((p0, p1))
+        p0 = p1
+    return out
+
+
+class _RowSteps:
+    """The per-partial-path expansion (every edge row of every partial path): cheaper than
+    LevelSteps' distinct-set bookkeeping on small levels (MetaQA), same steps."""
+
+    def __init__(self, g: ArrayClusteredGraph, lv: _Level, prev: _Level | None, keep, t=-1):
+        self.g, self.lv, self.prev, self.keep, self.t = g, lv, prev, keep, t
+
+    def chunks(self) -> list[tuple[int, int]]:
+        return _chunks(self.g, self.lv)
+
+    def steps(self, p0: int, p1: int) -> _Steps:
+        g = self.g
+        st = _steps(g, self.lv, self.prev, p0, p1, self.keep)
+        if self.t >= 0:
+            k2 = 2 * max(len(g.rel_names), 1)
+            st.has_t = _member(st.codes, (st.p * k2 + st.key) * g.n + self.t)
+        return st
+
+
+def _level_steps(g, lv: _Level, prev: _Level | None, keep: np.ndarray, t: int = -1):
+    """LevelSteps where a level reads many rows, _RowSteps where it reads few."""
+    if int(g.degree[lv.nodes].sum()) <= SMALL_LEVEL_ROWS:
+        return _RowSteps(g, lv, prev, keep, t)
+    return LevelSteps(g, lv, prev, keep, _node_hash(g), t)
+
+
 class _Namer:
     """Name tuples of node arrays and Hop objects, decoding each name once."""
 
@@ -135,7 +245,7 @@ def free_paths(
         src_names: dict[int, tuple[str, ...]] = {}
         off = lv.offsets()
         assert lv.hops is not None
-        level = LevelSteps(g, lv, prev, keep, _node_hash(g))
+        level = _level_steps(g, lv, prev, keep)
         for p0, p1 in level.chunks():
             st = level.steps(p0, p1)
             for i, p in enumerate(st.p.tolist()):
@@ -199,7 +309,7 @@ def segment_paths(
         sets: list[np.ndarray] = []
         hits: list[tuple[int, tuple[int, ...]]] = []
         stopped, n_cont = False, 0
-        level = LevelSteps(g, lv, prev, keep, _node_hash(g), t)
+        level = _level_steps(g, lv, prev, keep, t)
         for p0, p1 in level.chunks():
             st = level.steps(p0, p1)
             assert st.has_t is not None
