@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgreason.kg.store.build_index import ranges
-from kgreason.pog.fastsets import LevelSteps, _hash_sets, _rows, _Steps, canon
+from kgreason.pog.fastsets import LevelSteps, _hash_sets, _rows, _Steps, canon, unique_sorted
 from kgreason.pog.types import Hop
 
 if TYPE_CHECKING:
@@ -122,7 +122,7 @@ def _steps(
         rows = rows[_member(back, own[rows] * k2 + key[rows])]
         if len(rows):
             ok[rows[prev.contains(lv.parent[own[rows]], nb[rows], n)]] = False
-    codes = np.unique((own[ok] * k2 + key[ok]) * n + nb[ok])
+    codes = unique_sorted((own[ok] * k2 + key[ok]) * n + nb[ok])
     prefix, nodes = np.divmod(codes, n)
     cut = np.flatnonzero(prefix[1:] != prefix[:-1]) + 1
     a = np.concatenate([[0], cut]).astype(np.int64) if len(codes) else cut
@@ -388,7 +388,7 @@ def _restrict(
             g, pool[ranges(start[dk], lens[dk])], np.repeat(np.arange(len(dk)), lens[dk])
         )
         ok = _member(back, own * k2 + key)
-        near = np.unique(own[ok] * n + u[ok])  # d * n + node: reachable back from kept set d
+        near = unique_sorted(own[ok] * n + u[ok])  # d * n + node: reachable back from kept set d
         epair, e_of_f = np.unique(anc * len(dk) + d_of_f.reshape(-1), return_inverse=True)
         ea, ed = np.divmod(epair, len(dk))
         lv, off = levels[j], levels[j].offsets()

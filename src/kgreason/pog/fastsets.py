@@ -68,6 +68,18 @@ def _rows(g: ArrayClusteredGraph, nodes: np.ndarray, owner: np.ndarray):
     return tuple(np.concatenate(x) for x in zip(*parts, strict=True))
 
 
+def unique_sorted(x: np.ndarray) -> np.ndarray:
+    """np.unique(x) for a 1-d int array, by sorting: numpy 2.x's np.unique hashes, which
+    measured 25x slower than a sort on 15M int64 codes (same output: sorted, distinct)."""
+    y = np.sort(x)
+    if len(y) < 2:
+        return y
+    m = np.empty(len(y), dtype=bool)
+    m[0] = True
+    np.not_equal(y[1:], y[:-1], out=m[1:])
+    return y[m]
+
+
 def canon(nodes: np.ndarray, start: np.ndarray, lens: np.ndarray, h: np.ndarray) -> np.ndarray:
     """For each set nodes[start:start+len] (each sorted), the index of the first set equal
     to it. Hash-equal sets are compared element by element, so the result is exact."""
@@ -121,7 +133,7 @@ class _Base:
 def _expand(g: ArrayClusteredGraph, members: np.ndarray, owner: np.ndarray, keep, k2: int):
     own, key, nb = _rows(g, members, owner)
     ok = keep[nb]
-    return np.unique((own[ok] * k2 + key[ok]) * g.n + nb[ok])
+    return unique_sorted((own[ok] * k2 + key[ok]) * g.n + nb[ok])
 
 
 def expand_distinct(
@@ -254,7 +266,7 @@ class LevelSteps:
                 e_sid[at[ch]] = m_sid
                 alive[at[ch][m_ln == 0]] = False
         e_sid, e_p, e_key = e_sid[alive], e_p[alive], e_key[alive]
-        ref = np.unique(e_sid)
+        ref = unique_sorted(e_sid)
         cid = ref[canon(pool, s_a[ref], s_ln[ref], s_h[ref])]
         e_cid = cid[np.searchsorted(ref, e_sid)]
         order = np.lexsort((e_key, e_cid, e_p))
