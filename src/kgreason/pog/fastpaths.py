@@ -19,6 +19,11 @@ level of partial paths is expanded at once:
   once, walking from the target through the reversed keys (`_restrict`), so only the
   members on chains into the target are touched.
 
+Each DISTINCT set of a level is expanded once (pog/fastsets.py): partial paths ending
+in the same set share its steps, except the keys reversing their last hop, which are
+recomputed per partial path (two-topic questions at 10M triples hold 20,000 partial paths
+per level over far fewer sets). `_restrict` likewise works per distinct kept set.
+
 Python code runs per produced step (at most `max_paths` per level, to build Hop objects),
 never per edge or per entity; names are decoded only for entities of produced hops. A level
 is processed in chunks of partial paths so a bound that stops the search early also stops
@@ -33,14 +38,18 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgreason.kg.store.build_index import ranges
+from kgreason.pog.fastsets import LevelSteps, _hash_sets, _rows, _Steps, canon, unique_sorted
 from kgreason.pog.types import Hop
 
 if TYPE_CHECKING:
     from kgreason.pog.fastgraph import ArrayClusteredGraph
     from kgreason.pog.paths import _Budget
 
-#: rows (partial path, edge) gathered per chunk of a level, at least one partial path
+
+#: rows (partial path, edge) gathered per chunk of a level by _RowSteps
 CHUNK_ROWS = 1 << 21
+#: a level reading at most this many edge rows is expanded per partial path (_RowSteps)
+SMALL_LEVEL_ROWS = 1 << 16
 
 
 @dataclass
@@ -72,23 +81,6 @@ class _Level:
         return _member(self.codes(n), p * n + u)
 
 
-@dataclass
-class _Steps:
-    """The steps of a chunk of partial paths, in paths.py's order (by p, then primary key)."""
-
-    codes: np.ndarray  # (p * k2 + key) * n + node of every row kept, sorted
-    p: np.ndarray
-    key: np.ndarray  # primary key code
-    a: np.ndarray  # the reached set is nodes[a:b] (sorted)
-    b: np.ndarray
-    nodes: np.ndarray
-    alts: dict[int, tuple[int, ...]]  # step index -> the other keys of its group
-
-    def codes_of(self, i: int) -> tuple[int, ...]:
-        """The key codes of step i's group, the primary first."""
-        return (int(self.key[i]), *self.alts.get(i, ()))
-
-
 def _member(sorted_values: np.ndarray, q: np.ndarray) -> np.ndarray:
     """q in sorted_values, elementwise (np.isin sorts q as well; this only searches)."""
     if not len(sorted_values):
@@ -103,17 +95,6 @@ def _node_hash(g: ArrayClusteredGraph) -> np.ndarray:
         got = np.random.default_rng(0x5EED).integers(0, 2**63, g.n, dtype=np.uint64)
         g._node_hash = got  # type: ignore[attr-defined]
     return got
-
-
-def _rows(g: ArrayClusteredGraph, nodes: np.ndarray, owner: np.ndarray):
-    """(owner, key code, neighbour) of every edge of `nodes`, both directions."""
-    rank = g.rel_rank
-    parts = []
-    for ptr, rel, nbr, fwd in ((g.optr, g.orel, g.odst, 1), (g.iptr, g.irel, g.isrc, 0)):
-        cnt = ptr[nodes + 1] - ptr[nodes]
-        pos = ranges(ptr[nodes], cnt)
-        parts.append((np.repeat(owner, cnt), rank[rel[pos]] * 2 + fwd, nbr[pos]))
-    return tuple(np.concatenate(x) for x in zip(*parts, strict=True))
 
 
 def _steps(
@@ -141,7 +122,7 @@ def _steps(
         rows = rows[_member(back, own[rows] * k2 + key[rows])]
         if len(rows):
             ok[rows[prev.contains(lv.parent[own[rows]], nb[rows], n)]] = False
-    codes = np.unique((own[ok] * k2 + key[ok]) * n + nb[ok])
+    codes = unique_sorted((own[ok] * k2 + key[ok]) * n + nb[ok])
     prefix, nodes = np.divmod(codes, n)
     cut = np.flatnonzero(prefix[1:] != prefix[:-1]) + 1
     a = np.concatenate([[0], cut]).astype(np.int64) if len(codes) else cut
@@ -194,6 +175,32 @@ def _chunks(g: ArrayClusteredGraph, lv: _Level) -> list[tuple[int, int]]:
     return out
 
 
+class _RowSteps:
+    """The per-partial-path expansion (every edge row of every partial path): cheaper than
+    LevelSteps' distinct-set bookkeeping on small levels (MetaQA), same steps."""
+
+    def __init__(self, g: ArrayClusteredGraph, lv: _Level, prev: _Level | None, keep, t=-1):
+        self.g, self.lv, self.prev, self.keep, self.t = g, lv, prev, keep, t
+
+    def chunks(self) -> list[tuple[int, int]]:
+        return _chunks(self.g, self.lv)
+
+    def steps(self, p0: int, p1: int) -> _Steps:
+        g = self.g
+        st = _steps(g, self.lv, self.prev, p0, p1, self.keep)
+        if self.t >= 0:
+            k2 = 2 * max(len(g.rel_names), 1)
+            st.has_t = _member(st.codes, (st.p * k2 + st.key) * g.n + self.t)
+        return st
+
+
+def _level_steps(g, lv: _Level, prev: _Level | None, keep: np.ndarray, t: int = -1):
+    """LevelSteps where a level reads many rows, _RowSteps where it reads few."""
+    if int(g.degree[lv.nodes].sum()) <= SMALL_LEVEL_ROWS:
+        return _RowSteps(g, lv, prev, keep, t)
+    return LevelSteps(g, lv, prev, keep, _node_hash(g), t)
+
+
 class _Namer:
     """Name tuples of node arrays and Hop objects, decoding each name once."""
 
@@ -238,8 +245,9 @@ def free_paths(
         src_names: dict[int, tuple[str, ...]] = {}
         off = lv.offsets()
         assert lv.hops is not None
-        for p0, p1 in _chunks(g, lv):
-            st = _steps(g, lv, prev, p0, p1, keep)
+        level = _level_steps(g, lv, prev, keep)
+        for p0, p1 in level.chunks():
+            st = level.steps(p0, p1)
             for i, p in enumerate(st.p.tolist()):
                 src = src_names.get(p)
                 if src is None:
@@ -301,10 +309,11 @@ def segment_paths(
         sets: list[np.ndarray] = []
         hits: list[tuple[int, tuple[int, ...]]] = []
         stopped, n_cont = False, 0
-        for p0, p1 in _chunks(g, lv):
-            st = _steps(g, lv, prev, p0, p1, keep)
-            k2 = 2 * max(len(g.rel_names), 1)
-            has_t = _member(st.codes, (st.p * k2 + st.key) * g.n + t)
+        level = _level_steps(g, lv, prev, keep, t)
+        for p0, p1 in level.chunks():
+            st = level.steps(p0, p1)
+            assert st.has_t is not None
+            has_t = st.has_t
             hit = np.flatnonzero(has_t)
             room = budget.max_paths - len(found) - len(hits)
             end = len(st.p)
@@ -346,7 +355,11 @@ def _restrict(
     t: int,
 ) -> list[tuple[Hop, ...]]:
     """paths._restrict for every segment found at one length: walking back from t through
-    the reversed keys, keep the members of each set with an edge into the kept next set."""
+    the reversed keys, keep the members of each set with an edge into the kept next set.
+
+    Found paths share kept sets (all start from {t}) and ancestors, so each level expands
+    each distinct (kept set, hop group) once, and intersects each distinct (ancestor set,
+    neighbour set) once; a found path only carries the ids of its kept sets."""
     if not hits:
         return []
     n, k2 = g.n, 2 * max(len(g.rel_names), 1)
@@ -354,31 +367,57 @@ def _restrict(
     f_n = len(hits)
     anc = np.array([p for p, _ in hits], dtype=np.int64)  # ancestor at level j (j = k - 1)
     group = [c for _, c in hits]
-    kf = np.arange(f_n, dtype=np.int64)  # kept (owner, node), sorted
-    kn = np.full(f_n, t, dtype=np.int64)
-    kept = [(kf, kn)]
+    # the kept sets after j + 1 hops: pool[start[i] : start[i] + len[i]], and each path's i
+    pool, start, lens = np.array([t], dtype=np.int64), np.zeros(1, np.int64), np.ones(1, np.int64)
+    kid = np.zeros(f_n, dtype=np.int64)
+    kept = [(pool, start, lens, kid)]
     groups_per_level = [group]
     for j in range(k - 1, -1, -1):
-        gcodes = np.unique(
-            np.array([f * k2 + c for f, cs in enumerate(group) for c in cs], dtype=np.int64)
+        gid: dict[tuple[int, ...], int] = {}
+        gi = np.array([gid.setdefault(c, len(gid)) for c in group], dtype=np.int64)
+        dpair, d_of_f = np.unique(kid * len(gid) + gi, return_inverse=True)
+        dk, dg = np.divmod(dpair, len(gid))
+        glist = list(gid)
+        back = np.unique(
+            np.array(
+                [d * k2 + (c ^ 1) for d, x in enumerate(dg.tolist()) for c in glist[x]],
+                dtype=np.int64,
+            )
         )
-        own, key, u = _rows(g, kn, kf)
-        ok = _member(gcodes, own * k2 + (key ^ 1))
-        ok[ok] = levels[j].contains(anc[own[ok]], u[ok], n)
-        codes = np.unique(own[ok] * n + u[ok])
-        kf, kn = np.divmod(codes, n)
-        kept.append((kf, kn))
+        own, key, u = _rows(
+            g, pool[ranges(start[dk], lens[dk])], np.repeat(np.arange(len(dk)), lens[dk])
+        )
+        ok = _member(back, own * k2 + key)
+        near = unique_sorted(own[ok] * n + u[ok])  # d * n + node: reachable back from kept set d
+        epair, e_of_f = np.unique(anc * len(dk) + d_of_f.reshape(-1), return_inverse=True)
+        ea, ed = np.divmod(epair, len(dk))
+        lv, off = levels[j], levels[j].offsets()
+        mem = lv.nodes[ranges(off[ea], lv.lens[ea])]
+        eown = np.repeat(np.arange(len(ea)), lv.lens[ea])
+        inn = _member(near, ed[eown] * n + mem)
+        pool, lens = mem[inn], np.bincount(eown[inn], minlength=len(ea)).astype(np.int64)
+        start = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
+        kid = canon(pool, start, lens, _hash_sets(_node_hash(g), pool, start, lens))
+        kid = kid[e_of_f.reshape(-1)]  # equal kept sets share one id (and one expansion)
+        kept.append((pool, start, lens, kid))
         if j:
             group = [levels[j].groups[p] for p in anc.tolist()]
             groups_per_level.append(group)
             anc = levels[j].parent[anc]
     kept.reverse()  # kept[j]: the members after j hops
     groups_per_level.reverse()  # [j]: the hop from set j to set j + 1
-    split = [np.searchsorted(kf_, np.arange(f_n + 1)) for kf_, _ in kept]
+    cache: dict[tuple[int, int], tuple[str, ...]] = {}
+
+    def names(j: int, f: int) -> tuple[str, ...]:
+        pool_j, start_j, lens_j, kid_j = kept[j]
+        i = int(kid_j[f])
+        got = cache.get((j, i))
+        if got is None:
+            got = cache[(j, i)] = namer.names(pool_j[start_j[i] : start_j[i] + lens_j[i]])
+        return got
+
     out = []
     for f in range(f_n):
-        names = [namer.names(kept[j][1][split[j][f] : split[j][f + 1]]) for j in range(k + 1)]
-        out.append(
-            tuple(namer.hop(names[j], groups_per_level[j][f], names[j + 1]) for j in range(k))
-        )
+        nm = [names(j, f) for j in range(k + 1)]
+        out.append(tuple(namer.hop(nm[j], groups_per_level[j][f], nm[j + 1]) for j in range(k)))
     return out

@@ -1,0 +1,126 @@
+"""Distinct-set expansion in path search (pog/fastsets.py): exact set identity even when
+hashes collide, and the same paths as paths.py's set-based search when many partial paths
+share a set and backtracking changes only some of them."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from kgreason.kg.base import Triple
+from kgreason.kg.synthetic import synth_kg
+from kgreason.pog import fastpaths
+from kgreason.pog.clustering import ClusteredGraph
+from kgreason.pog.fastgraph import ArrayClusteredGraph
+from kgreason.pog.fastsets import canon
+from kgreason.pog.paths import find_entity_paths
+
+
+def test_canon_exact_under_hash_collisions():
+    sets = [[1, 2, 3], [1, 2, 4], [1, 2, 3], [5], [1, 2, 4], [], [5], [6]]
+    nodes = np.array([x for s in sets for x in s], dtype=np.int64)
+    lens = np.array([len(s) for s in sets], dtype=np.int64)
+    start = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
+    for h in (np.zeros(len(sets), dtype=np.uint64), np.arange(len(sets), dtype=np.uint64) % 2):
+        got = canon(nodes, start, lens, h)
+        want = [sets.index(s) for s in sets]
+        # equal hashes of unequal sets are settled exactly; unequal hashes never merge
+        if h.any():
+            want = [
+                next(j for j in range(len(sets)) if sets[j] == s and h[j] == h[i])
+                for i, s in enumerate(sets)
+            ]
+        assert got.tolist() == want
+
+
+def _graphs():
+    """Two hubs joined by many parallel relations and shared leaves: many partial paths
+    end in the same set, and backtracking keys differ between them."""
+    rng = random.Random(5)
+    triples = set()
+    leaves = [f"l{i}" for i in range(40)]
+    for r in range(12):  # hub a -> (same leaves) under many relations: one set, many paths
+        for v in leaves[: 10 + (r % 3)]:
+            triples.add(Triple("a", f"r{r:02d}", v))
+    for v in leaves:
+        triples.add(Triple(v, "back", "a"))  # reverses into the previous set
+        for _ in range(2):
+            triples.add(Triple(v, f"s{rng.randrange(4)}", rng.choice(leaves)))
+        triples.add(Triple(v, "to_b", "b"))
+    for i in range(6):
+        triples.add(Triple("b", "x", f"m{i}"))
+        triples.add(Triple(f"m{i}", "y", "a"))
+    triples = sorted(triples)
+    slow = ClusteredGraph.from_triples(triples)
+    names = sorted({x for t in triples for x in (t.head, t.tail)})
+    idx = {v: i for i, v in enumerate(names)}
+    rels = sorted({t.relation for t in triples})
+    ridx = {r: i for i, r in enumerate(rels)}
+    h = np.array([idx[t.head] for t in triples], dtype=np.int64)
+    r = np.array([ridx[t.relation] for t in triples], dtype=np.int64)
+    t_ = np.array([idx[t.tail] for t in triples], dtype=np.int64)
+    fast = ArrayClusteredGraph.from_arrays(h, r, t_, np.array(names, dtype=object), rels)
+    return fast, slow
+
+
+@pytest.fixture(params=["distinct-sets", "per-path"])
+def level_mode(request, monkeypatch):
+    """Both level expansions: LevelSteps (threshold 0) and _RowSteps (every level small)."""
+    monkeypatch.setattr(
+        fastpaths, "SMALL_LEVEL_ROWS", 0 if request.param == "distinct-sets" else 1 << 40
+    )
+    return request.param
+
+
+@pytest.mark.parametrize("collide", [False, True])
+def test_shared_sets_same_paths(monkeypatch, collide, level_mode):
+    fast, slow = _graphs()
+    if collide:  # every set hashes alike: only the exact comparison separates them
+        monkeypatch.setattr(fastpaths, "_node_hash", lambda g: np.zeros(g.n, dtype=np.uint64))
+    shared = 0
+    for ents, lo, hi in ((["a", "b"], 1, 4), (["a"], 1, 3), (["b", "a"], 1, 4), (["a"], 2, 3)):
+        for max_paths in (3, 50, 5000):
+            a = find_entity_paths(fast, ents, min_len=lo, max_len=hi, max_paths=max_paths)
+            b = find_entity_paths(slow, ents, min_len=lo, max_len=hi, max_paths=max_paths)
+            assert [p.hops for p in a.paths] == [p.hops for p in b.paths], (ents, max_paths)
+            assert (a.bound_hit, a.bound_reason, a.expansions) == (
+                b.bound_hit,
+                b.bound_reason,
+                b.expansions,
+            )
+            shared += sum(len(h.alt_relations) for p in a.paths for h in p.hops)
+    assert shared  # relation clustering (keys reaching one set) was exercised
+
+
+def test_synthetic_kg_both_expansions(level_mode):
+    """A skewed synthetic KG (hubs), free and segment search, small and large bounds."""
+    kg = synth_kg(6_000, seed=11)
+    names = np.array([kg.entity(i) for i in range(kg.n_nodes)], dtype=object)
+    h, r, t = (x.astype(np.int64) for x in (kg.h, kg.r, kg.t))
+    rels = list(kg.rel_names)
+    fast = ArrayClusteredGraph.from_arrays(h, r, t, names, rels)
+    slow = ClusteredGraph.from_triples(
+        Triple(names[a], rels[b], names[c]) for a, b, c in zip(h, r, t, strict=True)
+    )
+    deg = np.bincount(np.concatenate([h, t]), minlength=len(names))
+    nodes = [names[i] for i in np.argsort(-deg)[:4]] + [
+        names[i] for i in np.flatnonzero(deg > 0)[::400]
+    ]
+    rng = random.Random(2)
+    found = 0
+    for a in nodes:
+        b = rng.choice(nodes)
+        for ents, lo, hi in (([a], 1, 3), ([a, b] if a != b else [a], 1, 6)):
+            for max_paths in (9, 2000):
+                x = find_entity_paths(fast, ents, min_len=lo, max_len=hi, max_paths=max_paths)
+                y = find_entity_paths(slow, ents, min_len=lo, max_len=hi, max_paths=max_paths)
+                assert [p.hops for p in x.paths] == [p.hops for p in y.paths], (ents, max_paths)
+                assert (x.bound_hit, x.bound_reason, x.expansions) == (
+                    y.bound_hit,
+                    y.bound_reason,
+                    y.expansions,
+                )
+                found += len(ents) == 2 and bool(x.paths)
+    assert found
