@@ -240,19 +240,27 @@ class CSRGraph:
         cuts = np.searchsorted(cum, np.arange(budget, int(cum[-1]), budget), side="left") + 1
         return [c for c in np.split(frontier, np.unique(cuts)) if len(c)]
 
-    def expand(self, seeds: np.ndarray, depth: int, max_triples: int) -> Expansion:
-        """Breadth-first expansion, both directions, from the seeds (node ids, in order).
-        New edges are taken in discovery order and the walk stops as soon as one more new
-        edge would exceed max_triples (exactly MemoryKG.expand's rule)."""
+    def _walk_start(
+        self, seeds: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """A breadth-first walk's start: the seeds deduplicated in order (the first
+        frontier), the visited-node and seen-edge masks, and scratch for order-preserving
+        dedupe (np.empty only maps the pages that get touched)."""
         seeds = np.asarray(seeds, dtype=np.int64)
         _, first = np.unique(seeds, return_index=True)
         frontier = seeds[np.sort(first)]
         visited = np.zeros(self.n_nodes, dtype=bool)
         visited[frontier] = True
         seen = np.zeros(self.n_edges, dtype=bool)
-        # scratch for order-preserving dedupe; np.empty only maps pages that get touched
         edge_scratch = np.empty(self.n_edges, dtype=np.int32)
         node_scratch = np.empty(self.n_nodes, dtype=np.int32)
+        return frontier, visited, seen, edge_scratch, node_scratch
+
+    def expand(self, seeds: np.ndarray, depth: int, max_triples: int) -> Expansion:
+        """Breadth-first expansion, both directions, from the seeds (node ids, in order).
+        New edges are taken in discovery order and the walk stops as soon as one more new
+        edge would exceed max_triples (exactly MemoryKG.expand's rule)."""
+        frontier, visited, seen, edge_scratch, node_scratch = self._walk_start(seeds)
         found: list[np.ndarray] = []
         count = 0
         for level in range(depth):
@@ -324,14 +332,7 @@ class CSRGraph:
         node come before any node's (k+1)-th, so one hub cannot fill its group alone. Each
         hop reads at most max(READ_MIN, READ_FACTOR * max_triples) rows; a level with more
         rows can never fit the budget, and its hubs' rows are the ones left unread."""
-        seeds = np.asarray(seeds, dtype=np.int64)
-        _, first = np.unique(seeds, return_index=True)
-        frontier = seeds[np.sort(first)]
-        visited = np.zeros(self.n_nodes, dtype=bool)
-        visited[frontier] = True
-        seen = np.zeros(self.n_edges, dtype=bool)
-        edge_scratch = np.empty(self.n_edges, dtype=np.int32)
-        node_scratch = np.empty(self.n_nodes, dtype=np.int32)
+        frontier, visited, seen, edge_scratch, node_scratch = self._walk_start(seeds)
         read_cap = max(READ_MIN, READ_FACTOR * max_triples)
         n_keys = 2 * max(len(self.noise), int(self.fwd_rel.max(initial=0)) + 1)
         # path group of each frontier node, and per level the groups' (parent, rel*2+out)
