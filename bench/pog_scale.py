@@ -12,7 +12,7 @@ Per size: generate the KG (kgreason.kg.synthetic, seed 0) and its questions (105
 run, per question, what `kgreason ask --kg ... --topic ...` runs before fuzzy ranking:
 prepare_graph (subgraph, clustering, reduction) and order_free_paths. Prints per-stage p50 /
 p95 ms, subgraph sizes, how often a bound cut the subgraph / the path search, whether a gold
-answer is in the reduced subgraph and on a candidate path, peak RSS (ru_maxrss of the
+answer is in the reduced subgraph and on a candidate path, peak RSS (VmHWM of the
 measuring process, which only opens the store), and the subgraph step through SPARQL
 (pyoxigraph, embedded, same triples, same depth and bound; batched VALUES queries as an
 endpoint client) for sizes <= --sparql-max, as a ratio to the store's all-stage time.
@@ -49,6 +49,7 @@ from kgreason.kg.synthetic import synth_kg, synth_questions
 from kgreason.pog.graph import prepare_graph
 from kgreason.pog.order_free import order_free_paths
 from kgreason.pog.settings import PoGSettings
+from scale_growth import print_growth
 
 STAGES = ("subgraph", "clustering", "reduction", "paths", "total")
 
@@ -83,6 +84,18 @@ def prepare(n: int, seed: int, work: Path, sparql: bool) -> Path:
         (d / "kg.nt").unlink()
     print(f"  prepared {d} in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     return d
+
+
+def peak_rss_mb() -> float:
+    """VmHWM of this process: unlike ru_maxrss it starts afresh at exec, so the parent's peak
+    (generating a 30M KG takes GBs) is not reported as the measuring process's."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -143,7 +156,7 @@ def sparql_subgraph(d: Path, qs: list[dict], settings: PoGSettings) -> list[floa
 
 
 def measure(d: Path, args: argparse.Namespace) -> None:
-    """Runs in its own process so ru_maxrss is the measuring process's peak."""
+    """Runs in its own process so the peak RSS is the measuring process's own."""
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[attr-defined]
     qs = json.loads((d / "questions.json").read_text())[:: args.every][: args.limit]
     if args.max_topics:
@@ -162,10 +175,12 @@ def measure(d: Path, args: argparse.Namespace) -> None:
         if args.verbose:
             t = {k: round(v * 1000) for k, v in rows[-1]["times"].items()}
             print(f"  q{i} topics={len(q['topics'])} hub={q['hub']} ms={t}", file=sys.stderr)
-    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    if args.summary:
-        Path(args.summary).write_text(json.dumps({"rows": rows, "rss_mb": rss_mb, "qs": qs}))
+    rss_mb = peak_rss_mb()
     c = kg.manifest.counts
+    if args.summary:
+        Path(args.summary).write_text(
+            json.dumps({"rows": rows, "rss_mb": rss_mb, "qs": qs, "triples": c["triples"]})
+        )
     print(f"\n=== {c['triples']:,} triples, {c['entities']:,} entities ({d.name}) ===")
     groups = {"single": [], "two-topic": []}
     for q, r in zip(qs, rows, strict=True):
@@ -201,10 +216,12 @@ def measure(d: Path, args: argparse.Namespace) -> None:
         if cuts:
             print(f"   e.g. {cuts[0]}")
     print(f"peak RSS (measuring process): {rss_mb:,.0f} MB")
-    if (d / "oxigraph").exists():
-        sp = sparql_subgraph(d, qs, settings)
-        tot = [r["times"]["total"] for r in rows]
-        sub = [r["times"]["subgraph"] for r in rows]
+    if (d / "oxigraph").exists() and args.sparql_limit:
+        some = slice(0, args.sparql_limit)  # the embedded SPARQL walk takes seconds per question
+        sp = sparql_subgraph(d, qs[some], settings)
+        tot = [r["times"]["total"] for r in rows[some]]
+        sub = [r["times"]["subgraph"] for r in rows[some]]
+        print(f"SPARQL on the first {len(sp)} questions (same questions for the ratios):")
         print(
             f"SPARQL (pyoxigraph) subgraph step p50 {pct(sp, 0.5) * 1000:.1f} ms p95"
             f" {pct(sp, 0.95) * 1000:.1f} ms; ratio SPARQL subgraph / store subgraph (p50)"
@@ -370,6 +387,12 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=Path("/tmp/kgreason-scale"))
     ap.add_argument("--sparql-max", type=int, default=1_000_000)
     ap.add_argument("--limit", type=int, default=150)
+    ap.add_argument(
+        "--sparql-limit",
+        type=int,
+        default=10,
+        help="questions also run through embedded SPARQL (0: none)",
+    )
     ap.add_argument("--every", type=int, default=1, help="every k-th question (a sample)")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--max-topics", type=int, default=0, help="only questions with <= this many")
@@ -405,6 +428,7 @@ def main() -> None:
     if args.measure:
         measure(args.measure, args)
         return
+    measured: dict[int, dict] = {}
     for n in [int(x) for x in args.sizes.split(",")]:
         d = prepare(n, args.seed, args.work, n <= args.sparql_max)
         if args.bounds_only:
@@ -412,7 +436,7 @@ def main() -> None:
             continue
         cmd = [sys.executable, __file__, "--measure", str(d), "--limit", str(args.limit)]
         cmd += ["--every", str(args.every)] + (["-v"] if args.verbose else [])
-        cmd += ["--max-topics", str(args.max_topics)]
+        cmd += ["--max-topics", str(args.max_topics), "--sparql-limit", str(args.sparql_limit)]
         cmd += ["--profile"] if args.profile else []
         runs = {}
         old_bound = ["--bound", args.baseline_bound] if args.baseline_bound else []
@@ -430,6 +454,9 @@ def main() -> None:
             runs[label] = json.loads(out.read_text())
         if len(runs) == 2:
             compare_runs(runs["old"], runs["new"])
+        measured[n] = runs["new"]
+    if len(measured) >= 2:
+        print_growth(measured)
 
 
 if __name__ == "__main__":
