@@ -11,7 +11,7 @@ import math
 STAGES = ("subgraph", "clustering", "reduction", "paths", "total")
 
 
-def _pct(xs: list[float], q: float) -> float:
+def pct(xs: list[float], q: float) -> float:
     s = sorted(xs)
     return s[min(len(s) - 1, round(q * (len(s) - 1)))]
 
@@ -46,7 +46,7 @@ def print_growth(runs: dict[int, dict]) -> None:
                         if keep(qq)
                     ]
                     if xs:
-                        pts.append((r["triples"], _pct(xs, q)))
+                        pts.append((r["triples"], pct(xs, q)))
                 cells.append(f"{slope(pts):6.2f}" if len(pts) >= 2 else "   n/a")
             if cells[0].strip() != "n/a":
                 print(f"   {group:<9} {st:<11} p50 {cells[0]}   p95 {cells[1]}")
