@@ -118,10 +118,13 @@ async def run_question(kg: StoreKG, q: dict, settings: PoGSettings) -> dict:
     )
     t2 = time.perf_counter()
     gold = set(q["answers"])
-    ends = set()
+    # single topic: the answer is in a path's end set; two topics: the generated answer is a
+    # neighbour of both, i.e. an entity inside a connecting path (any hop, not a topic)
+    ends: set[str] = set()
     for p in search.paths:
-        if p.hops:
-            ends.update(p.hops[-1].dst)
+        for h in p.hops[-1:] if len(q["topics"]) == 1 else p.hops:
+            ends.update(h.dst)
+    ends -= set(q["topics"])
     times = dict(prep.timings_s)
     times["paths"] = t2 - t1
     times["total"] = t2 - t0
