@@ -234,7 +234,7 @@ def expand_grouped(
             rows = int(dout.sum() + din.sum())
             pos, owner = capped_positions(graph, frontier, read_cap)
             ed = graph.gather(pos, owner)
-            fresh = np.flatnonzero(~sc.seen[ed.eid])
+            fresh = np.flatnonzero(sc.unseen(ed.eid))
             sel = fresh[first_index(ed.eid[fresh], sc.edge_scratch)]
             key = ed.rel[sel] * 2 + ed.out[sel]
             bound = n_keys
@@ -260,7 +260,7 @@ def expand_grouped(
             count += len(new)
             found.append(new)
             nb = ed.nbr[sel]
-            fresh = np.flatnonzero(~sc.visited[nb])
+            fresh = np.flatnonzero(sc.unvisited(nb))
             fi = fresh[first_index(nb[fresh], sc.node_scratch)]
             frontier = nb[fi]
             sc.visit(frontier)

@@ -13,6 +13,7 @@ numpy int arrays (node ids from `NameIndex.lookup`) and never build Python objec
 from __future__ import annotations
 
 from functools import cached_property
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -29,12 +30,13 @@ from kgreason.kg.store.bound import (
 from kgreason.kg.store.build_index import ranges
 from kgreason.kg.store.format import load_array
 from kgreason.kg.store.walk import (
+    DROP,
+    PAIR,
     Edges,
     Expansion,
     ScratchPool,
     WalkScratch,
     count_distinct,
-    first_index,
     first_occurrences,
     sort_edge_ids,
 )
@@ -58,6 +60,16 @@ __all__ = [
 CHUNK_EDGES = 1 << 13
 #: Edge slots scanned, at most, to say what a cut left out (Expansion.left_out_*).
 LEFT_OUT_SCAN = 1 << 16
+
+
+def _chunk_bounds(cum: np.ndarray, budget: int) -> list[tuple[int, int]]:
+    """Split a frontier (cumulative row counts `cum`) into runs of about `budget` rows:
+    (start, end) indices; a run ends at the node that reaches the next multiple."""
+    if len(cum) == 0 or cum[-1] <= budget:
+        return [(0, len(cum))]
+    cuts = np.searchsorted(cum, np.arange(budget, int(cum[-1]), budget), side="left") + 1
+    edges = [0, *np.unique(cuts).tolist(), len(cum)]
+    return [(x, y) for x, y in pairwise(edges) if y > x]
 
 
 class CSRGraph:
@@ -138,14 +150,6 @@ class CSRGraph:
         a, b = int(self.fwd_ptr[head]), int(self.fwd_ptr[head + 1])
         return bool(((self.fwd_rel[a:b] == rel) & (self.fwd_dst[a:b] == tail)).any())
 
-    def _chunks(self, frontier: np.ndarray, budget: int) -> list[np.ndarray]:
-        dout, din = self.degree(frontier)
-        cum = np.cumsum(dout + din)
-        if len(cum) == 0 or cum[-1] <= budget:
-            return [frontier]
-        cuts = np.searchsorted(cum, np.arange(budget, int(cum[-1]), budget), side="left") + 1
-        return [c for c in np.split(frontier, np.unique(cuts)) if len(c)]
-
     def walk_start(self, seeds: np.ndarray, sc: WalkScratch) -> np.ndarray:
         """A breadth-first walk's first frontier: the seeds deduplicated in order, visited."""
         seeds = np.asarray(seeds, dtype=np.int64)
@@ -169,16 +173,19 @@ class CSRGraph:
         # the rows of new edges (any other row's neighbour is visited already: it is the
         # owner of an earlier row of the same edge, or was reached with it).
         frontier = self.walk_start(seeds, sc)
-        seen, visited, n = sc.seen, sc.visited, self.n_edges
         found: list[np.ndarray] = []
         count = 0
         for level in range(depth):
             nxt: list[np.ndarray] = []
-            dout, din = self.degree(frontier)
-            level_edges, read = int(dout.sum() + din.sum()), 0
-            chunks = self._chunks(frontier, max(CHUNK_EDGES, 2 * (max_triples - count)))
-            for ci, chunk in enumerate(chunks):
-                pos = self._positions(chunk)
+            fs, rs = self.fwd_ptr[frontier], self.rev_ptr[frontier]
+            dout, din = self.fwd_ptr[frontier + 1] - fs, self.rev_ptr[frontier + 1] - rs
+            starts = np.stack([fs, rs + self.n_edges], axis=1)
+            lens = np.stack([dout, din], axis=1)
+            cum = np.cumsum(dout + din)
+            level_edges, read = int(cum[-1]) if len(cum) else 0, 0
+            bounds = _chunk_bounds(cum, max(CHUNK_EDGES, 2 * (max_triples - count)))
+            for ci, (c0, c1) in enumerate(bounds):
+                pos = ranges(starts[c0:c1].ravel(), lens[c0:c1].ravel())
                 a = 0
                 while a < len(pos):  # slices, so a hub's edges are read only as far as needed
                     b = a + max(CHUNK_EDGES, 2 * (max_triples - count))
@@ -187,11 +194,7 @@ class CSRGraph:
                     rest, a = pos[b:], b
                     if self._any_noise:
                         p = p[~self.noise[self._rels(p)]]
-                    inn = p >= n
-                    eid = p.copy()
-                    eid[inn] = self.rev_eid[p[inn] - n]
-                    fresh = np.flatnonzero(~seen[eid])
-                    rows = fresh[first_index(eid[fresh], sc.edge_scratch)]  # new edges' rows
+                    eid, rows = self._new_rows(p, frontier[c0:c1], sc)
                     new = eid[rows]
                     if count + len(new) > max_triples:
                         # the slice's rows from the first edge not taken on were not used
@@ -204,25 +207,67 @@ class CSRGraph:
                         sc.see(found[-1])
                         # reached by the rows read before the cut
                         sc.visit(self._nbrs(p[rows[: max_triples - count]]))
+                        chunks = [frontier[x:y] for x, y in bounds[ci + 1 :]]
                         return Expansion(
                             np.concatenate(found),
                             True,
                             f"max_triples={max_triples} reached",
                             level + 1,
                             level_edges - read + len(new) - (max_triples - count),
-                            *self._left_out(tail, rest, chunks[ci + 1 :], sc),
+                            *self._left_out(tail, rest, chunks, sc),
                         )
                     sc.see(new)
                     count += len(new)
                     found.append(new)
                     nb = self._nbrs(p[rows])
-                    nv = first_occurrences(nb[~visited[nb]], sc.node_scratch)
+                    nv = first_occurrences(nb[sc.unvisited(nb)], sc.node_scratch)
                     sc.visit(nv)
                     nxt.append(nv)
             frontier = np.concatenate(nxt) if nxt else np.zeros(0, dtype=np.int64)
             if len(frontier) == 0:
                 break
         return Expansion(np.concatenate(found) if found else np.zeros(0, dtype=np.int64), False)
+
+    def _new_rows(
+        self, p: np.ndarray, owners: np.ndarray, sc: WalkScratch
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(eid, rows): the edge id at each position of a slice (rows of the nodes
+        `owners`, owner-major, out-rows then in-rows) and the rows holding the first
+        occurrence of each edge not seen yet. An edge shows up twice in a slice only as an
+        out-row of its head and an in-row of its tail, both owners here; its out-row's
+        position is its id. So the unseen out-rows' ids are marked PAIR in `seen` for a
+        moment: an in-row reading PAIR is such a pair, and the owners' order says which of
+        the two rows comes first (O(n) with a byte mask, no per-edge scratch)."""
+        n, seen, stamp = self.n_edges, sc.seen, sc.stamp
+        inn = p >= n
+        oi, ii = np.flatnonzero(~inn), np.flatnonzero(inn)
+        q = p[ii] - n
+        eid = p.copy()
+        ei = self.rev_eid[q].astype(np.int64)
+        eid[ii] = ei
+        fo = oi[seen[p[oi]] != stamp]  # unseen out-rows (their eid is their position)
+        efo = p[fo]
+        seen[efo] = PAIR
+        si = seen[ei]
+        keep = np.zeros(len(p), dtype=bool)
+        keep[fo] = True
+        keep[ii[(si != stamp) & (si != PAIR)]] = True
+        dup = np.flatnonzero(si == PAIR)
+        if len(dup):
+            # which row of each pair comes first: the one whose owner comes first; a
+            # self-loop's out-row (a node's out-rows come before its in-rows)
+            sc.node_scratch[owners] = np.arange(len(owners), dtype=np.int32)
+            qd = q[dup]
+            tail_owner = sc.node_scratch[np.searchsorted(self.rev_ptr, qd, side="right") - 1]
+            head_owner = sc.node_scratch[self.rev_src[qd]]
+            in_first = tail_owner < head_owner
+            keep[ii[dup[in_first]]] = True
+            drop = ei[dup[in_first]]  # their out-rows come later: unmark them
+            if len(drop):
+                seen[drop] = DROP
+                keep[fo[seen[efo] == DROP]] = False
+        seen[efo] = 0
+        return eid, np.flatnonzero(keep)
 
     def _positions(self, nodes: np.ndarray) -> np.ndarray:
         """positions() without the owners."""
@@ -292,9 +337,9 @@ class CSRGraph:
             exact = exact and len(pos) <= take
             scanned += min(len(pos), take)
         for ed in eds:
-            cut = ~sc.seen[ed.eid]
+            cut = sc.unseen(ed.eid)
             rels.append(ed.rel[cut])
-            nbrs.append(ed.nbr[cut & ~sc.visited[ed.nbr]])
+            nbrs.append(ed.nbr[cut & sc.unvisited(ed.nbr)])
         n_rel = int(np.count_nonzero(np.bincount(np.concatenate(rels))))
         n_ent = count_distinct(np.concatenate(nbrs), sc.node_scratch)
         return n_rel, n_ent, exact

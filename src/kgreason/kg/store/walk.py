@@ -5,7 +5,7 @@ array helpers (order-preserving dedupe, a radix sort for edge ids).
 Why a pool: a walk marks visited nodes and seen edges in arrays as long as the graph. A
 fresh np.zeros/np.empty per walk costs a page fault on every page the walk touches (tens
 of thousands at 10M triples, more time than the walk's own work), so each graph keeps the
-arrays of finished walks and clears only the entries a walk set. One walk owns its scratch
+arrays of finished walks; stamps (WalkScratch) make clearing them unnecessary. One walk owns its scratch
 until it ends; concurrent walks (server worker threads) each take their own.
 """
 
@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 RADIX_MIN = 1 << 12
 #: Finished walks' scratch a graph keeps for reuse, at most (one per concurrent walk).
 POOL_KEEP = 4
+#: WalkScratch stamps run 1..STAMP_MAX; PAIR and DROP are a slice's temporary edge marks.
+STAMP_MAX = 253
+PAIR = 254
+DROP = 255
 
 
 @dataclass
@@ -72,32 +76,38 @@ class Expansion:
 
 
 class WalkScratch:
-    """One walk's visited-node and seen-edge masks (all False between walks) and int32
-    scratch for first-occurrence dedupe (content irrelevant). `visit`/`see` record what
-    they set so `clear` undoes exactly that."""
+    """One walk's visited-node and seen-edge marks and int32 scratch for first-occurrence
+    dedupe (content irrelevant). A node or edge is marked by the walk's stamp (1 ..
+    STAMP_MAX), so the next walk starts clean by taking the next stamp instead of clearing
+    what this one set; every STAMP_MAX walks the masks are zeroed. PAIR and DROP are above
+    every stamp: a slice's own short-lived marks (CSRGraph._new_rows)."""
 
     def __init__(self, n_nodes: int, n_edges: int):
-        self.visited = np.zeros(n_nodes, dtype=bool)
-        self.seen = np.zeros(n_edges, dtype=bool)
+        self.visited = np.zeros(n_nodes, dtype=np.uint8)
+        self.seen = np.zeros(n_edges, dtype=np.uint8)
         self.edge_scratch = np.empty(n_edges, dtype=np.int32)
         self.node_scratch = np.empty(n_nodes, dtype=np.int32)
-        self._nodes: list[np.ndarray] = []
-        self._edges: list[np.ndarray] = []
+        self.stamp = 0
+
+    def begin(self) -> None:
+        """Start a walk: nothing visited or seen."""
+        self.stamp += 1
+        if self.stamp > STAMP_MAX:
+            self.visited.fill(0)
+            self.seen.fill(0)
+            self.stamp = 1
 
     def visit(self, nodes: np.ndarray) -> None:
-        self.visited[nodes] = True
-        self._nodes.append(nodes)
+        self.visited[nodes] = self.stamp
 
     def see(self, eids: np.ndarray) -> None:
-        self.seen[eids] = True
-        self._edges.append(eids)
+        self.seen[eids] = self.stamp
 
-    def clear(self) -> None:
-        for a in self._nodes:
-            self.visited[a] = False
-        for a in self._edges:
-            self.seen[a] = False
-        self._nodes, self._edges = [], []
+    def unvisited(self, nodes: np.ndarray) -> np.ndarray:
+        return self.visited[nodes] != self.stamp
+
+    def unseen(self, eids: np.ndarray) -> np.ndarray:
+        return self.seen[eids] != self.stamp
 
 
 class ScratchPool:
@@ -115,8 +125,8 @@ class ScratchPool:
             sc = self._free.pop() if self._free else None
         if sc is None:
             sc = WalkScratch(self.n_nodes, self.n_edges)
-        yield sc  # a walk that raised drops its scratch (its marks may be unrecorded)
-        sc.clear()
+        sc.begin()
+        yield sc  # a walk that raised drops its scratch (it may hold PAIR/DROP marks)
         with self._lock:
             if len(self._free) < self.keep:
                 self._free.append(sc)
@@ -158,4 +168,5 @@ def sort_edge_ids(ids: np.ndarray, bound: int) -> np.ndarray:
     x = ids[np.argsort(ids.astype(np.uint16), kind="stable")]
     if bound <= 1 << 16:
         return x
-    return x[np.argsort((x >> 16).astype(np.uint16), kind="stable")]
+    digit = np.uint8 if bound <= 1 << 24 else np.uint16  # the high digit, as narrow as fits
+    return x[np.argsort((x >> 16).astype(digit), kind="stable")]
