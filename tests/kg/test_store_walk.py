@@ -135,10 +135,13 @@ def _same(a: Expansion, b: Expansion) -> None:
     assert [getattr(a, f) for f in FIELDS] == [getattr(b, f) for f in FIELDS]
 
 
-@pytest.mark.parametrize("chunk,scan", [(1 << 13, 1 << 16), (3, 5), (16, 40)])
-def test_expand_matches_the_plain_rule(store, monkeypatch, chunk, scan):
+@pytest.mark.parametrize(
+    "chunk,scan,part", [(1 << 13, 1 << 16, 1 << 12), (3, 5, 1), (16, 40, 2), (40, 7, 5)]
+)
+def test_expand_matches_the_plain_rule(store, monkeypatch, chunk, scan, part):
     monkeypatch.setattr(graph_mod, "CHUNK_EDGES", chunk)
     monkeypatch.setattr(graph_mod, "LEFT_OUT_SCAN", scan)
+    monkeypatch.setattr(graph_mod, "PART_MIN", part)
     g = store.graph
     rng = np.random.default_rng(0)
     for noise in (np.zeros(len(g.noise), bool), g.noise):

@@ -60,6 +60,9 @@ __all__ = [
 CHUNK_EDGES = 1 << 13
 #: Edge slots scanned, at most, to say what a cut left out (Expansion.left_out_*).
 LEFT_OUT_SCAN = 1 << 16
+#: Rows of a slice expand dedupes at once, at least (it reads a slice in parts of about
+#: the edges still wanted, so the rows past a cut are only counted).
+PART_MIN = 1 << 12
 
 
 def _chunk_bounds(cum: np.ndarray, budget: int) -> list[tuple[int, int]]:
@@ -194,35 +197,44 @@ class CSRGraph:
                     rest, a = pos[b:], b
                     if self._any_noise:
                         p = p[~self.noise[self._rels(p)]]
-                    eid, rows = self._new_rows(p, frontier[c0:c1], sc)
-                    new = eid[rows]
-                    if count + len(new) > max_triples:
-                        # the slice's rows from the first edge not taken on were not used
-                        i = int(rows[max_triples - count])
-                        j = i + LEFT_OUT_SCAN  # the scan's budget (rest is then not read)
-                        tp = p[i:j]
-                        tail = (eid[i:j], self._rels(tp), self._nbrs(tp))
-                        rest = rest if j >= len(p) else rest[:0]
-                        found.append(new[: max_triples - count])
-                        sc.see(found[-1])
-                        # reached by the rows read before the cut
-                        sc.visit(self._nbrs(p[rows[: max_triples - count]]))
-                        chunks = [frontier[x:y] for x, y in bounds[ci + 1 :]]
-                        return Expansion(
-                            np.concatenate(found),
-                            True,
-                            f"max_triples={max_triples} reached",
-                            level + 1,
-                            level_edges - read + len(new) - (max_triples - count),
-                            *self._left_out(tail, rest, chunks, sc),
-                        )
-                    sc.see(new)
-                    count += len(new)
-                    found.append(new)
-                    nb = self._nbrs(p[rows])
-                    nv = first_occurrences(nb[sc.unvisited(nb)], sc.node_scratch)
-                    sc.visit(nv)
-                    nxt.append(nv)
+                    # the slice in parts of about the edges still wanted: once a part
+                    # holds the cut, the rest of the slice is only counted
+                    start = 0
+                    while start < len(p):
+                        need = max_triples - count
+                        m = start + max(PART_MIN, need + (need >> 3) + 1)
+                        part = p[start:m]
+                        eid, rows = self._new_rows(part, frontier[c0:c1], sc)
+                        new = eid[rows]
+                        if len(new) > need:
+                            more = self._count_new(p[m:], new, need, sc) if m < len(p) else 0
+                            # the slice's rows from the first edge not taken on were not used
+                            i = start + int(rows[need])
+                            j = i + LEFT_OUT_SCAN  # the scan's budget (rest is then not read)
+                            tp = p[i:j]
+                            tail = (self._eids(tp), self._rels(tp), self._nbrs(tp))
+                            rest = rest if j >= len(p) else rest[:0]
+                            found.append(new[:need])
+                            sc.see(found[-1])
+                            # reached by the rows read before the cut
+                            sc.visit(self._nbrs(part[rows[:need]]))
+                            chunks = [frontier[x:y] for x, y in bounds[ci + 1 :]]
+                            return Expansion(
+                                np.concatenate(found),
+                                True,
+                                f"max_triples={max_triples} reached",
+                                level + 1,
+                                level_edges - read + len(new) + more - need,
+                                *self._left_out(tail, rest, chunks, sc),
+                            )
+                        sc.see(new)
+                        count += len(new)
+                        found.append(new)
+                        nb = self._nbrs(part[rows])
+                        nv = first_occurrences(nb[sc.unvisited(nb)], sc.node_scratch)
+                        sc.visit(nv)
+                        nxt.append(nv)
+                        start = m
             frontier = np.concatenate(nxt) if nxt else np.zeros(0, dtype=np.int64)
             if len(frontier) == 0:
                 break
@@ -268,6 +280,28 @@ class CSRGraph:
                 keep[fo[seen[efo] == DROP]] = False
         seen[efo] = 0
         return eid, np.flatnonzero(keep)
+
+    def _count_new(self, p: np.ndarray, new: np.ndarray, taken: int, sc: WalkScratch) -> int:
+        """How many edges not seen yet the positions `p` hold that `new` (the new edges of
+        the part before, `taken` of them kept) does not: counted, not listed."""
+        n, seen, stamp = self.n_edges, sc.seen, sc.stamp
+        seen[new] = stamp  # for the count (the first `taken` stay: they are kept)
+        inn = p >= n
+        po = p[~inn]
+        uo = po[seen[po] != stamp]
+        seen[uo] = PAIR  # an in-row reading PAIR is the same edge as an out-row here
+        si = seen[self.rev_eid[p[inn] - n]]
+        more = len(uo) + int(np.count_nonzero((si != stamp) & (si != PAIR)))
+        seen[uo] = 0
+        seen[new[taken:]] = 0
+        return more
+
+    def _eids(self, pos: np.ndarray) -> np.ndarray:
+        """The edge id at each position (gather's `eid`)."""
+        eid = pos.copy()
+        inn = pos >= self.n_edges
+        eid[inn] = self.rev_eid[pos[inn] - self.n_edges]
+        return eid
 
     def _positions(self, nodes: np.ndarray) -> np.ndarray:
         """positions() without the owners."""
