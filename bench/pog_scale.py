@@ -6,6 +6,7 @@
     python bench/pog_scale.py --metaqa new.json [--compare old.json]       # MetaQA dev digests
     python bench/pog_scale.py --sizes 10000000 --baseline-bound edge-order  # the two bounds
     python bench/pog_scale.py --sizes 1000000,10000000 --bounds-only       # subgraph step only
+    python bench/pog_scale.py --bounds-only --baseline-src ../main/src     # its old / new, one process
 
 Per size: generate the KG (kgreason.kg.synthetic, seed 0) and its questions (105 single-topic,
 45 two-topic), build a store (cached in --work), then in a fresh process open the store and
@@ -288,6 +289,63 @@ def bounds_only(d: Path, args: argparse.Namespace) -> None:
         )
 
 
+def bounds_old_new(d: Path, args: argparse.Namespace) -> None:
+    """--bounds-only with --baseline-src: the whole subgraph step (detect_subgraph_store)
+    of that checkout's graph.py + subgraph.py against this one's, interleaved in one process
+    on the same store (best of 3 each), both bounds; checks the results are identical."""
+    import copy
+    import importlib.util
+
+    def load(name: str, path: Path):  # another checkout's module under a private name
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+        return mod
+
+    src = Path(args.baseline_src) / "kgreason"
+    old_graph = load("_old_store_graph", src / "kg/store/graph.py")
+    old_sub = load("_old_pog_subgraph", src / "pog/subgraph.py")
+    from kgreason.pog.subgraph import detect_subgraph_store
+
+    qs = json.loads((d / "questions.json").read_text())[:: args.every][: args.limit]
+    kg = StoreKG(d / "store")
+    old_kg = copy.copy(kg)
+    old_kg.graph = old_graph.CSRGraph(kg.path, kg.graph.noise)
+    print(f"=== subgraph step, old ({args.baseline_src}) / new: {d.name}, {len(qs)} questions ===")
+    for bound in ("edge-order", "relation-aware"):
+        s = PoGSettings(subgraph_bound=bound)
+        ms: dict[tuple[int, str], list[float]] = {}
+        for q in qs:
+            best = {"old": 1e9, "new": 1e9}
+            for _ in range(3):
+                t0 = time.perf_counter()
+                a, ea = old_sub.detect_subgraph_store(old_kg, q["topics"], s)
+                t1 = time.perf_counter()
+                b, eb = detect_subgraph_store(kg, q["topics"], s)
+                t2 = time.perf_counter()
+                best = {"old": min(best["old"], t1 - t0), "new": min(best["new"], t2 - t1)}
+            same = np.array_equal(ea, eb) and ea.dtype == eb.dtype
+            same = same and (a.truncated, a.truncation_reason, a.cut_detail) == (
+                b.truncated,
+                b.truncation_reason,
+                b.cut_detail,
+            )
+            if not same:
+                raise SystemExit(f"DIFFERENT result for {q['topics']} ({bound})")
+            for k, v in best.items():
+                ms.setdefault((min(len(q["topics"]), 2), k), []).append(v * 1000)
+        for n_top in (1, 2):
+            o, w = ms.get((n_top, "old"), []), ms.get((n_top, "new"), [])
+            if o:
+                print(
+                    f"   {bound:<14} {n_top} topic(s) n={len(o):3}: p50 {pct(o, 0.5):7.1f} ->"
+                    f" {pct(w, 0.5):6.1f} ms ({pct(o, 0.5) / pct(w, 0.5):4.1f}x), p95"
+                    f" {pct(o, 0.95):7.1f} -> {pct(w, 0.95):6.1f} ms"
+                    f" ({pct(o, 0.95) / pct(w, 0.95):4.1f}x); results identical"
+                )
+
+
 def compare_runs(old: dict, new: dict) -> None:
     """old/new per stage (p50, p95) per group, and the gold-in-reduced-subgraph counts."""
     print("=== old / new, same questions, measured one after the other in this run ===")
@@ -368,7 +426,7 @@ def main() -> None:
     for n in [int(x) for x in args.sizes.split(",")]:
         d = prepare(n, args.seed, args.work, n <= args.sparql_max)
         if args.bounds_only:
-            bounds_only(d, args)
+            (bounds_old_new if args.baseline_src else bounds_only)(d, args)
             continue
         cmd = [sys.executable, __file__, "--measure", str(d), "--limit", str(args.limit)]
         cmd += ["--every", str(args.every)] + (["-v"] if args.verbose else [])

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, overload
 import numpy as np
 
 from kgreason.kg.base import KnowledgeGraph, Triple
+from kgreason.kg.store.walk import sort_edge_ids
 from kgreason.pog.settings import PoGSettings
 
 if TYPE_CHECKING:
@@ -124,7 +125,7 @@ def detect_subgraph_store(
     grouped = settings.subgraph_bound == "relation-aware"
     expand = kg.graph.expand_grouped if grouped else kg.graph.expand
     res = expand(nodes[nodes >= 0], d, settings.max_subgraph_triples)
-    eids = np.sort(res.eids)
+    eids = sort_edge_ids(res.eids, kg.graph.n_edges)
     # a topic without edges is still known when the store has its name
     unknown = [x for x, k in zip(topics, (nodes >= 0).tolist(), strict=True) if not k]
     sub = QuestionSubgraph(
@@ -159,16 +160,15 @@ def _grouped_detail(kg: StoreKG, res: Expansion) -> str:
     """Which relation-path groups each cut hop truncated (the steps from the topic, then
     kept/total edges of the last step)."""
     parts = []
-    for hop in sorted({g.hop for g in res.groups}):
-        gs = [g for g in res.groups if g.hop == hop]
+    summary = res.group_table.summary(DETAIL_GROUPS) if res.group_table is not None else []
+    for hop, n, dropped, gs in summary:
         named = ", ".join(
             "".join(f"{kg.relations[r]} ({'out' if o else 'in'}) > " for r, o in g.via)
             + f"{kg.relations[g.rel]} ({'out' if g.out else 'in'}) {g.kept:,}/{g.total:,}"
-            for g in gs[:DETAIL_GROUPS]
+            for g in gs
         )
-        more = f" and {len(gs) - DETAIL_GROUPS} more" if len(gs) > DETAIL_GROUPS else ""
-        dropped = sum(g.kept == 0 for g in gs)
+        more = f" and {n - DETAIL_GROUPS} more" if n > DETAIL_GROUPS else ""
         drop = f"; {dropped} groups got no edge" if dropped else ""
-        parts.append(f"hop {hop}: {len(gs)} relation groups truncated ({named}{more}{drop})")
+        parts.append(f"hop {hop}: {n} relation groups truncated ({named}{more}{drop})")
     unread = f"; {res.unread_rows:,} hub rows not read" if res.unread_rows else ""
     return f"relation-aware cut, {res.unread_edges:,} edges left out: " + "; ".join(parts) + unread

@@ -12,153 +12,67 @@ numpy int arrays (node ids from `NameIndex.lookup`) and never build Python objec
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
 
+from kgreason.kg.store.bound import (
+    READ_FACTOR,
+    READ_MIN,
+    GroupCut,
+    GroupTable,
+    capped_positions,
+    expand_grouped,
+    share_budget,
+)
 from kgreason.kg.store.build_index import ranges
 from kgreason.kg.store.format import load_array
+from kgreason.kg.store.walk import (
+    DROP,
+    PAIR,
+    Edges,
+    Expansion,
+    ScratchPool,
+    WalkScratch,
+    count_distinct,
+    first_occurrences,
+    sort_edge_ids,
+)
+
+__all__ = [
+    "CHUNK_EDGES",
+    "LEFT_OUT_SCAN",
+    "READ_FACTOR",
+    "READ_MIN",
+    "CSRGraph",
+    "Edges",
+    "Expansion",
+    "GroupCut",
+    "GroupTable",
+    "expand_grouped",
+    "share_budget",
+    "sort_edge_ids",
+]
 
 #: Edges gathered per step of a frontier expansion, at least (bounds peak memory on hubs).
 CHUNK_EDGES = 1 << 13
 #: Edge slots scanned, at most, to say what a cut left out (Expansion.left_out_*).
 LEFT_OUT_SCAN = 1 << 16
-#: Rows one hop of expand_grouped reads, at most: max(READ_MIN, READ_FACTOR * max_triples).
-#: An edge shows up in at most two rows of a hop, so a hop with more than 4 * max_triples
-#: rows holds more than 2 * max_triples - count new edges and can never fit the budget:
-#: reading only that many never changes an uncut result (noise rows aside, which count).
-READ_MIN = 1 << 16
-READ_FACTOR = 4
+#: Rows of a slice expand dedupes at once, at least (it reads a slice in parts of about
+#: the edges still wanted, so the rows past a cut are only counted).
+PART_MIN = 1 << 12
 
 
-@dataclass
-class Edges:
-    """A batch of edges seen from some nodes: per node, out-edges then in-edges, file order.
-    `owner` indexes the queried node array; `out` is True where the neighbour is the tail."""
-
-    owner: np.ndarray
-    nbr: np.ndarray
-    rel: np.ndarray
-    out: np.ndarray
-    eid: np.ndarray
-
-
-@dataclass
-class Expansion:
-    eids: np.ndarray  # edge ids in discovery order
-    truncated: bool
-    reason: str = ""
-    #: when truncated: the hop (1-based) that was cut and how many edge slots of that hop's
-    #: frontier were not read (an upper bound on the triples the cut left out at that hop;
-    #: farther hops were not explored at all)
-    cut_hop: int = 0
-    unread_edges: int = 0
-    #: what the unread edges of the cut hop hold: distinct relations and distinct entities
-    #: not reached otherwise (counted over at most LEFT_OUT_SCAN edge slots; `left_out_exact`
-    #: False when there were more)
-    left_out_relations: int = 0
-    left_out_entities: int = 0
-    left_out_exact: bool = True
-    #: expand_grouped only: the (relation, direction) groups a hop truncated, largest first
-    groups: list[GroupCut] = field(default_factory=list)
-    #: expand_grouped only: rows of cut hops not read at all (hub rows past the read budget)
-    unread_rows: int = 0
-
-
-@dataclass
-class GroupCut:
-    """One (relation, direction) group of a hop that the relation-aware bound truncated:
-    `kept` of its `total` new edges were taken. `out` is True for edges leaving the frontier."""
-
-    hop: int
-    rel: int
-    out: bool
-    kept: int
-    total: int
-    #: the (relation, out) steps from the topic before this one, when grouped by path
-    via: tuple[tuple[int, bool], ...] = ()
-
-
-def share_budget(sizes: np.ndarray, budget: int) -> np.ndarray:
-    """Max-min fair shares (water-filling): every group gets min(size, c) for the largest c
-    the budget allows, so the biggest groups are the ones truncated; the few slots left
-    over go one each to the smallest of the truncated groups. With fewer slots than
-    groups, the smallest groups get one edge each."""
-    sizes = np.asarray(sizes, dtype=np.int64)
-    if int(sizes.sum()) <= budget:
-        return sizes.copy()
-    order = np.argsort(sizes, kind="stable")
-    s = sizes[order]
-    n = len(s)
-    prefix = np.concatenate([[0], np.cumsum(s)[:-1]])
-    at = prefix + s * (n - np.arange(n))  # total taken if c = s[k]; non-decreasing in k
-    k = int(np.searchsorted(at, budget, side="right")) - 1
-    c = budget // n if k < 0 else int(s[k]) + (budget - int(at[k])) // (n - k - 1)
-    take = np.minimum(sizes, c)
-    extra = budget - int(take.sum())
-    if extra > 0:
-        big = order[sizes[order] > c][:extra]
-        take[big] += 1
-    return take
-
-
-def _first_index(values: np.ndarray, scratch: np.ndarray) -> np.ndarray:
-    """Indices of the first occurrence of each value, in order (see _first_occurrences)."""
-    order = np.arange(len(values), dtype=np.int32)
-    if len(values) < 2:
-        return order
-    scratch[values] = len(values)
-    np.minimum.at(scratch, values, order)
-    return np.flatnonzero(scratch[values] == order)
-
-
-def _first_occurrences(values: np.ndarray, scratch: np.ndarray) -> np.ndarray:
-    """values without repeats, in order of first occurrence, in O(n) (np.unique sorts).
-    `scratch` is any int32 array indexable by the values; its content is irrelevant."""
-    if len(values) < 2:
-        return values
-    order = np.arange(len(values), dtype=np.int32)
-    scratch[values] = len(values)
-    np.minimum.at(scratch, values, order)
-    return values[scratch[values] == order]
-
-
-def _round_robin(owner: np.ndarray, group: np.ndarray, take: np.ndarray) -> np.ndarray:
-    """Mask of the rows kept when group g keeps take[g] rows: inside a truncated group the
-    k-th row of every owner comes before any owner's (k+1)-th, then row order. Rows are
-    owner-major (as gathered), so a stable sort keeps row order inside each run."""
-    keep = np.ones(len(owner), dtype=bool)
-    sizes = np.bincount(group, minlength=len(take))
-    rows = np.flatnonzero((take < sizes)[group])
-    if len(rows) == 0:
-        return keep
-    g, own = group[rows], owner[rows]
-    k1 = own * len(take) + g
-    o = np.argsort(k1, kind="stable")
-    k1 = k1[o]
-    starts = np.flatnonzero(np.r_[True, k1[1:] != k1[:-1]])
-    rank = np.empty(len(rows), dtype=np.int64)
-    rank[o] = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
-    o2 = np.argsort(g * (int(rank.max()) + 1) + rank, kind="stable")
-    gs = g[o2]
-    gstart = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]])
-    at = np.arange(len(o2)) - np.repeat(gstart, np.diff(np.r_[gstart, len(o2)]))
-    keep[rows] = False
-    keep[rows[o2[at < take[gs]]]] = True
-    return keep
-
-
-def _via(paths: list[tuple[np.ndarray, np.ndarray]], parent: int) -> tuple[tuple[int, bool], ...]:
-    """The (relation, out) steps of a path group's ancestors, topic first."""
-    steps: list[tuple[int, bool]] = []
-    for parents, keys in reversed(paths):
-        if not len(keys):
-            break
-        k = int(keys[parent])
-        steps.append((k // 2, bool(k % 2)))
-        parent = int(parents[parent])
-    return tuple(reversed(steps))
+def _chunk_bounds(cum: np.ndarray, budget: int) -> list[tuple[int, int]]:
+    """Split a frontier (cumulative row counts `cum`) into runs of about `budget` rows:
+    (start, end) indices; a run ends at the node that reaches the next multiple."""
+    if len(cum) == 0 or cum[-1] <= budget:
+        return [(0, len(cum))]
+    cuts = np.searchsorted(cum, np.arange(budget, int(cum[-1]), budget), side="left") + 1
+    edges = [0, *np.unique(cuts).tolist(), len(cum)]
+    return [(x, y) for x, y in pairwise(edges) if y > x]
 
 
 class CSRGraph:
@@ -175,6 +89,13 @@ class CSRGraph:
         #: noise[r] is True for relations filtered at query time
         self.noise = np.asarray(noise, dtype=bool)
         self._any_noise = bool(self.noise.any())
+        #: masks and scratch of finished walks, reused (walk.py says why)
+        self.scratch = ScratchPool(self.n_nodes, self.n_edges)
+
+    @cached_property
+    def max_rel(self) -> int:
+        """The largest relation id used (a full scan of fwd.rel, so once, on first use)."""
+        return int(self.fwd_rel.max(initial=0))
 
     def degree(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(out, in) degrees, noise included (cheap; used to size work)."""
@@ -232,190 +153,209 @@ class CSRGraph:
         a, b = int(self.fwd_ptr[head]), int(self.fwd_ptr[head + 1])
         return bool(((self.fwd_rel[a:b] == rel) & (self.fwd_dst[a:b] == tail)).any())
 
-    def _chunks(self, frontier: np.ndarray, budget: int) -> list[np.ndarray]:
-        dout, din = self.degree(frontier)
-        cum = np.cumsum(dout + din)
-        if len(cum) == 0 or cum[-1] <= budget:
-            return [frontier]
-        cuts = np.searchsorted(cum, np.arange(budget, int(cum[-1]), budget), side="left") + 1
-        return [c for c in np.split(frontier, np.unique(cuts)) if len(c)]
-
-    def _walk_start(
-        self, seeds: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """A breadth-first walk's start: the seeds deduplicated in order (the first
-        frontier), the visited-node and seen-edge masks, and scratch for order-preserving
-        dedupe (np.empty only maps the pages that get touched)."""
+    def walk_start(self, seeds: np.ndarray, sc: WalkScratch) -> np.ndarray:
+        """A breadth-first walk's first frontier: the seeds deduplicated in order, visited."""
         seeds = np.asarray(seeds, dtype=np.int64)
         _, first = np.unique(seeds, return_index=True)
         frontier = seeds[np.sort(first)]
-        visited = np.zeros(self.n_nodes, dtype=bool)
-        visited[frontier] = True
-        seen = np.zeros(self.n_edges, dtype=bool)
-        edge_scratch = np.empty(self.n_edges, dtype=np.int32)
-        node_scratch = np.empty(self.n_nodes, dtype=np.int32)
-        return frontier, visited, seen, edge_scratch, node_scratch
+        sc.visit(frontier)
+        return frontier
 
     def expand(self, seeds: np.ndarray, depth: int, max_triples: int) -> Expansion:
         """Breadth-first expansion, both directions, from the seeds (node ids, in order).
         New edges are taken in discovery order and the walk stops as soon as one more new
         edge would exceed max_triples (exactly MemoryKG.expand's rule)."""
-        frontier, visited, seen, edge_scratch, node_scratch = self._walk_start(seeds)
+        with self.scratch.take() as sc:
+            return self._expand(sc, seeds, depth, max_triples)
+
+    def _expand(
+        self, sc: WalkScratch, seeds: np.ndarray, depth: int, max_triples: int
+    ) -> Expansion:
+        # Rows are read by slices as `gather` would (same slice bounds: they shape the cut
+        # report), but only edge ids are computed for a whole slice; neighbours only for
+        # the rows of new edges (any other row's neighbour is visited already: it is the
+        # owner of an earlier row of the same edge, or was reached with it).
+        frontier = self.walk_start(seeds, sc)
         found: list[np.ndarray] = []
         count = 0
         for level in range(depth):
             nxt: list[np.ndarray] = []
-            dout, din = self.degree(frontier)
-            level_edges, read = int(dout.sum() + din.sum()), 0
-            chunks = self._chunks(frontier, max(CHUNK_EDGES, 2 * (max_triples - count)))
-            for ci, chunk in enumerate(chunks):
-                pos, owner = self.positions(chunk)
+            fs, rs = self.fwd_ptr[frontier], self.rev_ptr[frontier]
+            dout, din = self.fwd_ptr[frontier + 1] - fs, self.rev_ptr[frontier + 1] - rs
+            starts = np.stack([fs, rs + self.n_edges], axis=1)
+            lens = np.stack([dout, din], axis=1)
+            cum = np.cumsum(dout + din)
+            level_edges, read = int(cum[-1]) if len(cum) else 0, 0
+            bounds = _chunk_bounds(cum, max(CHUNK_EDGES, 2 * (max_triples - count)))
+            for ci, (c0, c1) in enumerate(bounds):
+                pos = ranges(starts[c0:c1].ravel(), lens[c0:c1].ravel())
                 a = 0
                 while a < len(pos):  # slices, so a hub's edges are read only as far as needed
                     b = a + max(CHUNK_EDGES, 2 * (max_triples - count))
-                    ed = self.gather(pos[a:b], owner[a:b])
-                    read += len(pos[a:b])
+                    p = pos[a:b]
+                    read += len(p)
                     rest, a = pos[b:], b
-                    new = _first_occurrences(ed.eid[~seen[ed.eid]], edge_scratch)
-                    if count + len(new) > max_triples:
-                        # the slice's rows from the first edge not taken on were not used
-                        i = int(np.flatnonzero(ed.eid == new[max_triples - count])[0])
-                        j = i + LEFT_OUT_SCAN  # the scan's budget (rest is then not read)
-                        tail = Edges(
-                            ed.owner[i:j], ed.nbr[i:j], ed.rel[i:j], ed.out[i:j], ed.eid[i:j]
-                        )
-                        rest = rest if j >= len(ed.eid) else rest[:0]
-                        found.append(new[: max_triples - count])
-                        seen[found[-1]] = True
-                        visited[ed.nbr[:i]] = True  # reached by the rows read before the cut
-                        return Expansion(
-                            np.concatenate(found),
-                            True,
-                            f"max_triples={max_triples} reached",
-                            level + 1,
-                            level_edges - read + len(new) - (max_triples - count),
-                            *self._left_out(tail, rest, chunks[ci + 1 :], seen, visited),
-                        )
-                    seen[new] = True
-                    count += len(new)
-                    found.append(new)
-                    nv = _first_occurrences(ed.nbr[~visited[ed.nbr]], node_scratch)
-                    visited[nv] = True
-                    nxt.append(nv)
+                    if self._any_noise:
+                        p = p[~self.noise[self._rels(p)]]
+                    # the slice in parts of about the edges still wanted: once a part
+                    # holds the cut, the rest of the slice is only counted
+                    start = 0
+                    while start < len(p):
+                        need = max_triples - count
+                        m = start + max(PART_MIN, need + (need >> 3) + 1)
+                        part = p[start:m]
+                        eid, rows = self._new_rows(part, frontier[c0:c1], sc)
+                        new = eid[rows]
+                        if len(new) > need:
+                            more = self._count_new(p[m:], new, need, sc) if m < len(p) else 0
+                            # the slice's rows from the first edge not taken on were not used
+                            i = start + int(rows[need])
+                            j = i + LEFT_OUT_SCAN  # the scan's budget (rest is then not read)
+                            tp = p[i:j]
+                            tail = (self._eids(tp), self._rels(tp), self._nbrs(tp))
+                            rest = rest if j >= len(p) else rest[:0]
+                            found.append(new[:need])
+                            sc.see(found[-1])
+                            # reached by the rows read before the cut
+                            sc.visit(self._nbrs(part[rows[:need]]))
+                            chunks = [frontier[x:y] for x, y in bounds[ci + 1 :]]
+                            return Expansion(
+                                np.concatenate(found),
+                                True,
+                                f"max_triples={max_triples} reached",
+                                level + 1,
+                                level_edges - read + len(new) + more - need,
+                                *self._left_out(tail, rest, chunks, sc),
+                            )
+                        sc.see(new)
+                        count += len(new)
+                        found.append(new)
+                        nb = self._nbrs(part[rows])
+                        nv = first_occurrences(nb[sc.unvisited(nb)], sc.node_scratch)
+                        sc.visit(nv)
+                        nxt.append(nv)
+                        start = m
             frontier = np.concatenate(nxt) if nxt else np.zeros(0, dtype=np.int64)
             if len(frontier) == 0:
                 break
         return Expansion(np.concatenate(found) if found else np.zeros(0, dtype=np.int64), False)
 
-    def _capped_positions(self, nodes: np.ndarray, budget: int) -> tuple[np.ndarray, np.ndarray]:
-        """positions() with at most `budget` rows in all: the (node, direction) segments
-        share it by water-filling, so a hub's rows are cut before anyone else's."""
+    def _new_rows(
+        self, p: np.ndarray, owners: np.ndarray, sc: WalkScratch
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(eid, rows): the edge id at each position of a slice (rows of the nodes
+        `owners`, owner-major, out-rows then in-rows) and the rows holding the first
+        occurrence of each edge not seen yet. An edge shows up twice in a slice only as an
+        out-row of its head and an in-row of its tail, both owners here; its out-row's
+        position is its id. So the unseen out-rows' ids are marked PAIR in `seen` for a
+        moment: an in-row reading PAIR is such a pair, and the owners' order says which of
+        the two rows comes first (O(n) with a byte mask, no per-edge scratch)."""
+        n, seen, stamp = self.n_edges, sc.seen, sc.stamp
+        inn = p >= n
+        oi, ii = np.flatnonzero(~inn), np.flatnonzero(inn)
+        q = p[ii] - n
+        eid = p.copy()
+        ei = self.rev_eid[q].astype(np.int64)
+        eid[ii] = ei
+        fo = oi[seen[p[oi]] != stamp]  # unseen out-rows (their eid is their position)
+        efo = p[fo]
+        seen[efo] = PAIR
+        si = seen[ei]
+        keep = np.zeros(len(p), dtype=bool)
+        keep[fo] = True
+        keep[ii[(si != stamp) & (si != PAIR)]] = True
+        dup = np.flatnonzero(si == PAIR)
+        if len(dup):
+            # which row of each pair comes first: the one whose owner comes first; a
+            # self-loop's out-row (a node's out-rows come before its in-rows)
+            sc.node_scratch[owners] = np.arange(len(owners), dtype=np.int32)
+            qd = q[dup]
+            tail_owner = sc.node_scratch[np.searchsorted(self.rev_ptr, qd, side="right") - 1]
+            head_owner = sc.node_scratch[self.rev_src[qd]]
+            in_first = tail_owner < head_owner
+            keep[ii[dup[in_first]]] = True
+            drop = ei[dup[in_first]]  # their out-rows come later: unmark them
+            if len(drop):
+                seen[drop] = DROP
+                keep[fo[seen[efo] == DROP]] = False
+        seen[efo] = 0
+        return eid, np.flatnonzero(keep)
+
+    def _count_new(self, p: np.ndarray, new: np.ndarray, taken: int, sc: WalkScratch) -> int:
+        """How many edges not seen yet the positions `p` hold that `new` (the new edges of
+        the part before, `taken` of them kept) does not: counted, not listed."""
+        n, seen, stamp = self.n_edges, sc.seen, sc.stamp
+        seen[new] = stamp  # for the count (the first `taken` stay: they are kept)
+        inn = p >= n
+        po = p[~inn]
+        uo = po[seen[po] != stamp]
+        seen[uo] = PAIR  # an in-row reading PAIR is the same edge as an out-row here
+        si = seen[self.rev_eid[p[inn] - n]]
+        more = len(uo) + int(np.count_nonzero((si != stamp) & (si != PAIR)))
+        seen[uo] = 0
+        seen[new[taken:]] = 0
+        return more
+
+    def _eids(self, pos: np.ndarray) -> np.ndarray:
+        """The edge id at each position (gather's `eid`)."""
+        eid = pos.copy()
+        inn = pos >= self.n_edges
+        eid[inn] = self.rev_eid[pos[inn] - self.n_edges]
+        return eid
+
+    def _positions(self, nodes: np.ndarray) -> np.ndarray:
+        """positions() without the owners."""
         dout, din = self.degree(nodes)
-        lens = share_budget(np.stack([dout, din], axis=1).ravel(), budget)
         starts = np.stack([self.fwd_ptr[nodes], self.rev_ptr[nodes] + self.n_edges], axis=1)
-        per_node = lens.reshape(-1, 2).sum(axis=1)
-        pos = ranges(starts.ravel(), lens)
-        return pos, np.repeat(np.arange(len(nodes), dtype=np.int64), per_node)
+        return ranges(starts.ravel(), np.stack([dout, din], axis=1).ravel())
+
+    def _nbrs(self, pos: np.ndarray) -> np.ndarray:
+        """The neighbour at each position (gather's `nbr`)."""
+        inn = pos >= self.n_edges
+        nbr = np.empty(len(pos), dtype=np.int64)
+        nbr[~inn] = self.fwd_dst[pos[~inn]]
+        nbr[inn] = self.rev_src[pos[inn] - self.n_edges]
+        return nbr
+
+    def _rels(self, pos: np.ndarray) -> np.ndarray:
+        """The relation at each position (gather's `rel`)."""
+        inn = pos >= self.n_edges
+        rel = np.empty(len(pos), dtype=np.int64)
+        rel[~inn] = self.fwd_rel[pos[~inn]]
+        rel[inn] = self.rev_rel[pos[inn] - self.n_edges]
+        return rel
+
+    def _capped_positions(self, nodes: np.ndarray, budget: int) -> tuple[np.ndarray, np.ndarray]:
+        return capped_positions(self, nodes, budget)
 
     def expand_grouped(
         self, seeds: np.ndarray, depth: int, max_triples: int, *, by_path: bool = True
     ) -> Expansion:
-        """Breadth-first expansion like `expand`, with a relation-aware bound. A hop whose
-        new edges fit the remaining budget is taken whole, so without a cut the edges are
-        exactly `expand`'s. A hop that does not fit gets the remaining budget split evenly
-        over the hops left (all of it at the last hop), shared by `share_budget` across its
-        groups: every group keeps edges and the largest (hub) groups are truncated first.
-        A group is a relation path from a topic, (topic, r1/dir, ..., rk/dir): PoG's
-        clustered supernodes, so the answer's chain competes only with itself
-        (`by_path=False`: the hop's (relation, direction) alone). A node belongs to the path
-        of the edge that first reached it. Inside a group the k-th edges of every frontier
-        node come before any node's (k+1)-th, so one hub cannot fill its group alone. Each
-        hop reads at most max(READ_MIN, READ_FACTOR * max_triples) rows; a level with more
-        rows can never fit the budget, and its hubs' rows are the ones left unread."""
-        frontier, visited, seen, edge_scratch, node_scratch = self._walk_start(seeds)
-        read_cap = max(READ_MIN, READ_FACTOR * max_triples)
-        n_keys = 2 * max(len(self.noise), int(self.fwd_rel.max(initial=0)) + 1)
-        # path group of each frontier node, and per level the groups' (parent, rel*2+out)
-        fgroup = np.arange(len(frontier), dtype=np.int64) if by_path else None
-        paths: list[tuple[np.ndarray, np.ndarray]] = []
-        found: list[np.ndarray] = []
-        res = Expansion(np.zeros(0, dtype=np.int64), False)
-        count = 0
-        for level in range(depth):
-            if len(frontier) == 0:
-                break
-            dout, din = self.degree(frontier)
-            rows = int(dout.sum() + din.sum())
-            pos, owner = self._capped_positions(frontier, read_cap)
-            ed = self.gather(pos, owner)
-            first_row = np.zeros(len(ed.eid), dtype=bool)
-            fresh = np.flatnonzero(~seen[ed.eid])
-            first_row[fresh[_first_index(ed.eid[fresh], edge_scratch)]] = True
-            sel = np.flatnonzero(first_row)
-            key = ed.rel[sel] * 2 + ed.out[sel]
-            if fgroup is not None:
-                key = fgroup[ed.owner[sel]] * n_keys + key
-            gkeys, ginv, sizes = np.unique(key, return_inverse=True, return_counts=True)
-            remaining = max_triples - count
-            if len(sel) > remaining or rows > len(pos):
-                allot = remaining if level == depth - 1 else remaining // (depth - level)
-                take = share_budget(sizes, allot)
-                keep = _round_robin(ed.owner[sel], ginv, take)
-                for i in np.flatnonzero(take < sizes).tolist():
-                    k = int(gkeys[i])
-                    via = _via(paths, k // n_keys) if fgroup is not None else ()
-                    step = k % n_keys
-                    kept, total = int(take[i]), int(sizes[i])
-                    res.groups.append(
-                        GroupCut(level + 1, step // 2, bool(step % 2), kept, total, via)
-                    )
-                res.truncated = True
-                res.unread_rows += rows - len(pos)
-                res.unread_edges += len(sel) - int(keep.sum()) + rows - len(pos)
-                if not res.cut_hop:
-                    res.cut_hop = level + 1
-                sel, ginv = sel[keep], ginv[keep]
-            new = ed.eid[sel]
-            seen[new] = True
-            count += len(new)
-            found.append(new)
-            nb = ed.nbr[sel]
-            fresh = np.flatnonzero(~visited[nb])
-            fi = fresh[_first_index(nb[fresh], node_scratch)]
-            frontier = nb[fi]
-            visited[frontier] = True
-            if fgroup is not None:
-                paths.append((gkeys // n_keys, gkeys % n_keys))
-                fgroup = ginv[fi]
-        res.eids = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
-        if res.truncated:
-            res.reason = f"max_triples={max_triples} reached (relation-aware)"
-            res.groups.sort(key=lambda g: (g.hop, -(g.total - g.kept)))
-            res.left_out_relations = len({g.rel for g in res.groups if g.kept == 0})
-            res.left_out_exact = res.unread_rows == 0
-        return res
+        """The relation-aware bound: see kgreason.kg.store.bound.expand_grouped."""
+        return expand_grouped(self, seeds, depth, max_triples, by_path=by_path)
 
     def _left_out(
         self,
-        tail: Edges,
+        tail: tuple[np.ndarray, np.ndarray, np.ndarray],
         rest: np.ndarray,
         chunks: list[np.ndarray],
-        seen: np.ndarray,
-        visited: np.ndarray,
+        sc: WalkScratch,
     ) -> tuple[int, int, bool]:
         """(relations, entities, exact) held by the edges a cut did not take: the rows of
-        the cut slice from the first edge not taken (`tail`), the chunk's unread positions
-        `rest`, then the level's remaining chunks of nodes."""
+        the cut slice from the first edge not taken (`tail`: their eid, rel, nbr), the
+        chunk's unread positions `rest`, then the level's remaining chunks of nodes."""
         rels: list[np.ndarray] = []
         nbrs: list[np.ndarray] = []
-        if len(tail.eid) >= LEFT_OUT_SCAN:  # the cut slice alone fills the budget
+        t_eid, t_rel, t_nbr = tail
+        if len(t_eid) >= LEFT_OUT_SCAN:  # the cut slice alone fills the budget
             rest, chunks = rest[:0], []
             exact = False
         else:
             exact = True
-        head = rest[: max(0, LEFT_OUT_SCAN - len(tail.eid))]
-        eds = [tail, self.gather(head, np.zeros(len(head), dtype=np.int64))]
-        scanned = len(tail.eid) + len(head)
+        head = rest[: max(0, LEFT_OUT_SCAN - len(t_eid))]
+        eds = [Edges(t_eid, t_nbr, t_rel, t_eid, t_eid)]  # owner and out are not used
+        eds.append(self.gather(head, np.zeros(len(head), dtype=np.int64)))
+        scanned = len(t_eid) + len(head)
         exact = exact and len(head) == len(rest)
         for k, chunk in enumerate(chunks):
             if scanned >= LEFT_OUT_SCAN:
@@ -431,11 +371,11 @@ class CSRGraph:
             exact = exact and len(pos) <= take
             scanned += min(len(pos), take)
         for ed in eds:
-            cut = ~seen[ed.eid]
+            cut = sc.unseen(ed.eid)
             rels.append(ed.rel[cut])
-            nbrs.append(ed.nbr[cut & ~visited[ed.nbr]])
-        n_rel = len(np.unique(np.concatenate(rels))) if rels else 0
-        n_ent = len(np.unique(np.concatenate(nbrs))) if nbrs else 0
+            nbrs.append(ed.nbr[cut & sc.unvisited(ed.nbr)])
+        n_rel = int(np.count_nonzero(np.bincount(np.concatenate(rels))))
+        n_ent = count_distinct(np.concatenate(nbrs), sc.node_scratch)
         return n_rel, n_ent, exact
 
     def distances(
