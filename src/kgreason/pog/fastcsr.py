@@ -1,0 +1,132 @@
+"""Array kernels of the array graph (pog/fastgraph.py): sorting edge codes, CSR rows,
+breadth-first distances, dead-end pruning. Plain numpy over int arrays, no graph object.
+
+Why these shapes (issue 15, measured on 2x10^5-edge question subgraphs): numpy 2.x's
+`np.unique` hashes, 25x slower than sorting; a plain `np.sort` of 2x10^5 random int64 is
+~10 ms on this machine's class, but numpy's stable sort (timsort) runs in ~2 ms on data
+that is already nearly sorted, and its stable argsort of uint16 keys is a radix sort. So
+`sort_codes` first buckets by the top 16 bits of the code (radix), then timsorts what is
+left (local disorder only). Everything else is bincount / cumsum / gathers: linear.
+
+API:
+    sort_codes(codes, hi) -> sorted copy;  unique_codes(codes, hi) -> sorted distinct
+    row_ptr(src, n) -> CSR row pointer;  group_count(a, b) -> distinct (a, b) of a sorted pair
+    bfs(n, u, max_depth, rows) -> undirected hop distances (-1 = farther)
+    prune_dead_ends(keep, protected, a, b) -> keep without non-protected degree < 2 nodes
+    mirror_mask(h, r, t, inverse, n) -> edges whose mirror (t, inverse[r], h) is present
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from kgreason.kg.store.build_index import ranges
+
+#: below this many codes a plain sort is as fast as the bucketed one
+SMALL_SORT = 1 << 12
+
+#: a CSR adjacency: (row pointer, neighbour array)
+Rows = tuple[np.ndarray, np.ndarray]
+
+
+def sort_codes(codes: np.ndarray, hi: int) -> np.ndarray:
+    """np.sort(codes) for non-negative int64 codes < hi (same output, see module doc)."""
+    if len(codes) < SMALL_SORT:
+        return np.sort(codes)
+    shift = max(int(hi).bit_length() - 16, 0)
+    top = (codes >> shift).astype(np.uint16)
+    return np.sort(codes[np.argsort(top, kind="stable")], kind="stable")
+
+
+def distinct_sorted(s: np.ndarray) -> np.ndarray:
+    """The distinct values of a sorted array."""
+    if len(s) < 2:
+        return s
+    m = np.empty(len(s), dtype=bool)
+    m[0] = True
+    np.not_equal(s[1:], s[:-1], out=m[1:])
+    return s[m]
+
+
+def unique_codes(codes: np.ndarray, hi: int) -> np.ndarray:
+    """np.unique(codes) for non-negative int64 codes < hi, without hashing."""
+    return distinct_sorted(sort_codes(codes, hi))
+
+
+def row_ptr(src: np.ndarray, n: int) -> np.ndarray:
+    """CSR row pointer of rows grouped by `src` (ids < n)."""
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=n), out=ptr[1:])
+    return ptr
+
+
+def group_count(a: np.ndarray, b: np.ndarray) -> int:
+    """Number of distinct (a, b) pairs of pair arrays sorted by (a, b)."""
+    if len(a) == 0:
+        return 0
+    return 1 + int(np.count_nonzero((a[1:] != a[:-1]) | (b[1:] != b[:-1])))
+
+
+def bfs(n: int, u: int, max_depth: int, rows: Sequence[Rows]) -> np.ndarray:
+    """Hop distance from u over the union of the CSR adjacencies `rows` (-1 = farther than
+    max_depth). Duplicate neighbours are harmless: each level is the set of ids first
+    reached at that depth."""
+    dist = np.full(n, -1, dtype=np.int64)
+    dist[u] = 0
+    frontier = np.array([u], dtype=np.int64)
+    for d in range(1, max_depth + 1):
+        if not len(frontier):
+            break
+        parts = [nbr[ranges(ptr[frontier], ptr[frontier + 1] - ptr[frontier])] for ptr, nbr in rows]
+        nb = np.concatenate(parts) if len(parts) > 1 else parts[0]
+        nb = nb[dist[nb] < 0]
+        dist[nb] = d
+        # the new level, sorted and distinct: a scan of n beats sorting a large level
+        frontier = np.flatnonzero(dist == d) if len(nb) > n >> 6 else unique_codes(nb, n)
+    return dist
+
+
+def undirected_pairs(a: np.ndarray, b: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct unordered pairs {a, b} (a != b assumed) as (low, high) arrays."""
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    codes = unique_codes(lo * n + hi, n * n)
+    return np.divmod(codes, n)  # type: ignore[return-value]
+
+
+def prune_dead_ends(
+    keep: np.ndarray, protected: np.ndarray, a: np.ndarray, b: np.ndarray
+) -> np.ndarray:
+    """Nodes not `protected` with fewer than two distinct kept neighbours removed repeatedly
+    (the unique fixed point), one vectorised round at a time; (a, b) are the distinct
+    undirected pairs. Each round drops the pairs that lost an end, so rounds get cheaper."""
+    keep = keep.copy()
+    n = len(keep)
+    while True:
+        live = keep[a] & keep[b]
+        if not live.all():
+            a, b = a[live], b[live]
+        deg = np.bincount(a, minlength=n) + np.bincount(b, minlength=n)
+        drop = keep & ~protected & (deg < 2)
+        if not drop.any():
+            return keep
+        keep &= ~drop
+
+
+def mirror_mask(
+    h: np.ndarray, r: np.ndarray, t: np.ndarray, inverse: np.ndarray, n: int
+) -> np.ndarray:
+    """True for each edge (h, r, t) whose relation has an inverse (inverse[r] >= 0) and whose
+    mirror (t, inverse[r], h) is among the edges; node ids < n."""
+    m = len(inverse)
+    out = np.zeros(len(h), dtype=bool)
+    cand = np.flatnonzero(inverse[r] >= 0)
+    if not len(cand):
+        return out
+    hi = m * n * n
+    codes = sort_codes((h * m + r) * n + t, hi)
+    mirror = (t[cand] * m + inverse[r[cand]]) * n + h[cand]
+    pos = np.minimum(np.searchsorted(codes, mirror), len(codes) - 1)
+    out[cand] = codes[pos] == mirror
+    return out
