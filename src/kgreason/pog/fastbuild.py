@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kgreason.pog.fastcsr import mirror_mask
+from kgreason.pog.fastcsr import mirror_mask, unique_codes
 from kgreason.pog.fastgraph import ArrayClusteredGraph
 from kgreason.pog.fastnames import NodeIndex, NodeNames
 
@@ -110,13 +110,18 @@ def _lookup(
 def from_store(
     kg: StoreKG, eids: np.ndarray, topics: Sequence[str], inverse_of: Mapping[str, str]
 ) -> ArrayClusteredGraph:
-    """The ArrayClusteredGraph of a store subgraph (edge ids), inverse pairs folded. Local
-    ids follow the stored key order (`keys.rank`), so no name is decoded here."""
+    """The ArrayClusteredGraph of a store subgraph (edge ids, sorted), inverse pairs folded.
+    Local ids follow the stored key order (`keys.rank`), so no name is decoded here."""
     h, r, t = (np.asarray(x, dtype=np.int64) for x in kg.graph.triples(eids))
     keep = fold_inverse_arrays(h, r, t, kg.relations, inverse_of)
     if not keep.all():
         h, r, t = h[keep], r[keep], t[keep]
-    ends = np.concatenate([h, t])
+    # the edge ids are sorted, so h comes in runs of one head: look each head up once
+    step = np.empty(len(h), dtype=bool)
+    step[:1] = True
+    np.not_equal(h[1:], h[:-1], out=step[1:])
+    starts = np.flatnonzero(step)
+    ends = np.concatenate([h[starts], t])
     ranks: np.ndarray | None = None
     if kg.index.key_rank is not None:
         local, by_local, ranks = _relabel_by_rank(ends, kg.index.key_rank)
@@ -124,5 +129,7 @@ def from_store(
         local, by_local = _relabel_by_keys(kg, ends)
     names = NodeNames(len(by_local), lambda ids: kg.index.keys.many(by_local[ids]))
     index = NodeIndex(names, _lookup(kg, by_local, ranks))
-    lh, lt = local[: len(h)], local[len(h) :]
-    return ArrayClusteredGraph.build(lh, r, lt, names, kg.relations, index, topics)
+    n, m = len(by_local), max(len(kg.relations), 1)
+    lh = np.repeat(local[: len(starts)], np.diff(np.append(starts, len(h))))
+    codes = unique_codes((lh * m + r) * n + local[len(starts) :], n * m * n)
+    return ArrayClusteredGraph.from_codes(codes, names, kg.relations, index, topics)

@@ -177,8 +177,25 @@ class ArrayClusteredGraph(ClusteredGraph):
         h, r, t = h[keep], r[keep], t[keep]
         n, m = len(names), max(len(rel_names), 1)
         codes = unique_codes((h * m + r) * n + t, n * m * n)
+        return cls.from_codes(codes, names, rel_names, index, isolated)
+
+    @classmethod
+    def from_codes(
+        cls,
+        codes: np.ndarray,
+        names: NodeNames,
+        rel_names: Sequence[str],
+        index: NodeIndex,
+        isolated: Iterable[str] = (),
+    ) -> ArrayClusteredGraph:
+        """`build` from the distinct edge codes (h * m + r) * n + t, sorted (m = number of
+        relations, at least 1; n = number of nodes); self-loops are dropped here."""
+        n, m = len(names), max(len(rel_names), 1)
         ht, t = np.divmod(codes, n)
         h, r = np.divmod(ht, m)
+        loop = h == t
+        if loop.any():
+            h, r, t = h[~loop], r[~loop], t[~loop]
         g = cls(h, r, t, names, rel_names, index)
         isolated = list(isolated)
         ids = index.many(isolated)
