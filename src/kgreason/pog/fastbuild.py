@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kgreason.pog.fastcsr import mirror_mask, unique_codes
-from kgreason.pog.fastgraph import ArrayClusteredGraph
+from kgreason.pog.fastcsr import mirror_mask, pack, unique_codes
+from kgreason.pog.fastgraph import ArrayClusteredGraph, edge_widths
 from kgreason.pog.fastnames import NodeIndex, NodeNames
 
 if TYPE_CHECKING:
@@ -129,7 +129,7 @@ def from_store(
         local, by_local = _relabel_by_keys(kg, ends)
     names = NodeNames(len(by_local), lambda ids: kg.index.keys.many(by_local[ids]))
     index = NodeIndex(names, _lookup(kg, by_local, ranks))
-    n, m = len(by_local), max(len(kg.relations), 1)
+    w = edge_widths(len(by_local), len(kg.relations))
     lh = np.repeat(local[: len(starts)], np.diff(np.append(starts, len(h))))
-    codes = unique_codes((lh * m + r) * n + local[len(starts) :], n * m * n)
+    codes = unique_codes(pack((lh, r, local[len(starts) :]), w), 1 << sum(w))
     return ArrayClusteredGraph.from_codes(codes, names, kg.relations, index, topics)

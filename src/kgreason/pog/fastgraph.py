@@ -27,12 +27,15 @@ from kgreason.pog.clustering import ClusteredGraph, Key
 from kgreason.pog.fastcsr import (
     Rows,
     bfs,
+    bits,
     group_count,
+    pack,
     prune_dead_ends,
     row_ptr,
     sort_codes,
     undirected_pairs,
     unique_codes,
+    unpack,
 )
 from kgreason.pog.fastnames import NodeIndex, NodeNames, dict_lookup
 
@@ -45,6 +48,11 @@ def __getattr__(name: str) -> Any:
 
         return getattr(fastbuild, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def edge_widths(n: int, m: int) -> tuple[int, int, int]:
+    """Bit widths of (head, relation, tail) in the edge codes of n nodes, m relations."""
+    return bits(n), bits(m), bits(n)
 
 
 class _LazyAdj(Mapping[str, dict[Key, tuple[str, ...]]]):
@@ -111,10 +119,9 @@ class ArrayClusteredGraph(ClusteredGraph):
         self.h, self.r, self.t = h, r, t
         self.optr, self.orel, self.odst = row_ptr(h, n), r, t
         if inbound is None:
-            m = max(len(self.rel_names), 1)
-            codes = sort_codes((t * m + r) * n + h, n * m * n)
-            tr, src = np.divmod(codes, n)
-            inbound = (*np.divmod(tr, m), src)
+            w = (bits(n), bits(len(self.rel_names)), bits(n))
+            dst_, rel_, src_ = unpack(sort_codes(pack((t, r, h), w), 1 << sum(w)), w)
+            inbound = (dst_, rel_, src_)
         self.idst, self.irel, self.isrc = inbound
         self.iptr = row_ptr(self.idst, n)
         self.degree = np.diff(self.optr) + np.diff(self.iptr)
@@ -175,8 +182,8 @@ class ArrayClusteredGraph(ClusteredGraph):
     ) -> ArrayClusteredGraph:
         keep = h != t
         h, r, t = h[keep], r[keep], t[keep]
-        n, m = len(names), max(len(rel_names), 1)
-        codes = unique_codes((h * m + r) * n + t, n * m * n)
+        w = edge_widths(len(names), len(rel_names))
+        codes = unique_codes(pack((h, r, t), w), 1 << sum(w))
         return cls.from_codes(codes, names, rel_names, index, isolated)
 
     @classmethod
@@ -188,11 +195,9 @@ class ArrayClusteredGraph(ClusteredGraph):
         index: NodeIndex,
         isolated: Iterable[str] = (),
     ) -> ArrayClusteredGraph:
-        """`build` from the distinct edge codes (h * m + r) * n + t, sorted (m = number of
-        relations, at least 1; n = number of nodes); self-loops are dropped here."""
-        n, m = len(names), max(len(rel_names), 1)
-        ht, t = np.divmod(codes, n)
-        h, r = np.divmod(ht, m)
+        """`build` from the distinct edge codes, sorted: (h, r, t) packed with
+        `edge_widths(len(names), len(rel_names))`; self-loops are dropped here."""
+        h, r, t = unpack(codes, edge_widths(len(names), len(rel_names)))
         loop = h == t
         if loop.any():
             h, r, t = h[~loop], r[~loop], t[~loop]
@@ -318,7 +323,8 @@ class ArrayClusteredGraph(ClusteredGraph):
         n = self.n
         a = np.concatenate([self.h, self.t])
         b = np.concatenate([self.t, self.h])
-        src, nbr = np.divmod(unique_codes(a * n + b, n * n), n)
+        w = (bits(n), bits(n))
+        src, nbr = unpack(unique_codes(pack((a, b), w), 1 << sum(w)), w)
         return row_ptr(src, n), nbr
 
     def undirected_cached(self) -> Rows:
