@@ -59,10 +59,12 @@ def _csr(src, dst, n):
     return row_ptr(src, n), dst[order]
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_bfs_matches_python_bfs(seed):
+@pytest.mark.parametrize("seed,edges", [(0, 500), (1, 500), (2, 3000), (3, 9000)])
+def test_bfs_matches_python_bfs(seed, edges):
+    """Sparse graphs stay top-down; dense ones turn bottom-up from the second level."""
     n = 300
-    a, b = _random_graph(seed, n, 500)
+    a, b = _random_graph(seed, n, edges)
+    names = np.array([f"v{i:03d}" for i in range(n)], dtype=object)
     adj: dict[int, set[int]] = {v: set() for v in range(n)}
     for x, y in zip(a.tolist(), b.tolist(), strict=True):
         adj[x].add(y)
@@ -79,8 +81,10 @@ def test_bfs_matches_python_bfs(seed):
                 if want[w] < 0:
                     want[w] = want[v] + 1
                     todo.append(w)
-        got = bfs(n, u, 4, [_csr(a, b, n), _csr(b, a, n)])
-        assert np.array_equal(got, want)
+        rows = [_csr(a, b, n), _csr(b, a, n)]
+        assert np.array_equal(bfs(n, u, 4, rows), want)
+        und = ArrayClusteredGraph.from_arrays(a, np.zeros_like(a), b, names, ["r"]).undirected()
+        assert np.array_equal(bfs(n, u, 4, [und]), want)
 
 
 @pytest.mark.parametrize("seed", range(5))

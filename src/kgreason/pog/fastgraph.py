@@ -335,8 +335,10 @@ class ArrayClusteredGraph(ClusteredGraph):
     def local_distances(self, u: int, max_depth: int, und: Rows | None = None) -> np.ndarray:
         """Undirected hop distance from local id u (-1 = farther than max_depth); over the
         out- and in-edge CSRs unless `und` (undirected()) is given: same distances."""
-        rows = [und] if und is not None else [(self.optr, self.odst), (self.iptr, self.isrc)]
-        return bfs(self.n, u, max_depth, rows)
+        if und is not None:
+            return bfs(self.n, u, max_depth, [und])
+        rows = [(self.optr, self.odst), (self.iptr, self.isrc)]
+        return bfs(self.n, u, max_depth, rows, self.degree)
 
     def distances(self, source: str, max_depth: int) -> dict[str, int]:
         u = self.index.get(source)
