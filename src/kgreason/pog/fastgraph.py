@@ -6,12 +6,17 @@ the nodes within D_max - 1 hops of a topic. `ArrayClusteredGraph` keeps the subg
 CSR arrays (out-edges grouped by (node, relation), in-edges likewise) over local ids, and
 builds a node's `{(relation, forward): neighbours}` entry only when something asks for it
 (`adj` is a lazy mapping). Whole-graph operations (sizes, BFS distances, reduction's
-dead-end pruning, induced subgraphs) are vectorised numpy. It is a drop-in
-`ClusteredGraph`: same answers, same API (tests compare them).
+dead-end pruning, induced subgraphs) are vectorised numpy (kernels in pog/fastcsr.py). It
+is a drop-in `ClusteredGraph`: same answers, same API (tests compare them).
+
+Where the rest lives: names and the name index in pog/fastnames.py, building from a store
+subgraph in pog/fastbuild.py (`from_store` and `fold_inverse_arrays` are re-exported here).
 
 API:
     ArrayClusteredGraph.from_arrays(h, r, t, node_names, rel_names, isolated=()) -> graph
-    g.distances(name, max_depth) -> dict[str, int];  g.reduce_mask(...) (see reduction.py)
+    ArrayClusteredGraph.build(h, r, t, names, rel_names, index, isolated) (local ids)
+    g.distances(name, max_depth) -> dict[str, int];  g.local_distances(u, max_depth)
+    g.restrict_mask(keep) -> induced subgraph;  prune_dead_ends_mask(g, keep, topics)
 """
 
 from __future__ import annotations
