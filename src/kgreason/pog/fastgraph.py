@@ -6,109 +6,58 @@ the nodes within D_max - 1 hops of a topic. `ArrayClusteredGraph` keeps the subg
 CSR arrays (out-edges grouped by (node, relation), in-edges likewise) over local ids, and
 builds a node's `{(relation, forward): neighbours}` entry only when something asks for it
 (`adj` is a lazy mapping). Whole-graph operations (sizes, BFS distances, reduction's
-dead-end pruning, induced subgraphs) are vectorised numpy. It is a drop-in
-`ClusteredGraph`: same answers, same API (tests compare them).
+dead-end pruning, induced subgraphs) are vectorised numpy (kernels in pog/fastcsr.py). It
+is a drop-in `ClusteredGraph`: same answers, same API (tests compare them).
+
+Where the rest lives: names and the name index in pog/fastnames.py, building from a store
+subgraph in pog/fastbuild.py (`from_store` and `fold_inverse_arrays` are re-exported here).
 
 API:
     ArrayClusteredGraph.from_arrays(h, r, t, node_names, rel_names, isolated=()) -> graph
-    g.distances(name, max_depth) -> dict[str, int];  g.reduce_mask(...) (see reduction.py)
+    ArrayClusteredGraph.build(h, r, t, names, rel_names, index, isolated) (local ids)
+    g.distances(name, max_depth) -> dict[str, int];  g.local_distances(u, max_depth)
+    g.restrict_mask(keep) -> induced subgraph;  prune_dead_ends_mask(g, keep, topics)
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from kgreason.kg.base import Triple
 from kgreason.kg.store.build_index import ranges
 from kgreason.pog.clustering import ClusteredGraph, Key
-
-if TYPE_CHECKING:
-    from kgreason.kg.store.kg import StoreKG
-
-
-def _csr(src: np.ndarray, rel: np.ndarray, dst: np.ndarray, n: int):
-    order = np.lexsort((rel, src))
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(src, minlength=n), out=ptr[1:])
-    return ptr, rel[order], dst[order]
-
-
-class NodeNames:
-    """Local id -> node key, decoded on first use and kept: a question's subgraph can hold
-    10^5 nodes, of which path search shows a few hundred (issue 15: names only for what is
-    shown or sent to the LLM). `__getitem__` takes an int or an int array."""
-
-    def __init__(self, n: int, decode: Callable[[np.ndarray], list[str]]):
-        self._n, self._decode = n, decode
-        self._cache = np.empty(n, dtype=object)
-        self._have = np.zeros(n, dtype=bool)
-
-    @classmethod
-    def given(cls, names: np.ndarray) -> NodeNames:
-        out = cls(len(names), lambda ids: names[ids].tolist())
-        out._cache[:] = names
-        out._have[:] = True
-        return out
-
-    def __len__(self) -> int:
-        return self._n
-
-    def __getitem__(self, ids: Any) -> Any:
-        if isinstance(ids, (int, np.integer)):
-            return self[np.array([ids], dtype=np.int64)][0]
-        ids = np.asarray(ids, dtype=np.int64)
-        miss = ids[~self._have[ids]]
-        if len(miss):  # a repeated id is decoded twice: cheaper than np.unique on every read
-            self._cache[miss] = self._decode(miss)
-            self._have[miss] = True
-        return self._cache[ids]
-
-    def tolist(self) -> list[str]:
-        return self[np.arange(self._n)].tolist()  # type: ignore[no-any-return]
+from kgreason.pog.fastcsr import (
+    Rows,
+    bfs,
+    bits,
+    group_count,
+    pack,
+    prune_dead_ends,
+    row_ptr,
+    sort_codes,
+    undirected_pairs,
+    unique_codes,
+    unpack,
+)
+from kgreason.pog.fastnames import NodeIndex, NodeNames, dict_lookup
 
 
-class NodeIndex(Mapping[str, int]):
-    """name -> local id through `lookup` (a batch of names -> local ids, -1 = absent),
-    cached per name; no dict over every node of the subgraph is built."""
+def __getattr__(name: str) -> Any:
+    """from_store and fold_inverse_arrays live in pog/fastbuild.py (which imports this
+    module); re-exported here lazily so that old imports keep working."""
+    if name in ("from_store", "fold_inverse_arrays"):
+        from kgreason.pog import fastbuild
 
-    def __init__(self, names: NodeNames, lookup: Callable[[list[str]], np.ndarray]):
-        self._names, self._lookup = names, lookup
-        self._cache: dict[str, int] = {}
-
-    def many(self, keys: Sequence[str]) -> np.ndarray:
-        todo = [k for k in dict.fromkeys(keys) if k not in self._cache]
-        if todo:
-            self._cache.update(zip(todo, self._lookup(todo).tolist(), strict=True))
-        return np.array([self._cache[k] for k in keys], dtype=np.int64)
-
-    def get(self, key: object, default: Any = None) -> Any:
-        if not isinstance(key, str):
-            return default
-        u = int(self.many([key])[0])
-        return default if u < 0 else u
-
-    def __getitem__(self, key: str) -> int:
-        u = self.get(key)
-        if u is None:
-            raise KeyError(key)
-        return u  # type: ignore[no-any-return]
-
-    def __contains__(self, key: object) -> bool:
-        return self.get(key) is not None
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._names.tolist())
-
-    def __len__(self) -> int:
-        return len(self._names)
+        return getattr(fastbuild, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _dict_lookup(names: np.ndarray) -> Callable[[list[str]], np.ndarray]:
-    index = {s: i for i, s in enumerate(names.tolist())}
-    return lambda keys: np.array([index.get(k, -1) for k in keys], dtype=np.int64)
+def edge_widths(n: int, m: int) -> tuple[int, int, int]:
+    """Bit widths of (head, relation, tail) in the edge codes of n nodes, m relations."""
+    return bits(n), bits(m), bits(n)
 
 
 class _LazyAdj(Mapping[str, dict[Key, tuple[str, ...]]]):
@@ -149,7 +98,12 @@ class ArrayClusteredGraph(ClusteredGraph):
     Local ids follow the string order of the node keys, so a sorted id array is a sorted
     name list (path search sorts sets on ids). `present` marks the nodes that belong to the
     graph (an induced subgraph keeps the local ids of its parent); `extra` holds topic names
-    outside the store subgraph (isolated)."""
+    outside the store subgraph (isolated).
+
+    The edges (h, r, t) are distinct, without self-loops, sorted by (h, r, t): then they ARE
+    the out-edge CSR (rows by h, grouped by relation, neighbours ascending). The in-edge CSR
+    (`iptr`, `irel`, `isrc`; `idst` the row of each) is the same edges sorted by (t, r, h);
+    `inbound` passes it when the caller has it (an induced subgraph filters its parent's)."""
 
     def __init__(
         self,
@@ -161,13 +115,20 @@ class ArrayClusteredGraph(ClusteredGraph):
         index: NodeIndex,
         present: np.ndarray | None = None,
         extra: frozenset[str] = frozenset(),
+        *,
+        inbound: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     ):
         n = len(names)
         self.names, self.index = names, index
         self.rel_names = list(rel_names)
         self.h, self.r, self.t = h, r, t
-        self.optr, self.orel, self.odst = _csr(h, r, t, n)
-        self.iptr, self.irel, self.isrc = _csr(t, r, h, n)
+        self.optr, self.orel, self.odst = row_ptr(h, n), r, t
+        if inbound is None:
+            w = (bits(n), bits(len(self.rel_names)), bits(n))
+            dst_, rel_, src_ = unpack(sort_codes(pack((t, r, h), w), 1 << sum(w)), w)
+            inbound = (dst_, rel_, src_)
+        self.idst, self.irel, self.isrc = inbound
+        self.iptr = row_ptr(self.idst, n)
         self.degree = np.diff(self.optr) + np.diff(self.iptr)
         self.present = present if present is not None else np.ones(n, dtype=bool)
         self.extra = frozenset(x for x in extra if x not in index)
@@ -204,7 +165,13 @@ class ArrayClusteredGraph(ClusteredGraph):
         names = node_names[order]
         nn = NodeNames.given(names)
         return cls.build(
-            relabel[h], r, relabel[t], nn, rel_names, NodeIndex(nn, _dict_lookup(names)), isolated
+            relabel[np.asarray(h, dtype=np.int64)],
+            np.asarray(r, dtype=np.int64),
+            relabel[np.asarray(t, dtype=np.int64)],
+            nn,
+            rel_names,
+            NodeIndex(nn, dict_lookup(names)),
+            isolated,
         )
 
     @classmethod
@@ -220,11 +187,25 @@ class ArrayClusteredGraph(ClusteredGraph):
     ) -> ArrayClusteredGraph:
         keep = h != t
         h, r, t = h[keep], r[keep], t[keep]
-        n, m = len(names), max(len(rel_names), 1)
-        if len(h):
-            codes = np.unique((h * m + r) * n + t)
-            ht, t = np.divmod(codes, n)
-            h, r = np.divmod(ht, m)
+        w = edge_widths(len(names), len(rel_names))
+        codes = unique_codes(pack((h, r, t), w), 1 << sum(w))
+        return cls.from_codes(codes, names, rel_names, index, isolated)
+
+    @classmethod
+    def from_codes(
+        cls,
+        codes: np.ndarray,
+        names: NodeNames,
+        rel_names: Sequence[str],
+        index: NodeIndex,
+        isolated: Iterable[str] = (),
+    ) -> ArrayClusteredGraph:
+        """`build` from the distinct edge codes, sorted: (h, r, t) packed with
+        `edge_widths(len(names), len(rel_names))`; self-loops are dropped here."""
+        h, r, t = unpack(codes, edge_widths(len(names), len(rel_names)))
+        loop = h == t
+        if loop.any():
+            h, r, t = h[~loop], r[~loop], t[~loop]
         g = cls(h, r, t, names, rel_names, index)
         isolated = list(isolated)
         ids = index.many(isolated)
@@ -301,7 +282,7 @@ class ArrayClusteredGraph(ClusteredGraph):
         ):
             pos = ranges(ptr[u], ptr[u + 1] - ptr[u])
             parts.append((rel[pos] * 2 + fwd) * self.n + nbr[pos])
-        codes = np.unique(np.concatenate(parts))
+        codes = unique_codes(np.concatenate(parts), 2 * max(len(self.rel_names), 1) * self.n)
         key, nb = np.divmod(codes, self.n)
         cuts = np.flatnonzero(key[1:] != key[:-1]) + 1
         starts, ends = [0, *cuts.tolist()], [*cuts.tolist(), len(key)]
@@ -338,41 +319,31 @@ class ArrayClusteredGraph(ClusteredGraph):
         return len(self.h)
 
     def clustered_edge_count(self) -> int:
-        def groups(src: np.ndarray, rel: np.ndarray) -> int:
-            return len(np.unique(src * max(len(self.rel_names), 1) + rel))
+        """(node, relation) groups of the out-edges plus those of the in-edges: both CSRs
+        are sorted by (row, relation), so a group is a run."""
+        return group_count(self.h, self.r) + group_count(self.idst, self.irel)
 
-        return groups(self.h, self.r) + groups(self.t, self.r)
-
-    def undirected(self) -> tuple[np.ndarray, np.ndarray]:
+    def undirected(self) -> Rows:
         """Distinct undirected neighbour pairs (both orientations), CSR: (ptr, nbr)."""
         n = self.n
         a = np.concatenate([self.h, self.t])
         b = np.concatenate([self.t, self.h])
-        codes = np.unique(a * n + b)
-        src, nbr = np.divmod(codes, n)
-        ptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(src, minlength=n), out=ptr[1:])
-        return ptr, nbr
+        w = (bits(n), bits(n))
+        src, nbr = unpack(unique_codes(pack((a, b), w), 1 << sum(w)), w)
+        return row_ptr(src, n), nbr
 
-    def undirected_cached(self) -> tuple[np.ndarray, np.ndarray]:
+    def undirected_cached(self) -> Rows:
         if getattr(self, "_und", None) is None:
             self._und = self.undirected()
         return self._und
 
-    def local_distances(self, u: int, max_depth: int, und=None) -> np.ndarray:
-        """Undirected hop distance from local id u (-1 = farther than max_depth)."""
-        ptr, nbr = und if und is not None else self.undirected()
-        dist = np.full(self.n, -1, dtype=np.int64)
-        dist[u] = 0
-        frontier = np.array([u], dtype=np.int64)
-        for d in range(1, max_depth + 1):
-            if not len(frontier):
-                break
-            nb = nbr[ranges(ptr[frontier], ptr[frontier + 1] - ptr[frontier])]
-            nb = np.unique(nb[dist[nb] < 0])
-            dist[nb] = d
-            frontier = nb
-        return dist
+    def local_distances(self, u: int, max_depth: int, und: Rows | None = None) -> np.ndarray:
+        """Undirected hop distance from local id u (-1 = farther than max_depth); over the
+        out- and in-edge CSRs unless `und` (undirected()) is given: same distances."""
+        if und is not None:
+            return bfs(self.n, u, max_depth, [und])
+        rows = [(self.optr, self.odst), (self.iptr, self.isrc)]
+        return bfs(self.n, u, max_depth, rows, self.degree)
 
     def distances(self, source: str, max_depth: int) -> dict[str, int]:
         u = self.index.get(source)
@@ -383,11 +354,20 @@ class ArrayClusteredGraph(ClusteredGraph):
         return dict(zip(self.names[hit].tolist(), d[hit].tolist(), strict=True))
 
     def restrict_mask(self, keep: np.ndarray) -> ArrayClusteredGraph:
-        """Induced subgraph on the local ids where `keep` is True (same local ids)."""
+        """Induced subgraph on the local ids where `keep` is True (same local ids); both
+        CSRs are filtered, which keeps their order (no sort)."""
         keep = keep & self.present
         e = keep[self.h] & keep[self.t]
+        i = keep[self.idst] & keep[self.isrc]
         return ArrayClusteredGraph(
-            self.h[e], self.r[e], self.t[e], self.names, self.rel_names, self.index, keep
+            self.h[e],
+            self.r[e],
+            self.t[e],
+            self.names,
+            self.rel_names,
+            self.index,
+            keep,
+            inbound=(self.idst[i], self.irel[i], self.isrc[i]),
         )
 
     def restrict(self, keep: Iterable[str]) -> ArrayClusteredGraph:
@@ -400,87 +380,13 @@ class ArrayClusteredGraph(ClusteredGraph):
         return g
 
 
-def fold_inverse_arrays(
-    h: np.ndarray,
-    r: np.ndarray,
-    t: np.ndarray,
-    rel_names: Sequence[str],
-    inverse_of: Mapping[str, str],
-) -> np.ndarray:
-    """Mask of the edges kept by kg.inverses.fold_inverse_triples, on ids: an (h, inv, t)
-    whose mirror (t, r, h) is present goes."""
-    from kgreason.kg.inverses import name_pairs
-
-    present = np.unique(r)
-    names = {rel_names[i]: i for i in present.tolist()}
-    pairs = name_pairs(names)
-    pairs.update({k: v for k, v in inverse_of.items() if k in names})
-    keep = np.ones(len(h), dtype=bool)
-    ids = {names[k]: names[v] for k, v in pairs.items() if k in names and v in names}
-    if not ids:
-        return keep
-    m = len(rel_names)
-    n = int(max(h.max(initial=0), t.max(initial=0))) + 1
-    codes = np.unique((h * m + r) * n + t)
-    inv = np.full(m, -1, dtype=np.int64)
-    inv[list(ids)] = list(ids.values())
-    cand = np.flatnonzero(inv[r] >= 0)
-    mirror = (t[cand] * m + inv[r[cand]]) * n + h[cand]
-    keep[cand[np.isin(mirror, codes)]] = False
-    return keep
-
-
-def from_store(
-    kg: StoreKG, eids: np.ndarray, topics: Sequence[str], inverse_of: Mapping[str, str]
-) -> ArrayClusteredGraph:
-    """The ArrayClusteredGraph of a store subgraph (edge ids), inverse pairs folded. Local
-    ids follow the stored key order (`keys.rank`), so no name is decoded here."""
-    g = kg.graph
-    h, r, t = g.triples(eids)
-    h, r, t = (
-        np.asarray(h, dtype=np.int64),
-        np.asarray(r, dtype=np.int64),
-        np.asarray(t, dtype=np.int64),
-    )
-    keep = fold_inverse_arrays(h, r, t, kg.relations, inverse_of)
-    h, r, t = h[keep], r[keep], t[keep]
-    nodes, inv = np.unique(np.concatenate([h, t]), return_inverse=True)
-    if kg.index.key_rank is not None:
-        order = np.argsort(kg.index.key_rank[nodes], kind="stable")
-    else:  # stores built before keys.rank: sort the decoded keys
-        order = np.argsort(np.array(kg.index.keys.many(nodes), dtype=object), kind="stable")
-    relabel = np.empty(len(nodes), dtype=np.int64)
-    relabel[order] = np.arange(len(nodes))
-    by_local = nodes[order]  # local id -> store node id
-
-    def lookup(keys: list[str]) -> np.ndarray:
-        gid = kg.index.lookup(keys)
-        pos = np.clip(np.searchsorted(nodes, gid), 0, max(len(nodes) - 1, 0))
-        ok = (gid >= 0) & (len(nodes) > 0)
-        ok[ok] = nodes[pos[ok]] == gid[ok]
-        return np.where(ok, relabel[pos] if len(nodes) else -1, -1)
-
-    names = NodeNames(len(nodes), lambda ids: kg.index.keys.many(by_local[ids]))
-    lh, lt = relabel[inv[: len(h)]], relabel[inv[len(h) :]]
-    return ArrayClusteredGraph.build(
-        lh, r, lt, names, kg.relations, NodeIndex(names, lookup), topics
-    )
-
-
 def prune_dead_ends_mask(
     g: ArrayClusteredGraph, keep: np.ndarray, topics: np.ndarray
 ) -> np.ndarray:
     """Non-topic nodes with fewer than two distinct kept neighbours removed repeatedly (the
-    unique fixed point of reduction._prune_dead_ends), one vectorised round at a time."""
-    keep = keep.copy()
-    ptr, nbr = g.undirected()
-    src = np.repeat(np.arange(g.n), np.diff(ptr))
+    unique fixed point of reduction._prune_dead_ends), over the edges with both ends kept."""
+    e = keep[g.h] & keep[g.t]
+    a, b = undirected_pairs(g.h[e], g.t[e], g.n)
     protected = np.zeros(len(keep), dtype=bool)
     protected[topics] = True
-    while True:
-        live = keep[src] & keep[nbr]
-        deg = np.bincount(src[live], minlength=len(keep))
-        drop = keep & ~protected & (deg < 2)
-        if not drop.any():
-            return keep
-        keep &= ~drop
+    return prune_dead_ends(keep, protected, a, b)

@@ -20,7 +20,7 @@ from kgreason.kg.base import KnowledgeGraph
 from kgreason.kg.inverses import fold_inverse_triples, known_inverses
 from kgreason.kg.store.kg import StoreKG
 from kgreason.pog.clustering import ClusteredGraph
-from kgreason.pog.fastgraph import from_store
+from kgreason.pog.fastbuild import from_store
 from kgreason.pog.reduction import Reduction, reduce_graph
 from kgreason.pog.settings import PoGSettings
 from kgreason.pog.subgraph import QuestionSubgraph, detect_subgraph, detect_subgraph_store

@@ -129,9 +129,9 @@ def _reduce_arrays(
     graph: ArrayClusteredGraph, present: list[str], max_len: int
 ) -> ClusteredGraph | None:
     """_reduce_sets on local-id arrays: the same keep set, vectorised (no per-node loop)."""
-    und = graph.undirected()
     ids = [graph.index.get(t) for t in present]
-    dists = [graph.local_distances(u, max_len, und) if u is not None else None for u in ids]
+    # over the directed CSRs both directions (no undirected copy of the graph is built)
+    dists = [graph.local_distances(u, max_len) if u is not None else None for u in ids]
     keep = np.zeros(graph.n, dtype=bool)
     topics = np.array([u for u in ids if u is not None], dtype=np.int64)
     keep[topics] = True

@@ -1,0 +1,135 @@
+"""Clustering for local stores: a store subgraph (edge ids) -> ArrayClusteredGraph.
+
+Why this shape (issue 15): the stage runs on every question over up to 2x10^5 edges, so it
+decodes no name, builds no Python object per edge, and hashes nothing (numpy 2.x's
+`np.unique` hashes, 25x slower than sorting). Local ids follow the stored key order
+(`keys.rank`, a permutation of the store's nodes): one boolean mark per store node and a
+scan give the distinct ranks in order, i.e. the local ids, with no sort at all; the edges
+are then sorted once per direction by pog/fastcsr.py's bucketed sort.
+
+API:
+    from_store(kg, eids, topics, inverse_of) -> ArrayClusteredGraph
+    fold_inverse_arrays(h, r, t, rel_names, inverse_of) -> mask of the edges kept
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from kgreason.pog.fastcsr import mirror_mask, pack, unique_codes
+from kgreason.pog.fastgraph import ArrayClusteredGraph, edge_widths
+from kgreason.pog.fastnames import NodeIndex, NodeNames
+
+if TYPE_CHECKING:
+    from kgreason.kg.store.kg import StoreKG
+
+
+def fold_inverse_arrays(
+    h: np.ndarray,
+    r: np.ndarray,
+    t: np.ndarray,
+    rel_names: Sequence[str],
+    inverse_of: Mapping[str, str],
+) -> np.ndarray:
+    """Mask of the edges kept by kg.inverses.fold_inverse_triples, on ids: an (h, inv, t)
+    whose mirror (t, r, h) is present goes."""
+    from kgreason.kg.inverses import name_pairs
+
+    keep = np.ones(len(h), dtype=bool)
+    m = len(rel_names)
+    if not len(h) or not m:
+        return keep
+    present = np.flatnonzero(np.bincount(r, minlength=m))
+    names = {rel_names[i]: i for i in present.tolist()}
+    pairs = name_pairs(names)
+    pairs.update({k: v for k, v in inverse_of.items() if k in names})
+    ids = {names[k]: names[v] for k, v in pairs.items() if k in names and v in names}
+    if not ids:
+        return keep
+    inv = np.full(m, -1, dtype=np.int64)
+    inv[list(ids)] = list(ids.values())
+    n = int(max(h.max(), t.max())) + 1
+    return ~mirror_mask(h, r, t, inv, n)
+
+
+def _relabel_by_rank(
+    ends: np.ndarray, key_rank: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(local id of each end, store id of each local id, key rank of each local id): local
+    ids number the distinct ends in key order. Linear: a mark per store node, a scan."""
+    size = len(key_rank)
+    rk = np.asarray(key_rank[ends], dtype=np.int64)
+    mark = np.zeros(size, dtype=bool)
+    mark[rk] = True
+    ranks = np.flatnonzero(mark)  # ascending: the local ids in key order
+    lut = np.empty(size, dtype=np.int32 if len(ranks) < 2**31 else np.int64)
+    lut[ranks] = np.arange(len(ranks), dtype=lut.dtype)
+    local = lut[rk].astype(np.int64)
+    by_local = np.empty(len(ranks), dtype=np.int64)
+    by_local[local] = ends
+    return local, by_local, ranks
+
+
+def _relabel_by_keys(kg: StoreKG, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """_relabel_by_rank for stores built before keys.rank: sort the decoded keys."""
+    nodes, inv = np.unique(ends, return_inverse=True)
+    order = np.argsort(np.array(kg.index.keys.many(nodes), dtype=object), kind="stable")
+    relabel = np.empty(len(nodes), dtype=np.int64)
+    relabel[order] = np.arange(len(nodes))
+    return relabel[inv.ravel()], nodes[order]
+
+
+def _lookup(
+    kg: StoreKG, by_local: np.ndarray, ranks: np.ndarray | None
+) -> Callable[[list[str]], np.ndarray]:
+    """names -> local ids (-1 = not in the subgraph), through the store's name index:
+    a binary search among the local ids' key ranks (ascending), or, for stores without
+    keys.rank, among their sorted store ids."""
+    key_rank = kg.index.key_rank
+    by_id: np.ndarray | None = None if ranks is not None else np.argsort(by_local)
+    table = ranks if ranks is not None else by_local[by_id]
+
+    def lookup(keys: list[str]) -> np.ndarray:
+        gid = kg.index.lookup(keys)
+        out = np.full(len(gid), -1, dtype=np.int64)
+        hit = np.flatnonzero(gid >= 0)
+        if not len(hit) or not len(table):
+            return out
+        want = gid[hit] if key_rank is None or ranks is None else key_rank[gid[hit]]
+        pos = np.minimum(np.searchsorted(table, want), len(table) - 1)
+        ok = table[pos] == want
+        out[hit[ok]] = pos[ok] if by_id is None else by_id[pos[ok]]
+        return out
+
+    return lookup
+
+
+def from_store(
+    kg: StoreKG, eids: np.ndarray, topics: Sequence[str], inverse_of: Mapping[str, str]
+) -> ArrayClusteredGraph:
+    """The ArrayClusteredGraph of a store subgraph (edge ids, sorted), inverse pairs folded.
+    Local ids follow the stored key order (`keys.rank`), so no name is decoded here."""
+    h, r, t = (np.asarray(x, dtype=np.int64) for x in kg.graph.triples(eids))
+    keep = fold_inverse_arrays(h, r, t, kg.relations, inverse_of)
+    if not keep.all():
+        h, r, t = h[keep], r[keep], t[keep]
+    # the edge ids are sorted, so h comes in runs of one head: look each head up once
+    step = np.empty(len(h), dtype=bool)
+    step[:1] = True
+    np.not_equal(h[1:], h[:-1], out=step[1:])
+    starts = np.flatnonzero(step)
+    ends = np.concatenate([h[starts], t])
+    ranks: np.ndarray | None = None
+    if kg.index.key_rank is not None:
+        local, by_local, ranks = _relabel_by_rank(ends, kg.index.key_rank)
+    else:
+        local, by_local = _relabel_by_keys(kg, ends)
+    names = NodeNames(len(by_local), lambda ids: kg.index.keys.many(by_local[ids]))
+    index = NodeIndex(names, _lookup(kg, by_local, ranks))
+    w = edge_widths(len(by_local), len(kg.relations))
+    lh = np.repeat(local[: len(starts)], np.diff(np.append(starts, len(h))))
+    codes = unique_codes(pack((lh, r, local[len(starts) :]), w), 1 << sum(w))
+    return ArrayClusteredGraph.from_codes(codes, names, kg.relations, index, topics)
