@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from kgreason.embed.base import Embedder, cosine_topk
 from kgreason.embed.cache import CachedEmbedder
+from kgreason.pog.lazyhop import prefetch_heads
 from kgreason.pog.render import render_path
 from kgreason.pog.types import ReasoningPath
 
@@ -59,6 +60,7 @@ class FuzzySelector:
     ) -> list[ScoredPath]:
         if not paths:
             return []
+        prefetch_heads(paths, max_items)  # LazyHops: the shown members only, one decode
         texts = [render_path(p, names, max_items=max_items, with_ids=False) for p in paths]
         q = self.cache.embed([indicator])[0]
         m = self.cache.embed(texts)

@@ -32,7 +32,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kgreason.kg.base import KnowledgeGraph
-from kgreason.pog.types import ReasoningPath
+from kgreason.pog.lazyhop import prefetch_heads, set_view
+from kgreason.pog.types import Hop, ReasoningPath
 
 #: the default cap for displays (the CLI's path listing); prompts use PoGSettings.set_items
 DEFAULT_MAX_ITEMS = 8
@@ -67,7 +68,8 @@ def _shown(
     with_ids: bool,
 ) -> list[str]:
     """The members a rendering shows: at most `max_items`, within `max_tokens` (at least
-    one member, so a set is never shown empty)."""
+    one member, so a set is never shown empty). `ids` may hold only the first `max_items`
+    members of the set (lazyhop.set_view)."""
     limit = len(ids) if max_items is None else min(len(ids), max_items)
     shown: list[str] = []
     used = 0
@@ -89,8 +91,21 @@ def render_set(
     max_tokens: int | None = None,
     with_ids: bool = True,
 ) -> str:
-    shown = _shown(ids, names, max_items, max_tokens, with_ids)
-    more = f", ... (+{len(ids) - len(shown)} more)" if len(ids) > len(shown) else ""
+    return _render_set(ids, len(ids), names, max_items, max_tokens, with_ids)
+
+
+def _render_set(
+    head: Sequence[str],
+    total: int,
+    names: Mapping[str, str],
+    max_items: int | None,
+    max_tokens: int | None,
+    with_ids: bool,
+) -> str:
+    """render_set of a set of `total` members whose first members are `head` (at least the
+    first `max_items`)."""
+    shown = _shown(head, names, max_items, max_tokens, with_ids)
+    more = f", ... (+{total - len(shown)} more)" if total > len(shown) else ""
     return "{" + ", ".join(shown) + more + "}"
 
 
@@ -105,16 +120,17 @@ def render_path(
     if not path.hops:
         return ""
 
-    def show(ids: Sequence[str]) -> str:
-        return render_set(ids, names, max_items=max_items, max_tokens=max_tokens, with_ids=with_ids)
+    def show(h: Hop, dst: bool) -> str:
+        head, total = set_view(h, dst, max_items)  # a LazyHop decodes only what is shown
+        return _render_set(head, total, names, max_items, max_tokens, with_ids)
 
-    parts = [show(path.hops[0].src)]
+    parts = [show(path.hops[0], False)]
     for h in path.hops:
         label = h.relation + "".join(
             f" | {r}" if f == h.forward else f" | {r} (inverse)" for r, f in h.alt_relations
         )
         arrow = f" -> {label} -> " if h.forward else f" <- {label} <- "
-        parts.append(arrow + show(h.dst))
+        parts.append(arrow + show(h, True))
     return "".join(parts)
 
 
@@ -139,12 +155,14 @@ def displayed_ids(
     one token, so a token budget of T never shows more than T members of a set."""
     caps = [c for c in (max_items, max_tokens) if c is not None]
     cap = min(caps) if caps else None
+    paths = list(paths)
+    prefetch_heads(paths, cap)  # LazyHops: the first `cap` members of all sets, one decode
     out: set[str] = set()
     for p in paths:
         for j, h in enumerate(p.hops):
             if j == 0:
-                out.update(h.src[:cap])
-            out.update(h.dst[:cap])
+                out.update(set_view(h, False, cap)[0])
+            out.update(set_view(h, True, cap)[0])
     return out
 
 
