@@ -205,7 +205,8 @@ def _next_level(
 def free_paths(
     g: ArrayClusteredGraph, start: str, min_len: int, max_len: int, budget: _Budget
 ) -> list[tuple[Hop, ...]]:
-    """paths._free_paths on arrays; hops are LazyHops (no name decoded here)."""
+    """paths._free_paths on arrays; hops are LazyHops (no name decoded here), and the paths
+    come out in find_entity_paths' order (`_in_order`), so it need not sort them."""
     s = g.index.get(start)
     if s is None:
         budget.expansions += 1
@@ -215,6 +216,7 @@ def free_paths(
     maker = HopMaker(g)
     lv = _Level(np.array([-1]), [()], np.array([1]), np.array([s], dtype=np.int64), [()])
     lv_sets = [maker.set(lv.nodes)]  # each partial path's last set
+    rank = np.zeros(1, dtype=np.int64)  # each partial path's place in the sorted order
     prev: _Level | None = None
     found: list[tuple[Hop, ...]] = []
     for k in range(1, max_len + 1):
@@ -223,10 +225,13 @@ def free_paths(
         sets: list[np.ndarray] = []
         hops: list[tuple[Hop, ...]] = []
         named: list[NameSet] = []
+        steps: list[tuple[np.ndarray, np.ndarray]] = []  # (p, primary key) of each chunk
+        first = len(found)
         assert lv.hops is not None
         level = _level_steps(g, lv, prev, keep)
         for p0, p1 in level.chunks():
             st = level.steps(p0, p1)
+            steps.append((st.p, st.key))
             nodes = st.nodes
             for i, (p, a, b) in enumerate(
                 zip(st.p.tolist(), st.a.tolist(), st.b.tolist(), strict=True)
@@ -239,6 +244,7 @@ def free_paths(
                     if len(found) >= budget.max_paths:
                         budget.expansions += p + 1
                         budget.stop(f"max_paths={budget.max_paths} reached at length {k}")
+                        found[first:] = _in_order(found[first:], rank, steps)
                         return found
                     found.append(chain)
                 if k < max_len:
@@ -249,11 +255,13 @@ def free_paths(
                     named.append(dst)
             if k < min_len and len(parent) > budget.max_paths:
                 break  # the rest of this level would be cut by the bound anyway
+        found[first:] = _in_order(found[first:], rank, steps)
         budget.expansions += len(lv.lens)
         if len(parent) > budget.max_paths:
             budget.stop(f"max_paths={budget.max_paths} partial paths at length {k}")
             del parent[budget.max_paths :], groups[budget.max_paths :]
             del sets[budget.max_paths :], hops[budget.max_paths :], named[budget.max_paths :]
+        rank = _ranks(_order(len(parent), rank, steps))
         prev, lv, lv_sets = lv, _next_level(parent, groups, sets, hops), named
         if not parent:
             break
@@ -326,3 +334,25 @@ def segment_paths(
         if not parent:
             break
     return found
+
+
+def _order(m: int, rank: np.ndarray, steps: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """The first m steps of a level (in the order made) sorted like find_entity_paths sorts
+    paths, (relation, not forward) hop by hop: by the parent's place, then by key ^ 1
+    (rank(relation) * 2 + backward). A parent's steps have distinct keys, so no ties."""
+    if not m:
+        return np.zeros(0, dtype=np.int64)
+    p = np.concatenate([x for x, _ in steps])[:m]
+    key = np.concatenate([y for _, y in steps])[:m]
+    return np.lexsort((key ^ 1, rank[p]))
+
+
+def _ranks(order: np.ndarray) -> np.ndarray:
+    out = np.empty(len(order), dtype=np.int64)
+    out[order] = np.arange(len(order))
+    return out
+
+
+def _in_order(chains: list, rank: np.ndarray, steps: list[tuple[np.ndarray, np.ndarray]]) -> list:
+    """The paths found at one length (made in step order), sorted (see _order)."""
+    return [chains[i] for i in _order(len(chains), rank, steps).tolist()]

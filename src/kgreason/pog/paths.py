@@ -276,7 +276,9 @@ def find_entity_paths(
             if not chains:
                 break
         chains = [c for c in chains if min_len <= len(c) <= max_len]
-    if isinstance(graph, ArrayClusteredGraph):  # code ^ 1 = rank*2 + backward: same order
+    if len(ents) == 1 and free is fastpaths.free_paths:
+        pass  # already in this order (fastpaths._order)
+    elif isinstance(graph, ArrayClusteredGraph):  # code ^ 1 = rank*2 + backward: same order
         chains.sort(key=lambda c: (len(c), [h.code ^ 1 for h in c]))  # type: ignore[attr-defined]
     else:
         chains.sort(key=lambda c: (len(c), [(h.relation, not h.forward) for h in c]))
