@@ -90,7 +90,7 @@ def restrict(
             got = cache[(j, i)] = maker.set(pool_j[start_j[i] : start_j[i] + lens_j[i]])
         return got
 
-    out = []
+    out: list[tuple[Hop, ...]] = []
     for f in range(f_n):
         nm = [named(j, f) for j in range(k + 1)]
         out.append(tuple(maker.hop(nm[j], groups_per_level[j][f], nm[j + 1]) for j in range(k)))

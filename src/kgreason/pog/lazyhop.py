@@ -70,7 +70,7 @@ class NameSet:
         return self._head[:k]
 
     def __getitem__(self, i: int) -> str:
-        return self.head(i + 1)[i]
+        return self.head(i + 1)[i] if 0 <= i else self.names()[i]
 
     def key(self) -> bytes:
         """Orders and compares like names() (ids are non-negative, in key order)."""
