@@ -11,10 +11,9 @@ order, bound flag and reason, expansion count) and printing both times and their
     python bench/pog_paths_ab.py --size 10000000 --llm-free 5 [--every 3]
     PYTHONPATH=<old checkout>/src python bench/pog_paths_ab.py --size 10000000 --llm-free 5
 
-LLM-free mode's stages after the graph (pog/llm_free.explore_llm_free: paths, names, fuzzy
-ranking with the configured embedder, a fresh embedding cache per question) on the first N
-single-topic questions (every --every-th), with whatever `kgreason` is on the path: run it
-once per checkout to compare (the question text is the relation chain and the topic).
+LLM-free mode's steps after the graph (paths, names, the texts the fuzzy stage embeds; see
+llm_free_stages) on the first N single-topic questions (every --every-th), with whatever
+`kgreason` is on the path: run it once per checkout to compare.
 """
 
 from __future__ import annotations
@@ -97,34 +96,54 @@ def main() -> None:
 
 
 def llm_free_stages(args: argparse.Namespace) -> None:
-    from kgreason.embed import build_embedder
-    from kgreason.embed.cache import CachedEmbedder
-    from kgreason.embed.settings import EmbedSettings
-    from kgreason.pog.fuzzy import FuzzySelector
-    from kgreason.pog.llm_free import explore_llm_free
+    """What LLM-free mode (pog/llm_free.explore_llm_free) does after the graph stages, up
+    to the embedder: paths (order_free_paths), names (displayed_ids + NameBook.ensure) and
+    render (the texts FuzzySelector.rank embeds). The embedding itself is left out: this
+    change does not touch it, and MiniLM on 10^4 texts takes minutes on a shared machine."""
+    from kgreason.pog.fuzzy import EMBED_MAX_ITEMS
+    from kgreason.pog.render import NameBook, displayed_ids, render_path
+
+    try:  # what FuzzySelector.rank renders with (absent from older checkouts)
+        from kgreason.pog.render import render_paths
+    except ImportError:
+        render_paths = None
 
     d = args.work / f"n{args.size}-s0"
     qs = json.loads((d / "questions.json").read_text())
     one = [q for q in qs if len(q["topics"]) == 1][:: args.every][: args.llm_free]
     settings, kg = PoGSettings(), StoreKG(d / "store")
-    emb = build_embedder(EmbedSettings())
-    inner = emb.inner if isinstance(emb, CachedEmbedder) else emb
-    stages = ("paths", "names", "fuzzy")
-    rows = []
+    stages = ("paths", "names", "render")
 
-    async def one_question(q: dict) -> tuple[list[float], int, str]:
+    async def one_question(q: dict) -> tuple[list[float], int]:
         # (asyncio.run reprs its result: keep the paths inside)
-        question = " ".join(r.split(".")[1] for r, _ in q["chain"]) + f" of [{q['topics'][0]}]"
-        sel = FuzzySelector(CachedEmbedder(inner))
-        run = await explore_llm_free(kg, sel, settings, q["topics"], question)
-        top = run.ranked[0].text[:60] if run.ranked else ""
-        return [run.timings_s[s] * 1000 for s in stages], len(run.search.paths), top
+        prep = await prepare_graph(kg, q["topics"], settings)
+        t0 = time.perf_counter()
+        search = order_free_paths(
+            prep.graph, list(prep.topics), d_max=settings.d_max, max_paths=settings.max_paths
+        )
+        t1 = time.perf_counter()
+        book = NameBook(kg)
+        await book.ensure(displayed_ids(search.paths))
+        t2 = time.perf_counter()
+        if render_paths is not None:
+            texts = render_paths(
+                search.paths, book.names, max_items=EMBED_MAX_ITEMS, with_ids=False
+            )
+        else:
+            texts = [
+                render_path(p, book.names, max_items=EMBED_MAX_ITEMS, with_ids=False)
+                for p in search.paths
+            ]
+        t3 = time.perf_counter()
+        assert len(texts) == len(search.paths)
+        return [(t1 - t0) * 1000, (t2 - t1) * 1000, (t3 - t2) * 1000], len(search.paths)
 
+    rows = []
     for q in one:
-        times, n, top = asyncio.run(one_question(q))
+        times, n = asyncio.run(one_question(q))
         rows.append(times)
         shown = " ".join(f"{s} {x:.0f} ms" for s, x in zip(stages, times, strict=True))
-        print(f"{q['topics'][0]} paths={n} {shown}  top: {top}", flush=True)
+        print(f"{q['topics'][0]} paths={n} {shown}", flush=True)
     for j, s in enumerate(stages):
         print(f"{s:<6} median {statistics.median(r[j] for r in rows):7.0f} ms over {len(rows)}")
 

@@ -22,7 +22,8 @@ like them too; a key code rank*2 + forward orders like (relation, forward).
 API:
     NameSet(ids, names); len(s); s.names(); s.head(k); s.key()
     HopMaker(graph).hop(src_set, codes, dst_set) -> LazyHop
-    prefetch_heads(paths, k);  set_view(hop, dst, k) -> (members shown, set size)
+    shown_sets(paths) -> (NameSets, tuples);  prefetch(sets, k);  prefetch_heads(paths, k)
+    set_view(hop, dst, k) -> (members shown, set size)
     id_signature(path) -> hashable, ordered like path_signature
 """
 
@@ -58,19 +59,25 @@ class NameSet:
     def names(self) -> tuple[str, ...]:
         """Every member's key, sorted (ids follow key order)."""
         if self._all is None:
-            self._all = tuple(self._names[self.ids].tolist())
+            if len(self._head) == len(self.ids):  # a small set prefetch_heads decoded
+                self._all = self._head
+            else:
+                self._all = tuple(self._names[self.ids].tolist())
         return self._all
 
     def head(self, k: int | None) -> tuple[str, ...]:
         """The first k members (all when k is None), decoding only those."""
-        if self._all is not None or k is None or k >= len(self.ids):
-            return self.names()[:k]
+        if self._all is not None:
+            return self._all[:k]
+        n = len(self.ids)
+        if k is None or k >= n:
+            return self.names()
         if len(self._head) < k:
             self._head = tuple(self._names[self.ids[:k]].tolist())
         return self._head[:k]
 
     def __getitem__(self, i: int) -> str:
-        return self.head(i + 1)[i] if 0 <= i else self.names()[i]
+        return self.head(i + 1)[i] if i >= 0 else self.names()[i]
 
     def key(self) -> bytes:
         """Orders and compares like names() (ids are non-negative, in key order)."""
@@ -186,33 +193,45 @@ class HopMaker:
         return LazyHop.make(src, keys, dst, codes[0])
 
 
-def _lazy_sets(paths: Iterable[ReasoningPath]) -> list[NameSet]:
-    seen: dict[int, NameSet] = {}
+def shown_sets(paths: Iterable[ReasoningPath]) -> tuple[list[NameSet], list[tuple[str, ...]]]:
+    """The distinct sets a rendering of `paths` shows (each path's first src, every dst):
+    (the LazyHops' NameSets, the plain Hops' tuples)."""
+    lazy: dict[int, NameSet] = {}
+    plain: dict[int, tuple[str, ...]] = {}
     for p in paths:
         for j, h in enumerate(p.hops):
             if isinstance(h, LazyHop):
                 if j == 0:
-                    seen.setdefault(id(h._src), h._src)
-                seen.setdefault(id(h._dst), h._dst)
-    return list(seen.values())
+                    lazy.setdefault(id(h._src), h._src)
+                lazy.setdefault(id(h._dst), h._dst)
+            else:
+                if j == 0:
+                    plain.setdefault(id(h.src), h.src)
+                plain.setdefault(id(h.dst), h.dst)
+    return list(lazy.values()), list(plain.values())
 
 
-def prefetch_heads(paths: Iterable[ReasoningPath], k: int | None) -> None:
-    """Decode the first k members of every lazy set of `paths` (each path's first src and
-    every dst, what a rendering shows) in one decode per names table."""
+def prefetch(sets: Sequence[NameSet], k: int | None) -> None:
+    """Decode the first k members of each of `sets`, in one decode per names table."""
     if k is None:
         return
-    todo = [s for s in _lazy_sets(paths) if s._all is None and len(s._head) < min(k, len(s))]
+    todo = [s for s in sets if s._all is None and len(s._head) < min(k, len(s))]
     by_table: dict[int, list[NameSet]] = {}
     for s in todo:
         by_table.setdefault(id(s._names), []).append(s)
-    for sets in by_table.values():
-        heads = [s.ids[:k] for s in sets]
-        flat = sets[0]._names[np.concatenate(heads)].tolist()
+    for group in by_table.values():
+        heads = [s.ids[:k] for s in group]
+        flat = group[0]._names[np.concatenate(heads)].tolist()
         at = 0
-        for s, h in zip(sets, heads, strict=True):
+        for s, h in zip(group, heads, strict=True):
             s._head = tuple(flat[at : at + len(h)])
             at += len(h)
+
+
+def prefetch_heads(paths: Iterable[ReasoningPath], k: int | None) -> None:
+    """prefetch() for every lazy set a rendering of `paths` shows."""
+    if k is not None:
+        prefetch(shown_sets(paths)[0], k)
 
 
 def set_view(h: Hop, dst: bool, k: int | None) -> tuple[Sequence[str], int]:
@@ -222,6 +241,13 @@ def set_view(h: Hop, dst: bool, k: int | None) -> tuple[Sequence[str], int]:
         return s.head(k), len(s)
     ids = h.dst if dst else h.src
     return ids[:k], len(ids)
+
+
+def set_obj(h: Hop, dst: bool) -> object:
+    """The object holding h.dst (or h.src): its identity names the set while it lives."""
+    if isinstance(h, LazyHop):
+        return h._dst if dst else h._src
+    return h.dst if dst else h.src
 
 
 def id_signature(path: ReasoningPath) -> tuple:
