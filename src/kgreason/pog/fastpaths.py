@@ -16,18 +16,21 @@ level of partial paths is expanded at once:
 - relation clustering (keys of one partial path reaching the same set are one hop) groups
   steps by a 64-bit set hash, verified exactly where a hash is shared;
 - a segment ending at its target is restricted backwards for all found paths of a level at
-  once, walking from the target through the reversed keys (`_restrict`), so only the
-  members on chains into the target are touched.
+  once, walking from the target through the reversed keys (`restrict`), so only the
+  members on chains into the target are touched (pog/fastrestrict.py).
 
 Each DISTINCT set of a level is expanded once (pog/fastsets.py): partial paths ending
 in the same set share its steps, except the keys reversing their last hop, which are
 recomputed per partial path (two-topic questions at 10M triples hold 20,000 partial paths
-per level over far fewer sets). `_restrict` likewise works per distinct kept set.
+per level over far fewer sets). `restrict` likewise works per distinct kept set.
 
-Python code runs per produced step (at most `max_paths` per level, to build Hop objects),
-never per edge or per entity; names are decoded only for entities of produced hops. A level
-is processed in chunks of partial paths so a bound that stops the search early also stops
-the reading. Same paths, same order, same bounds and reasons as paths.py (tests compare).
+Python code runs per produced step (at most `max_paths` per level, to build hop objects),
+never per edge or per entity. Hops are LazyHops (pog/lazyhop.py) over arrays of local ids:
+no name is decoded here; a reader decodes what it reads. Free paths come out already in
+find_entity_paths' order (`_order`: one lexsort per level on the parent's place and the
+key). A level is processed in chunks of partial paths so a bound that stops the search
+early also stops the reading. Same paths, same order, same bounds and reasons as paths.py
+(tests compare).
 """
 
 from __future__ import annotations
