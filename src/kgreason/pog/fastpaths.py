@@ -16,18 +16,21 @@ level of partial paths is expanded at once:
 - relation clustering (keys of one partial path reaching the same set are one hop) groups
   steps by a 64-bit set hash, verified exactly where a hash is shared;
 - a segment ending at its target is restricted backwards for all found paths of a level at
-  once, walking from the target through the reversed keys (`_restrict`), so only the
-  members on chains into the target are touched.
+  once, walking from the target through the reversed keys (`restrict`), so only the
+  members on chains into the target are touched (pog/fastrestrict.py).
 
 Each DISTINCT set of a level is expanded once (pog/fastsets.py): partial paths ending
 in the same set share its steps, except the keys reversing their last hop, which are
 recomputed per partial path (two-topic questions at 10M triples hold 20,000 partial paths
-per level over far fewer sets). `_restrict` likewise works per distinct kept set.
+per level over far fewer sets). `restrict` likewise works per distinct kept set.
 
-Python code runs per produced step (at most `max_paths` per level, to build Hop objects),
-never per edge or per entity; names are decoded only for entities of produced hops. A level
-is processed in chunks of partial paths so a bound that stops the search early also stops
-the reading. Same paths, same order, same bounds and reasons as paths.py (tests compare).
+Python code runs per produced step (at most `max_paths` per level, to build hop objects),
+never per edge or per entity. Hops are LazyHops (pog/lazyhop.py) over arrays of local ids:
+no name is decoded here; a reader decodes what it reads. Free paths come out already in
+find_entity_paths' order (`_order`: one lexsort per level on the parent's place and the
+key). A level is processed in chunks of partial paths so a bound that stops the search
+early also stops the reading. Same paths, same order, same bounds and reasons as paths.py
+(tests compare).
 """
 
 from __future__ import annotations
@@ -37,8 +40,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kgreason.kg.store.build_index import ranges
-from kgreason.pog.fastsets import LevelSteps, _hash_sets, _rows, _Steps, canon, unique_sorted
+from kgreason.pog.fastrestrict import restrict
+from kgreason.pog.fastsets import LevelSteps, _member, _rows, _Steps, unique_sorted
+from kgreason.pog.lazyhop import HopMaker, NameSet
 from kgreason.pog.types import Hop
 
 if TYPE_CHECKING:
@@ -79,14 +83,6 @@ class _Level:
 
     def contains(self, p: np.ndarray, u: np.ndarray, n: int) -> np.ndarray:
         return _member(self.codes(n), p * n + u)
-
-
-def _member(sorted_values: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """q in sorted_values, elementwise (np.isin sorts q as well; this only searches)."""
-    if not len(sorted_values):
-        return np.zeros(len(q), dtype=bool)
-    i = np.minimum(np.searchsorted(sorted_values, q), len(sorted_values) - 1)
-    return sorted_values[i] == q
 
 
 def _node_hash(g: ArrayClusteredGraph) -> np.ndarray:
@@ -201,20 +197,6 @@ def _level_steps(g, lv: _Level, prev: _Level | None, keep: np.ndarray, t: int = 
     return LevelSteps(g, lv, prev, keep, _node_hash(g), t)
 
 
-class _Namer:
-    """Name tuples of node arrays and Hop objects, decoding each name once."""
-
-    def __init__(self, g: ArrayClusteredGraph):
-        self.g = g
-
-    def names(self, ids: np.ndarray) -> tuple[str, ...]:
-        return tuple(self.g.names[ids].tolist())
-
-    def hop(self, src: tuple[str, ...], codes: tuple[int, ...], dst: tuple[str, ...]) -> Hop:
-        (rel, fwd), *alts = [self.g.key_of(c) for c in codes]
-        return Hop(src, rel, dst, fwd, (), tuple(alts))
-
-
 def _next_level(
     parent: list[int], groups: list[tuple[int, ...]], sets: list[np.ndarray], hops=None
 ) -> _Level:
@@ -226,15 +208,18 @@ def _next_level(
 def free_paths(
     g: ArrayClusteredGraph, start: str, min_len: int, max_len: int, budget: _Budget
 ) -> list[tuple[Hop, ...]]:
-    """paths._free_paths on arrays."""
+    """paths._free_paths on arrays; hops are LazyHops (no name decoded here), and the paths
+    come out in find_entity_paths' order (`_in_order`), so it need not sort them."""
     s = g.index.get(start)
     if s is None:
         budget.expansions += 1
         return []
     keep = np.ones(g.n, dtype=bool)
     keep[s] = False
-    namer = _Namer(g)
+    maker = HopMaker(g)
     lv = _Level(np.array([-1]), [()], np.array([1]), np.array([s], dtype=np.int64), [()])
+    lv_sets = [maker.set(lv.nodes)]  # each partial path's last set
+    rank = np.zeros(1, dtype=np.int64)  # each partial path's place in the sorted order
     prev: _Level | None = None
     found: list[tuple[Hop, ...]] = []
     for k in range(1, max_len + 1):
@@ -244,23 +229,27 @@ def free_paths(
         groups: list[tuple[int, ...]] = []
         sets: list[np.ndarray] = []
         hops: list[tuple[Hop, ...]] = []
-        src_names: dict[int, tuple[str, ...]] = {}
-        off = lv.offsets()
+        named: list[NameSet] = []
+        steps: list[tuple[np.ndarray, np.ndarray]] = []  # (p, primary key) of each chunk
+        first = len(found)
         assert lv.hops is not None
         level = _level_steps(g, lv, prev, keep)
         for p0, p1 in level.chunks():
             st = level.steps(p0, p1)
-            for i, p in enumerate(st.p.tolist()):
-                src = src_names.get(p)
-                if src is None:
-                    src = src_names[p] = namer.names(lv.nodes[off[p] : off[p + 1]])
-                dst_ids = st.nodes[st.a[i] : st.b[i]]
+            steps.append((st.p, st.key))
+            nodes = st.nodes
+            for i, (p, a, b) in enumerate(
+                zip(st.p.tolist(), st.a.tolist(), st.b.tolist(), strict=True)
+            ):
+                dst_ids = nodes[a:b]
                 codes = st.codes_of(i)
-                chain = (*lv.hops[p], namer.hop(src, codes, namer.names(dst_ids)))
+                dst = maker.set(dst_ids)
+                chain = (*lv.hops[p], maker.hop(lv_sets[p], codes, dst))
                 if k >= min_len:
                     if len(found) >= budget.max_paths:
                         budget.expansions += p + 1
                         budget.stop(f"max_paths={budget.max_paths} reached at length {k}")
+                        found[first:] = _in_order(found[first:], rank, steps)
                         return found
                     found.append(chain)
                 if k < max_len:
@@ -268,14 +257,17 @@ def free_paths(
                     groups.append(codes)
                     sets.append(dst_ids)
                     hops.append(chain)
+                    named.append(dst)
             if k < min_len and len(parent) > budget.max_paths:
                 break  # the rest of this level would be cut by the bound anyway
+        found[first:] = _in_order(found[first:], rank, steps)
         budget.expansions += len(lv.lens)
         if len(parent) > budget.max_paths:
             budget.stop(f"max_paths={budget.max_paths} partial paths at length {k}")
             del parent[budget.max_paths :], groups[budget.max_paths :]
-            del sets[budget.max_paths :], hops[budget.max_paths :]
-        prev, lv = lv, _next_level(parent, groups, sets, hops)
+            del sets[budget.max_paths :], hops[budget.max_paths :], named[budget.max_paths :]
+        rank = _ranks(_order(len(parent), rank, steps))
+        prev, lv, lv_sets = lv, _next_level(parent, groups, sets, hops), named
         if not parent:
             break
     return found
@@ -299,7 +291,7 @@ def segment_paths(
     base = (dist >= 0) & (np.arange(g.n) != s)
     av = g.index.many(sorted(avoid))
     base[av[av >= 0]] = False
-    namer = _Namer(g)
+    maker = HopMaker(g)
     levels = [_Level(np.array([-1]), [()], np.array([1]), np.array([s], dtype=np.int64))]
     found: list[tuple[Hop, ...]] = []
     for k in range(1, max_len + 1):
@@ -337,7 +329,7 @@ def segment_paths(
                     sets.append(reached[reached != t] if has_t[i] else reached)
             if stopped:
                 break
-        found += _restrict(g, namer, levels, hits, t)
+        found += restrict(g, maker, levels, hits, t, _node_hash(g))
         if stopped:
             return found
         budget.expansions += len(lv.lens)
@@ -352,77 +344,23 @@ def segment_paths(
     return found
 
 
-def _restrict(
-    g: ArrayClusteredGraph,
-    namer: _Namer,
-    levels: list[_Level],
-    hits: list[tuple[int, tuple[int, ...]]],
-    t: int,
-) -> list[tuple[Hop, ...]]:
-    """paths._restrict for every segment found at one length: walking back from t through
-    the reversed keys, keep the members of each set with an edge into the kept next set.
+def _order(m: int, rank: np.ndarray, steps: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """The first m steps of a level (in the order made) sorted like find_entity_paths sorts
+    paths, (relation, not forward) hop by hop: by the parent's place, then by key ^ 1
+    (rank(relation) * 2 + backward). A parent's steps have distinct keys, so no ties."""
+    if not m:
+        return np.zeros(0, dtype=np.int64)
+    p = np.concatenate([x for x, _ in steps])[:m]
+    key = np.concatenate([y for _, y in steps])[:m]
+    return np.lexsort((key ^ 1, rank[p]))
 
-    Found paths share kept sets (all start from {t}) and ancestors, so each level expands
-    each distinct (kept set, hop group) once, and intersects each distinct (ancestor set,
-    neighbour set) once; a found path only carries the ids of its kept sets."""
-    if not hits:
-        return []
-    n, k2 = g.n, 2 * max(len(g.rel_names), 1)
-    k = len(levels)  # length of the found paths; levels[j] holds the sets after j hops
-    f_n = len(hits)
-    anc = np.array([p for p, _ in hits], dtype=np.int64)  # ancestor at level j (j = k - 1)
-    group = [c for _, c in hits]
-    # the kept sets after j + 1 hops: pool[start[i] : start[i] + len[i]], and each path's i
-    pool, start, lens = np.array([t], dtype=np.int64), np.zeros(1, np.int64), np.ones(1, np.int64)
-    kid = np.zeros(f_n, dtype=np.int64)
-    kept = [(pool, start, lens, kid)]
-    groups_per_level = [group]
-    for j in range(k - 1, -1, -1):
-        gid: dict[tuple[int, ...], int] = {}
-        gi = np.array([gid.setdefault(c, len(gid)) for c in group], dtype=np.int64)
-        dpair, d_of_f = np.unique(kid * len(gid) + gi, return_inverse=True)
-        dk, dg = np.divmod(dpair, len(gid))
-        glist = list(gid)
-        back = np.unique(
-            np.array(
-                [d * k2 + (c ^ 1) for d, x in enumerate(dg.tolist()) for c in glist[x]],
-                dtype=np.int64,
-            )
-        )
-        own, key, u = _rows(
-            g, pool[ranges(start[dk], lens[dk])], np.repeat(np.arange(len(dk)), lens[dk])
-        )
-        ok = _member(back, own * k2 + key)
-        near = unique_sorted(own[ok] * n + u[ok])  # d * n + node: reachable back from kept set d
-        epair, e_of_f = np.unique(anc * len(dk) + d_of_f.reshape(-1), return_inverse=True)
-        ea, ed = np.divmod(epair, len(dk))
-        lv, off = levels[j], levels[j].offsets()
-        mem = lv.nodes[ranges(off[ea], lv.lens[ea])]
-        eown = np.repeat(np.arange(len(ea)), lv.lens[ea])
-        inn = _member(near, ed[eown] * n + mem)
-        pool, lens = mem[inn], np.bincount(eown[inn], minlength=len(ea)).astype(np.int64)
-        start = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
-        kid = canon(pool, start, lens, _hash_sets(_node_hash(g), pool, start, lens))
-        kid = kid[e_of_f.reshape(-1)]  # equal kept sets share one id (and one expansion)
-        kept.append((pool, start, lens, kid))
-        if j:
-            group = [levels[j].groups[p] for p in anc.tolist()]
-            groups_per_level.append(group)
-            anc = levels[j].parent[anc]
-    kept.reverse()  # kept[j]: the members after j hops
-    groups_per_level.reverse()  # [j]: the hop from set j to set j + 1
-    cache: dict[tuple[int, int], tuple[str, ...]] = {}
 
-    def names(j: int, f: int) -> tuple[str, ...]:
-        pool_j, start_j, lens_j, kid_j = kept[j]
-        i = int(kid_j[f])
-        got = cache.get((j, i))
-        if got is None:
-            got = cache[(j, i)] = namer.names(pool_j[start_j[i] : start_j[i] + lens_j[i]])
-        return got
-
-    out = []
-    for f in range(f_n):
-        nm = [names(j, f) for j in range(k + 1)]
-        out.append(tuple(namer.hop(nm[j], groups_per_level[j][f], nm[j + 1]) for j in range(k)))
+def _ranks(order: np.ndarray) -> np.ndarray:
+    out = np.empty(len(order), dtype=np.int64)
+    out[order] = np.arange(len(order))
     return out
+
+
+def _in_order(chains: list, rank: np.ndarray, steps: list[tuple[np.ndarray, np.ndarray]]) -> list:
+    """The paths found at one length (made in step order), sorted (see _order)."""
+    return [chains[i] for i in _order(len(chains), rank, steps).tolist()]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from kgreason.embed.base import Embedder, cosine_topk
 from kgreason.embed.cache import CachedEmbedder
-from kgreason.pog.render import render_path
+from kgreason.pog.render import render_paths
 from kgreason.pog.types import ReasoningPath
 
 #: set members shown in an embedded path text: relation names carry most of the similarity,
@@ -59,7 +59,7 @@ class FuzzySelector:
     ) -> list[ScoredPath]:
         if not paths:
             return []
-        texts = [render_path(p, names, max_items=max_items, with_ids=False) for p in paths]
+        texts = render_paths(paths, names, max_items=max_items, with_ids=False)
         q = self.cache.embed([indicator])[0]
         m = self.cache.embed(texts)
         idx, scores = cosine_topk(q, m, len(paths) if top is None else top)

@@ -17,10 +17,12 @@ in changed the answer (22 of 100 two-entity football questions). So:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from kgreason.kg.ranking import normalize_name
 from kgreason.pog.clustering import ClusteredGraph, Key
+from kgreason.pog.fastgraph import ArrayClusteredGraph
+from kgreason.pog.lazyhop import LazyHop, id_signature
 from kgreason.pog.paths import PathSearch, path_signature, supplement_paths
 from kgreason.pog.settings import MAX_LEVEL_ROWS
 from kgreason.pog.types import Hop, ReasoningPath
@@ -30,6 +32,8 @@ MAX_PERMUTED = 4
 
 
 def reverse_hop(h: Hop) -> Hop:
+    if isinstance(h, LazyHop):
+        return h.reversed()
     return Hop(
         h.dst,
         h.relation,
@@ -61,19 +65,36 @@ def mention_order(names: Mapping[str, str], question: str) -> list[str]:
     return sorted(names, key=pos)
 
 
-def orient(p: ReasoningPath, topics: Sequence[str]) -> ReasoningPath:
+def orient(
+    p: ReasoningPath,
+    topics: Sequence[str],
+    signature: Callable[[ReasoningPath], tuple] | None = None,
+) -> ReasoningPath:
     """The orientation that meets `topics` in their order as far as possible (the first
-    one earliest); a tie keeps the smaller signature, so the result is deterministic."""
+    one earliest); a tie keeps the smaller signature, so the result is deterministic.
+    `signature` (default path_signature) may be lazyhop.id_signature for LazyHop paths: it
+    orders exactly like path_signature, without decoding the sets."""
+    sig = signature or path_signature
     order = {t: i for i, t in enumerate(topics)}
-    seq = [p.hops[0].src, *(h.dst for h in p.hops)] if p.hops else []
+    seq: list[Sequence[str]] = []
+    if p.hops:
+        seq = [view(h, True) for h in p.hops]
+        seq.insert(0, view(p.hops[0], False))
 
-    def ranks(sets: list[tuple[str, ...]]) -> tuple[int, ...]:
+    def ranks(sets: list[Sequence[str]]) -> tuple[int, ...]:
         return tuple(order[s[0]] for s in sets if len(s) == 1 and s[0] in order)
 
     r = reverse_path(p)
-    if (ranks(seq), path_signature(p)) <= (ranks(seq[::-1]), path_signature(r)):
+    if (ranks(seq), sig(p)) <= (ranks(seq[::-1]), sig(r)):
         return p
     return r
+
+
+def view(h: Hop, dst: bool) -> Sequence[str]:
+    """h.dst (or h.src) as a sequence, without decoding a LazyHop's names."""
+    if isinstance(h, LazyHop):
+        return h.dst_set if dst else h.src_set  # type: ignore[return-value]
+    return h.dst if dst else h.src
 
 
 def order_free_paths(
@@ -102,6 +123,8 @@ def order_free_paths(
         list(itertools.permutations(sorted(ents))) if len(ents) <= MAX_PERMUTED else [tuple(ents)]
     )
     ref = tuple(reference or sorted(ents))
+    # the array search's paths (LazyHops) are keyed on ids: same dedup, same order
+    sig = id_signature if isinstance(graph, ArrayClusteredGraph) else path_signature
     found: dict[tuple, ReasoningPath] = {}
     first: PathSearch | None = None
     bound_reasons: list[str] = []
@@ -120,10 +143,10 @@ def order_free_paths(
         if res.bound_hit:
             bound_reasons.append(res.bound_reason)
         for p in res.paths:
-            c = orient(ReasoningPath(p.hops, ref), ref)
-            found.setdefault(path_signature(c), c)
+            c = orient(ReasoningPath(p.hops, ref), ref, sig)
+            found.setdefault(sig(c), c)
     assert first is not None
-    paths = sorted(found.values(), key=lambda p: (p.length, path_signature(p)))
+    paths = [found[k] for k in sorted(found, key=lambda k: (len(k), k))]
     return PathSearch(
         paths[:max_paths],
         ref,

@@ -38,7 +38,9 @@ Rules not in the paper:
 
 On an ArrayClusteredGraph (local stores, pog/fastgraph.py) the same search runs on integer
 arrays, a whole level of partial paths per vectorised step (pog/fastpaths.py); results,
-order, bounds and reasons are the same (tests/pog/test_fastgraph_paths.py).
+order, bounds and reasons are the same (tests/pog/test_fastgraph_paths.py). Its hops are
+LazyHops (pog/lazyhop.py): entity names are decoded when something reads them, and the
+paths are sorted on key codes, which order like (relation, direction).
 
 Concrete triples: a hop from a hub set can stand for tens of thousands of triples, so hops
 are built WITHOUT triples; `PathSearch.materialize(paths)` fills `Hop.triples` for the paths
@@ -55,7 +57,7 @@ API:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from kgreason.pog import fastpaths
 from kgreason.pog.clustering import ClusteredGraph, Key
@@ -101,13 +103,17 @@ def materialize(graph: ClusteredGraph, paths: Sequence[ReasoningPath]) -> list[R
         hops = tuple(
             h
             if h.triples
-            else replace(
-                h,
-                triples=tuple(
+            else Hop(
+                h.src,
+                h.relation,
+                h.dst,
+                h.forward,
+                tuple(
                     sorted(
                         {t for k in h.relation_keys() for t in graph.hop_triples(h.src, k, h.dst)}
                     )
                 ),
+                h.alt_relations,
             )
             for h in p.hops
         )
@@ -299,7 +305,12 @@ def find_entity_paths(
             if not chains:
                 break
         chains = [c for c in chains if min_len <= len(c) <= max_len]
-    chains.sort(key=lambda c: (len(c), [(h.relation, not h.forward) for h in c]))
+    if len(ents) == 1 and free is fastpaths.free_paths:
+        pass  # already in this order (fastpaths._order)
+    elif isinstance(graph, ArrayClusteredGraph):  # code ^ 1 = rank*2 + backward: same order
+        chains.sort(key=lambda c: (len(c), [h.code ^ 1 for h in c]))  # type: ignore[attr-defined]
+    else:
+        chains.sort(key=lambda c: (len(c), [(h.relation, not h.forward) for h in c]))
     result.paths = [ReasoningPath(c, ents) for c in chains]
     result.bound_hit, result.bound_reason = budget.hit, budget.reason
     result.expansions = budget.expansions

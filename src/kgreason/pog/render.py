@@ -20,6 +20,7 @@ Sentence-embedder inputs (pog/fuzzy.py) keep their own small cap, EMBED_MAX_ITEM
 
 API:
     render_path(path, names, *, max_items=DEFAULT_MAX_ITEMS, max_tokens=None, with_ids=True)
+    render_paths(paths, names, ...) -> list[str]  (the same, each distinct set rendered once)
     render_set(ids, names, ...) -> str
     shown_count(ids, names, *, max_items, max_tokens) -> int
     displayed_ids(paths, max_items, max_tokens=None) -> set[str]
@@ -32,7 +33,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kgreason.kg.base import KnowledgeGraph
-from kgreason.pog.types import ReasoningPath
+from kgreason.pog.lazyhop import prefetch, set_obj, set_view, shown_sets
+from kgreason.pog.types import Hop, ReasoningPath
 
 #: the default cap for displays (the CLI's path listing); prompts use PoGSettings.set_items
 DEFAULT_MAX_ITEMS = 8
@@ -67,7 +69,8 @@ def _shown(
     with_ids: bool,
 ) -> list[str]:
     """The members a rendering shows: at most `max_items`, within `max_tokens` (at least
-    one member, so a set is never shown empty)."""
+    one member, so a set is never shown empty). `ids` may hold only the first `max_items`
+    members of the set (lazyhop.set_view)."""
     limit = len(ids) if max_items is None else min(len(ids), max_items)
     shown: list[str] = []
     used = 0
@@ -89,8 +92,21 @@ def render_set(
     max_tokens: int | None = None,
     with_ids: bool = True,
 ) -> str:
-    shown = _shown(ids, names, max_items, max_tokens, with_ids)
-    more = f", ... (+{len(ids) - len(shown)} more)" if len(ids) > len(shown) else ""
+    return _render_set(ids, len(ids), names, max_items, max_tokens, with_ids)
+
+
+def _render_set(
+    head: Sequence[str],
+    total: int,
+    names: Mapping[str, str],
+    max_items: int | None,
+    max_tokens: int | None,
+    with_ids: bool,
+) -> str:
+    """render_set of a set of `total` members whose first members are `head` (at least the
+    first `max_items`)."""
+    shown = _shown(head, names, max_items, max_tokens, with_ids)
+    more = f", ... (+{total - len(shown)} more)" if total > len(shown) else ""
     return "{" + ", ".join(shown) + more + "}"
 
 
@@ -102,20 +118,48 @@ def render_path(
     max_tokens: int | None = None,
     with_ids: bool = True,
 ) -> str:
-    if not path.hops:
-        return ""
+    return render_paths(
+        [path], names, max_items=max_items, max_tokens=max_tokens, with_ids=with_ids
+    )[0]
 
-    def show(ids: Sequence[str]) -> str:
-        return render_set(ids, names, max_items=max_items, max_tokens=max_tokens, with_ids=with_ids)
 
-    parts = [show(path.hops[0].src)]
-    for h in path.hops:
-        label = h.relation + "".join(
-            f" | {r}" if f == h.forward else f" | {r} (inverse)" for r, f in h.alt_relations
-        )
-        arrow = f" -> {label} -> " if h.forward else f" <- {label} <- "
-        parts.append(arrow + show(h.dst))
-    return "".join(parts)
+def render_paths(
+    paths: Sequence[ReasoningPath],
+    names: Mapping[str, str],
+    *,
+    max_items: int | None = DEFAULT_MAX_ITEMS,
+    max_tokens: int | None = None,
+    with_ids: bool = True,
+) -> list[str]:
+    """render_path of each path. Paths share sets (a path's prefix is another path), so
+    each distinct set (by identity) is rendered once; a LazyHop decodes only what is shown
+    (all sets' shown members in one decode)."""
+    if max_items is not None:
+        prefetch(shown_sets(paths)[0], max_items)
+    memo: dict[int, str] = {}
+
+    def show(h: Hop, dst: bool) -> str:
+        obj = set_obj(h, dst)
+        got = memo.get(id(obj))
+        if got is None:
+            head, total = set_view(h, dst, max_items)
+            got = memo[id(obj)] = _render_set(head, total, names, max_items, max_tokens, with_ids)
+        return got
+
+    out = []
+    for path in paths:
+        if not path.hops:
+            out.append("")
+            continue
+        parts = [show(path.hops[0], False)]
+        for h in path.hops:
+            label = h.relation + "".join(
+                f" | {r}" if f == h.forward else f" | {r} (inverse)" for r, f in h.alt_relations
+            )
+            arrow = f" -> {label} -> " if h.forward else f" <- {label} <- "
+            parts.append(arrow + show(h, True))
+        out.append("".join(parts))
+    return out
 
 
 def shown_count(
@@ -139,12 +183,13 @@ def displayed_ids(
     one token, so a token budget of T never shows more than T members of a set."""
     caps = [c for c in (max_items, max_tokens) if c is not None]
     cap = min(caps) if caps else None
+    lazy, plain = shown_sets(paths)
+    prefetch(lazy, cap)  # LazyHops: the first `cap` members of all sets, one decode
     out: set[str] = set()
-    for p in paths:
-        for j, h in enumerate(p.hops):
-            if j == 0:
-                out.update(h.src[:cap])
-            out.update(h.dst[:cap])
+    for s in lazy:
+        out.update(s.head(cap))
+    for ids in plain:
+        out.update(ids[:cap])
     return out
 
 

@@ -1,0 +1,256 @@
+"""Hops whose entity names are decoded when something reads them (issue 15).
+
+Why: path search on a local store (pog/fastpaths.py) returns up to `max_paths` paths of
+sets of up to thousands of entities, and decoding every member's key from the store took
+most of the paths stage (0.75 s of 1.4 s on three 1M questions). Downstream, LLM-free mode
+reads only the first few members of each set (fuzzy ranking renders 4 per set) and the full
+sets of the few top paths. So a hop from the array search keeps its sets as arrays of local
+ids (`NameSet`) and decodes:
+- the full set on the first read of `src`/`dst` (a `Hop` field, as before);
+- only the first k members for `NameSet.head(k)` (render.py, `displayed_ids`), in one store
+  decode for all sets of all paths (`prefetch_heads`).
+
+Orders without names: local ids are numbered in the store's key order (`keys.rank`, Python's
+code-point order), so a sorted id array IS the sorted name tuple, comparing id tuples orders
+exactly like comparing name tuples, and `NameSet.key()` (ids as big-endian bytes) compares
+like them too; a key code rank*2 + forward orders like (relation, forward).
+`id_signature` is therefore ordered and equal exactly like paths.path_signature.
+
+`LazyHop` is a `Hop` (isinstance, fields, `==` and `hash` by value against any Hop, asdict);
+`dataclasses.replace`, copy and pickle give a plain Hop with the names decoded.
+
+API:
+    NameSet(ids, names); len(s); s.names(); s.head(k); s.key()
+    HopMaker(graph).hop(src_set, codes, dst_set) -> LazyHop
+    shown_sets(paths) -> (NameSets, tuples);  prefetch(sets, k);  prefetch_heads(paths, k)
+    set_view(hop, dst, k) -> (members shown, set size)
+    id_signature(path) -> hashable, ordered like path_signature
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from kgreason.kg.base import Triple
+from kgreason.pog.types import Hop, ReasoningPath
+
+if TYPE_CHECKING:
+    from kgreason.pog.clustering import Key
+    from kgreason.pog.fastgraph import ArrayClusteredGraph, NodeNames
+
+
+class NameSet:
+    """A set of entities as sorted local ids of one graph; names decoded on first read."""
+
+    __slots__ = ("_all", "_head", "_key", "_names", "ids")
+
+    def __init__(self, ids: np.ndarray, names: NodeNames):
+        self.ids, self._names = ids, names
+        self._all: tuple[str, ...] | None = None
+        self._head: tuple[str, ...] = ()  # the first members decoded so far
+        self._key: bytes | None = None
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def names(self) -> tuple[str, ...]:
+        """Every member's key, sorted (ids follow key order)."""
+        if self._all is None:
+            if len(self._head) == len(self.ids):  # a small set prefetch_heads decoded
+                self._all = self._head
+            else:
+                self._all = tuple(self._names[self.ids].tolist())
+        return self._all
+
+    def head(self, k: int | None) -> tuple[str, ...]:
+        """The first k members (all when k is None), decoding only those."""
+        if self._all is not None:
+            return self._all[:k]
+        n = len(self.ids)
+        if k is None or k >= n:
+            return self.names()
+        if len(self._head) < k:
+            self._head = tuple(self._names[self.ids[:k]].tolist())
+        return self._head[:k]
+
+    def __getitem__(self, i: int) -> str:
+        return self.head(i + 1)[i] if i >= 0 else self.names()[i]
+
+    def key(self) -> bytes:
+        """Orders and compares like names() (ids are non-negative, in key order)."""
+        if self._key is None:
+            self._key = self.ids.astype(">i8").tobytes()
+        return self._key
+
+
+class LazyHop(Hop):
+    """A Hop over NameSets: `src`/`dst` decoded on first read, relation keys given."""
+
+    __slots__ = ("_dst", "_keys", "_src", "code")
+
+    _src: NameSet
+    _dst: NameSet
+    _keys: tuple[Key, ...]
+    #: the primary key code (rank(relation) * 2 + forward)
+    code: int
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        """Called with Hop's fields (dataclasses.replace does): a plain Hop."""
+        return Hop(*args, **kwargs)
+
+    @classmethod
+    def make(cls, src: NameSet, keys: tuple[Key, ...], dst: NameSet, code: int) -> LazyHop:
+        h = object.__new__(cls)
+        object.__setattr__(h, "_src", src)
+        object.__setattr__(h, "_dst", dst)
+        object.__setattr__(h, "_keys", keys)
+        object.__setattr__(h, "code", code)
+        return h
+
+    @property  # type: ignore[override]
+    def src(self) -> tuple[str, ...]:
+        return self._src.names()
+
+    @property  # type: ignore[override]
+    def dst(self) -> tuple[str, ...]:
+        return self._dst.names()
+
+    @property  # type: ignore[override]
+    def relation(self) -> str:
+        return self._keys[0][0]
+
+    @property  # type: ignore[override]
+    def forward(self) -> bool:
+        return self._keys[0][1]
+
+    @property  # type: ignore[override]
+    def triples(self) -> tuple[Triple, ...]:
+        return ()
+
+    @property  # type: ignore[override]
+    def alt_relations(self) -> tuple[Key, ...]:
+        return self._keys[1:]
+
+    @property
+    def src_set(self) -> NameSet:
+        return self._src
+
+    @property
+    def dst_set(self) -> NameSet:
+        return self._dst
+
+    def reversed(self) -> LazyHop:
+        """order_free.reverse_hop without decoding: sets swapped, every key's direction
+        flipped (code ^ 1)."""
+        keys = tuple((r, not f) for r, f in self._keys)
+        return LazyHop.make(self._dst, keys, self._src, self.code ^ 1)
+
+    def _fields(self) -> tuple:
+        return (self.src, self.relation, self.dst, self.forward, (), self.alt_relations)
+
+    def concrete(self) -> Hop:
+        return Hop(*self._fields())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazyHop) and other._src._names is self._src._names:
+            return (
+                self._keys == other._keys
+                and np.array_equal(self._src.ids, other._src.ids)
+                and np.array_equal(self._dst.ids, other._dst.ids)
+            )
+        if isinstance(other, Hop):
+            fields = (other.src, other.relation, other.dst, other.forward)
+            return self._fields() == (*fields, other.triples, other.alt_relations)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._fields())  # what Hop's dataclass hash gives for the same fields
+
+    def __repr__(self) -> str:
+        return repr(self.concrete())
+
+    def __reduce__(self) -> tuple:
+        return (Hop, self._fields())
+
+
+class HopMaker:
+    """LazyHops of one ArrayClusteredGraph: key codes resolved once per distinct group."""
+
+    def __init__(self, g: ArrayClusteredGraph):
+        self.g, self.names = g, g.names
+        self._keys: dict[tuple[int, ...], tuple[Key, ...]] = {}
+
+    def set(self, ids: np.ndarray) -> NameSet:
+        return NameSet(ids, self.names)
+
+    def hop(self, src: NameSet, codes: tuple[int, ...], dst: NameSet) -> LazyHop:
+        keys = self._keys.get(codes)
+        if keys is None:
+            keys = self._keys[codes] = tuple(self.g.key_of(c) for c in codes)
+        return LazyHop.make(src, keys, dst, codes[0])
+
+
+def shown_sets(paths: Iterable[ReasoningPath]) -> tuple[list[NameSet], list[tuple[str, ...]]]:
+    """The distinct sets a rendering of `paths` shows (each path's first src, every dst):
+    (the LazyHops' NameSets, the plain Hops' tuples)."""
+    lazy: dict[int, NameSet] = {}
+    plain: dict[int, tuple[str, ...]] = {}
+    for p in paths:
+        for j, h in enumerate(p.hops):
+            if isinstance(h, LazyHop):
+                if j == 0:
+                    lazy.setdefault(id(h._src), h._src)
+                lazy.setdefault(id(h._dst), h._dst)
+            else:
+                if j == 0:
+                    plain.setdefault(id(h.src), h.src)
+                plain.setdefault(id(h.dst), h.dst)
+    return list(lazy.values()), list(plain.values())
+
+
+def prefetch(sets: Sequence[NameSet], k: int | None) -> None:
+    """Decode the first k members of each of `sets`, in one decode per names table."""
+    if k is None:
+        return
+    todo = [s for s in sets if s._all is None and len(s._head) < min(k, len(s))]
+    by_table: dict[int, list[NameSet]] = {}
+    for s in todo:
+        by_table.setdefault(id(s._names), []).append(s)
+    for group in by_table.values():
+        heads = [s.ids[:k] for s in group]
+        flat = group[0]._names[np.concatenate(heads)].tolist()
+        at = 0
+        for s, h in zip(group, heads, strict=True):
+            s._head = tuple(flat[at : at + len(h)])
+            at += len(h)
+
+
+def prefetch_heads(paths: Iterable[ReasoningPath], k: int | None) -> None:
+    """prefetch() for every lazy set a rendering of `paths` shows."""
+    if k is not None:
+        prefetch(shown_sets(paths)[0], k)
+
+
+def set_view(h: Hop, dst: bool, k: int | None) -> tuple[Sequence[str], int]:
+    """(the first k members of h.dst or h.src, or all when k is None; the set's size)."""
+    if isinstance(h, LazyHop):
+        s = h._dst if dst else h._src
+        return s.head(k), len(s)
+    ids = h.dst if dst else h.src
+    return ids[:k], len(ids)
+
+
+def set_obj(h: Hop, dst: bool) -> object:
+    """The object holding h.dst (or h.src): its identity names the set while it lives."""
+    if isinstance(h, LazyHop):
+        return h._dst if dst else h._src
+    return h.dst if dst else h.src
+
+
+def id_signature(path: ReasoningPath) -> tuple:
+    """paths.path_signature on ids: equal, and ordered, exactly like it (see the module
+    docstring), for paths whose hops are LazyHops of one graph."""
+    return tuple((h._src.key(), h.code, h._dst.key()) for h in path.hops)  # type: ignore[attr-defined]
