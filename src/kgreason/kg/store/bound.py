@@ -159,10 +159,10 @@ def _round_robin(owner: np.ndarray, group: np.ndarray, take: np.ndarray) -> np.n
     if len(rows) == 0:
         return keep
     g, own = group[rows], owner[rows]
-    k1 = own * len(take) + g
-    o = radix_argsort(k1, (int(own.max()) + 1) * len(take))
-    k1 = k1[o]
-    starts = np.flatnonzero(np.r_[True, k1[1:] != k1[:-1]])
+    # a stable sort by group keeps row order inside each group, so owners come in runs
+    o = radix_argsort(g, len(take))
+    gs, os_ = g[o], own[o]
+    starts = np.flatnonzero(np.r_[True, (gs[1:] != gs[:-1]) | (os_[1:] != os_[:-1])])
     rank = np.empty(len(rows), dtype=np.int64)
     rank[o] = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
     width = int(rank.max()) + 1
