@@ -159,10 +159,10 @@ def _round_robin(owner: np.ndarray, group: np.ndarray, take: np.ndarray) -> np.n
     if len(rows) == 0:
         return keep
     g, own = group[rows], owner[rows]
-    k1 = own * len(take) + g
-    o = radix_argsort(k1, (int(own.max()) + 1) * len(take))
-    k1 = k1[o]
-    starts = np.flatnonzero(np.r_[True, k1[1:] != k1[:-1]])
+    # a stable sort by group keeps row order inside each group, so owners come in runs
+    o = radix_argsort(g, len(take))
+    gs, os_ = g[o], own[o]
+    starts = np.flatnonzero(np.r_[True, (gs[1:] != gs[:-1]) | (os_[1:] != os_[:-1])])
     rank = np.empty(len(rows), dtype=np.int64)
     rank[o] = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
     width = int(rank.max()) + 1
@@ -217,6 +217,8 @@ def expand_grouped(
     rows can never fit the budget, and its hubs' rows are the ones left unread."""
     with graph.scratch.take() as sc:
         frontier = graph.walk_start(seeds, sc)
+        # per walk, not pooled: 4 bytes per edge would stay resident (pages touched at random)
+        edge_scratch = np.empty(graph.n_edges, dtype=np.int32)
         read_cap = max(READ_MIN, READ_FACTOR * max_triples)
         n_keys = 2 * max(len(graph.noise), int(graph.max_rel) + 1)
         # path group of each frontier node, and per level the groups' (parent, rel*2+out)
@@ -235,7 +237,7 @@ def expand_grouped(
             pos, owner = capped_positions(graph, frontier, read_cap)
             ed = graph.gather(pos, owner)
             fresh = np.flatnonzero(sc.unseen(ed.eid))
-            sel = fresh[first_index(ed.eid[fresh], sc.edge_scratch)]
+            sel = fresh[first_index(ed.eid[fresh], edge_scratch)]
             key = ed.rel[sel] * 2 + ed.out[sel]
             bound = n_keys
             if fgroup is not None:

@@ -8,6 +8,8 @@ arrays and are masked at query time.
 
 These methods are the store's "fast path" for PoG-style path search: they take and return
 numpy int arrays (node ids from `NameIndex.lookup`) and never build Python objects per edge.
+The walk's types and pooled scratch live in walk.py, the relation-aware bound in bound.py;
+their public names are importable from here too.
 """
 
 from __future__ import annotations
@@ -207,7 +209,11 @@ class CSRGraph:
                         eid, rows = self._new_rows(part, frontier[c0:c1], sc)
                         new = eid[rows]
                         if len(new) > need:
-                            more = self._count_new(p[m:], new, need, sc) if m < len(p) else 0
+                            more = 0
+                            if m < len(p):  # (marks new[:need] seen, as sc.see would)
+                                more = self._count_new(p[m:], new, need, sc)
+                            else:
+                                sc.see(new[:need])
                             # the slice's rows from the first edge not taken on were not used
                             i = start + int(rows[need])
                             j = i + LEFT_OUT_SCAN  # the scan's budget (rest is then not read)
@@ -215,7 +221,6 @@ class CSRGraph:
                             tail = (self._eids(tp), self._rels(tp), self._nbrs(tp))
                             rest = rest if j >= len(p) else rest[:0]
                             found.append(new[:need])
-                            sc.see(found[-1])
                             # reached by the rows read before the cut
                             sc.visit(self._nbrs(part[rows[:need]]))
                             chunks = [frontier[x:y] for x, y in bounds[ci + 1 :]]
