@@ -12,7 +12,7 @@ Per size: generate the KG (kgreason.kg.synthetic, seed 0) and its questions (105
 run, per question, what `kgreason ask --kg ... --topic ...` runs before fuzzy ranking:
 prepare_graph (subgraph, clustering, reduction) and order_free_paths. Prints per-stage p50 /
 p95 ms, subgraph sizes, how often a bound cut the subgraph / the path search, whether a gold
-answer is in the reduced subgraph and on a candidate path, peak RSS (ru_maxrss of the
+answer is in the reduced subgraph and on a candidate path, peak RSS (VmHWM of the
 measuring process, which only opens the store), and the subgraph step through SPARQL
 (pyoxigraph, embedded, same triples, same depth and bound; batched VALUES queries as an
 endpoint client) for sizes <= --sparql-max, as a ratio to the store's all-stage time.
@@ -27,7 +27,6 @@ import cProfile
 import json
 import os
 import pstats
-import re
 import resource
 import statistics
 import subprocess
@@ -49,6 +48,8 @@ from kgreason.kg.synthetic import synth_kg, synth_questions
 from kgreason.pog.graph import prepare_graph
 from kgreason.pog.order_free import order_free_paths
 from kgreason.pog.settings import PoGSettings
+from scale_growth import print_growth
+from scale_metaqa import metaqa
 
 STAGES = ("subgraph", "clustering", "reduction", "paths", "total")
 
@@ -85,6 +86,18 @@ def prepare(n: int, seed: int, work: Path, sparql: bool) -> Path:
     return d
 
 
+def peak_rss_mb() -> float:
+    """VmHWM of this process: unlike ru_maxrss it starts afresh at exec, so the parent's peak
+    (generating a 30M KG takes GBs) is not reported as the measuring process's."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def pct(xs: list[float], q: float) -> float:
     if not xs:
         return float("nan")
@@ -105,10 +118,13 @@ async def run_question(kg: StoreKG, q: dict, settings: PoGSettings) -> dict:
     )
     t2 = time.perf_counter()
     gold = set(q["answers"])
-    ends = set()
+    # single topic: the answer is in a path's end set; two topics: the generated answer is a
+    # neighbour of both, i.e. an entity inside a connecting path (any hop, not a topic)
+    ends: set[str] = set()
     for p in search.paths:
-        if p.hops:
-            ends.update(p.hops[-1].dst)
+        for h in p.hops[-1:] if len(q["topics"]) == 1 else p.hops:
+            ends.update(h.dst)
+    ends -= set(q["topics"])
     times = dict(prep.timings_s)
     times["paths"] = t2 - t1
     times["total"] = t2 - t0
@@ -143,7 +159,7 @@ def sparql_subgraph(d: Path, qs: list[dict], settings: PoGSettings) -> list[floa
 
 
 def measure(d: Path, args: argparse.Namespace) -> None:
-    """Runs in its own process so ru_maxrss is the measuring process's peak."""
+    """Runs in its own process so the peak RSS is the measuring process's own."""
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[attr-defined]
     qs = json.loads((d / "questions.json").read_text())[:: args.every][: args.limit]
     if args.max_topics:
@@ -162,10 +178,12 @@ def measure(d: Path, args: argparse.Namespace) -> None:
         if args.verbose:
             t = {k: round(v * 1000) for k, v in rows[-1]["times"].items()}
             print(f"  q{i} topics={len(q['topics'])} hub={q['hub']} ms={t}", file=sys.stderr)
-    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    if args.summary:
-        Path(args.summary).write_text(json.dumps({"rows": rows, "rss_mb": rss_mb, "qs": qs}))
+    rss_mb = peak_rss_mb()
     c = kg.manifest.counts
+    if args.summary:
+        Path(args.summary).write_text(
+            json.dumps({"rows": rows, "rss_mb": rss_mb, "qs": qs, "triples": c["triples"]})
+        )
     print(f"\n=== {c['triples']:,} triples, {c['entities']:,} entities ({d.name}) ===")
     groups = {"single": [], "two-topic": []}
     for q, r in zip(qs, rows, strict=True):
@@ -201,10 +219,12 @@ def measure(d: Path, args: argparse.Namespace) -> None:
         if cuts:
             print(f"   e.g. {cuts[0]}")
     print(f"peak RSS (measuring process): {rss_mb:,.0f} MB")
-    if (d / "oxigraph").exists():
-        sp = sparql_subgraph(d, qs, settings)
-        tot = [r["times"]["total"] for r in rows]
-        sub = [r["times"]["subgraph"] for r in rows]
+    if (d / "oxigraph").exists() and args.sparql_limit:
+        some = slice(0, args.sparql_limit)  # the embedded SPARQL walk takes seconds per question
+        sp = sparql_subgraph(d, qs[some], settings)
+        tot = [r["times"]["total"] for r in rows[some]]
+        sub = [r["times"]["subgraph"] for r in rows[some]]
+        print(f"SPARQL on the first {len(sp)} questions (same questions for the ratios):")
         print(
             f"SPARQL (pyoxigraph) subgraph step p50 {pct(sp, 0.5) * 1000:.1f} ms p95"
             f" {pct(sp, 0.95) * 1000:.1f} ms; ratio SPARQL subgraph / store subgraph (p50)"
@@ -296,73 +316,6 @@ def compare_runs(old: dict, new: dict) -> None:
     print(f"   peak RSS old {old['rss_mb']:,.0f} MB, new {new['rss_mb']:,.0f} MB")
 
 
-def metaqa(args: argparse.Namespace) -> None:
-    """MetaQA dev (bundled store, gold topic, first --limit per hop): per-stage times and a
-    digest of every path (signature and the materialised triples of the first 20), written
-    to --metaqa as JSON; with --compare OLD.json, says whether the paths are identical."""
-    import hashlib
-    import os
-
-    from kgreason.kg.open import open_kg
-    from kgreason.kg.settings import KGSettings
-    from kgreason.pog.paths import path_signature, supplement_paths
-
-    shared = os.environ.get("KGREASON_SHARED_DATA", "/work/shared/data")
-    meta = Path(shared) / "kgqa" / "metaqa"
-    kg = open_kg(KGSettings())
-    settings = PoGSettings(subgraph_bound=args.bound) if args.bound else PoGSettings()
-    out: dict[str, dict] = {}
-    for hop in (1, 2, 3):
-        with (meta / f"{hop}-hop" / "dev.txt").open() as f:
-            lines = [ln for _, ln in zip(range(args.limit), f, strict=False)]
-        for i, line in enumerate(lines):
-            topic = re.findall(r"\[([^\]]+)\]", line.split("\t")[0])[0]
-            hits = asyncio.run(kg.search(topic, limit=1, fuzzy=False))
-            if not hits:
-                continue
-            t0 = time.perf_counter()
-            prep = asyncio.run(prepare_graph(kg, [hits[0].id], settings))
-            t1 = time.perf_counter()
-            s = supplement_paths(
-                prep.graph,
-                [hits[0].id],
-                n_topics=1,
-                d_max=settings.d_max,
-                max_paths=settings.max_paths,
-            )
-            t2 = time.perf_counter()
-            top = s.materialize(s.paths[:20])
-            dig = hashlib.sha256(
-                repr(([path_signature(p) for p in s.paths], [p.hops for p in top])).encode()
-            ).hexdigest()
-            times = {k: v * 1000 for k, v in prep.timings_s.items()}
-            times["paths"], times["total"] = (t2 - t1) * 1000, (t2 - t0) * 1000
-            out[f"{hop}-{i}"] = {
-                "times": times,
-                "digest": dig,
-                "n": len(s.paths),
-                "bound": s.bound_reason,
-                "stats": repr(prep.stats),
-            }
-    Path(args.metaqa).write_text(json.dumps(out))
-    for st in STAGES:
-        xs = [r["times"][st] for r in out.values()]
-        print(
-            f"MetaQA {len(xs)} questions  {st:<11} p50 {pct(xs, 0.5):7.1f} ms  p95 {pct(xs, 0.95):7.1f} ms"
-        )
-    if args.compare:
-        old = json.loads(Path(args.compare).read_text())
-        same = [k for k in out if k in old and old[k]["digest"] == out[k]["digest"]]
-        stats = [k for k in out if k in old and old[k]["stats"] == out[k]["stats"]]
-        print(f"identical paths vs {args.compare}: {len(same)}/{len(out)}; same stats {len(stats)}")
-        for st in STAGES:
-            a = [old[k]["times"][st] for k in out if k in old]
-            b = [out[k]["times"][st] for k in out if k in old]
-            print(
-                f"   {st:<11} median old {statistics.median(a):7.1f} ms  new {statistics.median(b):7.1f} ms"
-            )
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="1000000,10000000")
@@ -370,6 +323,12 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=Path("/tmp/kgreason-scale"))
     ap.add_argument("--sparql-max", type=int, default=1_000_000)
     ap.add_argument("--limit", type=int, default=150)
+    ap.add_argument(
+        "--sparql-limit",
+        type=int,
+        default=10,
+        help="questions also run through embedded SPARQL (0: none)",
+    )
     ap.add_argument("--every", type=int, default=1, help="every k-th question (a sample)")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--max-topics", type=int, default=0, help="only questions with <= this many")
@@ -405,6 +364,7 @@ def main() -> None:
     if args.measure:
         measure(args.measure, args)
         return
+    measured: dict[int, dict] = {}
     for n in [int(x) for x in args.sizes.split(",")]:
         d = prepare(n, args.seed, args.work, n <= args.sparql_max)
         if args.bounds_only:
@@ -412,7 +372,7 @@ def main() -> None:
             continue
         cmd = [sys.executable, __file__, "--measure", str(d), "--limit", str(args.limit)]
         cmd += ["--every", str(args.every)] + (["-v"] if args.verbose else [])
-        cmd += ["--max-topics", str(args.max_topics)]
+        cmd += ["--max-topics", str(args.max_topics), "--sparql-limit", str(args.sparql_limit)]
         cmd += ["--profile"] if args.profile else []
         runs = {}
         old_bound = ["--bound", args.baseline_bound] if args.baseline_bound else []
@@ -430,6 +390,9 @@ def main() -> None:
             runs[label] = json.loads(out.read_text())
         if len(runs) == 2:
             compare_runs(runs["old"], runs["new"])
+        measured[n] = runs["new"]
+    if len(measured) >= 2:
+        print_growth(measured)
 
 
 if __name__ == "__main__":

@@ -243,6 +243,34 @@ def parse_yes_no(text: str) -> bool:
     return m.group(1).lower() == "yes"
 
 
+_ITEM = re.compile(r'\s*("(?:[^"\\]|\\.)*"|[^,]*)\s*(,|$)')
+
+
+def split_items(group: str) -> list[str]:
+    """The items of `{a, b, "c, d"}`'s inside: split at commas, except inside a double-quoted
+    item (JSON string syntax), which is how a name with a comma ("Washington, D.C.") stays
+    one item; stray quotes around unquoted items are dropped. Empty items are skipped."""
+    out: list[str] = []
+    pos = 0
+    while pos <= len(group):
+        m = _ITEM.match(group, pos)
+        if m is None or (m.end() == pos and pos == len(group)):
+            break
+        raw = m.group(1)
+        if len(raw) >= 2 and raw[0] == raw[-1] == '"':
+            try:
+                raw = json.loads(raw)
+            except ValueError:
+                raw = raw[1:-1]
+        item = raw.strip().strip("'\"").strip()
+        if item:
+            out.append(item)
+        if not m.group(2):
+            break
+        pos = m.end()
+    return out
+
+
 def parse_braced_answers(text: str) -> list[str]:
     """PoG's answer form `answer: {A}` (possibly `{A, B}` or several braces after `answer:`);
     Markdown emphasis around it (`**Answer:** {A}`) is ignored."""
@@ -252,9 +280,8 @@ def parse_braced_answers(text: str) -> list[str]:
         raise ParseError("reply has no 'answer: {...}'")
     items: list[str] = []
     for group in re.findall(r"\{([^{}]*)\}", m.group(1)):
-        for part in group.split(","):
-            part = part.strip().strip("'\"").strip()
-            if part and part.lower() not in {"yes", "no"} and part not in items:
+        for part in split_items(group):
+            if part.lower() not in {"yes", "no"} and part not in items:
                 items.append(part)
     if not items:
         raise ParseError("'answer: {...}' is empty")

@@ -164,7 +164,14 @@ class StageSchema:
 
 def _flat(v: Any) -> str:
     if isinstance(v, list):
-        return ", ".join(_flat(x) for x in v)
+        # an item with a comma or a quote is written as a JSON string, so the stage parser
+        # (llm.parse.split_items) reads "Washington, D.C." back as one item
+        return ", ".join(
+            json.dumps(x, ensure_ascii=False)
+            if isinstance(x, str) and ("," in x or '"' in x)
+            else _flat(x)
+            for x in v
+        )
     if isinstance(v, bool):
         return "Yes" if v else "No"
     return str(v)

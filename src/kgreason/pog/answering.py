@@ -17,7 +17,7 @@ empty answer.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kgreason.llm.base import ChatLLM
@@ -122,3 +122,24 @@ async def final_answer(
         **ctx.fields(),
         paths=evidence(rendered, summary, settings) or "(none)",
     )
+
+
+def rejoin_names(names: Sequence[str], known: Callable[[str], bool]) -> list[str]:
+    """Adjacent answer items whose comma-joined form is a known name, and which are not all
+    known names themselves, are one name again: a model that writes `answer: {Washington,
+    D.C.}` without quotes means one entity, and PoG's `{A, B}` form split it. Greedy, the
+    longest span first; `known` is "an entity on the answer's paths has this name"."""
+    out: list[str] = []
+    i = 0
+    while i < len(names):
+        for j in range(len(names), i + 1, -1):
+            span = names[i:j]
+            joined = ", ".join(span)
+            if known(joined) and not all(known(x) for x in span):
+                out.append(joined)
+                i = j
+                break
+        else:
+            out.append(names[i])
+            i += 1
+    return out

@@ -115,7 +115,9 @@ class Explorer:
         # Phase 1: topic entity path exploration
         paths_t: list[ReasoningPath] = []
         for depth in range(min(ctx.analysis.predicted_depth, s.d_max), s.d_max + 1):
-            search = topic_entity_paths(g, list_t, depth, max_paths=s.max_paths)
+            search = topic_entity_paths(
+                g, list_t, depth, max_paths=s.max_paths, max_level_rows=s.max_level_rows
+            )
             self.bounds_hit += search.bounds_hit()
             kept, out = await self._step(
                 "topic-entity-path",
@@ -208,7 +210,12 @@ class Explorer:
             except ParseError:
                 pass  # an indicator without answer(...) keeps List_T + e
             search = supplement_paths(
-                g, entity_list, n_topics=len(list_t), d_max=s.d_max, max_paths=s.max_paths
+                g,
+                entity_list,
+                n_topics=len(list_t),
+                d_max=s.d_max,
+                max_paths=s.max_paths,
+                max_level_rows=s.max_level_rows,
             )
             self.bounds_hit += search.bounds_hit()
             await book.ensure(displayed_ids(search.paths))

@@ -223,6 +223,8 @@ def free_paths(
     prev: _Level | None = None
     found: list[tuple[Hop, ...]] = []
     for k in range(1, max_len + 1):
+        if budget.level_too_big(int(g.degree[lv.nodes].sum()), len(lv.lens), k, f"from {start}"):
+            return found
         parent: list[int] = []
         groups: list[tuple[int, ...]] = []
         sets: list[np.ndarray] = []
@@ -294,6 +296,9 @@ def segment_paths(
     found: list[tuple[Hop, ...]] = []
     for k in range(1, max_len + 1):
         lv = levels[-1]
+        rows = int(g.degree[lv.nodes].sum())
+        if budget.level_too_big(rows, len(lv.lens), k, f"({s_name} -> {t_name})"):
+            return found
         prev = levels[-2] if len(levels) > 1 else None
         keep = base & (dist <= max_len - k)
         parent: list[int] = []

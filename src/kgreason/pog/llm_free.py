@@ -103,6 +103,7 @@ async def explore_llm_free(
         d_max=settings.d_max,
         max_paths=settings.max_paths,
         reference=reference,
+        max_level_rows=settings.max_level_rows,
     )
     fallback = ""
     if not search.paths and len(prepared.topics) > 1:
@@ -112,7 +113,12 @@ async def explore_llm_free(
         graph = prepared.clustered
         per_topic = [
             find_entity_paths(
-                graph, [t], min_len=1, max_len=settings.d_max, max_paths=settings.max_paths
+                graph,
+                [t],
+                min_len=1,
+                max_len=settings.d_max,
+                max_paths=settings.max_paths,
+                max_level_rows=settings.max_level_rows,
             )
             for t in prepared.topics
         ]

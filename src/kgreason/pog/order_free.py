@@ -24,6 +24,7 @@ from kgreason.pog.clustering import ClusteredGraph, Key
 from kgreason.pog.fastgraph import ArrayClusteredGraph
 from kgreason.pog.lazyhop import LazyHop, id_signature
 from kgreason.pog.paths import PathSearch, path_signature, supplement_paths
+from kgreason.pog.settings import MAX_LEVEL_ROWS
 from kgreason.pog.types import Hop, ReasoningPath
 
 #: 4 topics = 24 orders; above that the given order alone (the search cost grows with k!)
@@ -103,13 +104,21 @@ def order_free_paths(
     d_max: int,
     max_paths: int,
     reference: Sequence[str] | None = None,
+    max_level_rows: int | None = MAX_LEVEL_ROWS,
 ) -> PathSearch:
     """Supplement-condition entity paths (length <= |Topic| * D_max) through all topics, for
     every order of them, each path once, oriented by `reference` (default: ids sorted; use
     `mention_order`), shortest first."""
     ents = list(dict.fromkeys(topics))
     if len(ents) <= 1:  # nothing to order: free paths from the one topic entity
-        return supplement_paths(graph, ents, n_topics=len(ents), d_max=d_max, max_paths=max_paths)
+        return supplement_paths(
+            graph,
+            ents,
+            n_topics=len(ents),
+            d_max=d_max,
+            max_paths=max_paths,
+            max_level_rows=max_level_rows,
+        )
     orders = (
         list(itertools.permutations(sorted(ents))) if len(ents) <= MAX_PERMUTED else [tuple(ents)]
     )
@@ -122,7 +131,12 @@ def order_free_paths(
     expansions = 0
     for order in orders:
         res = supplement_paths(
-            graph, list(order), n_topics=len(ents), d_max=d_max, max_paths=max_paths
+            graph,
+            list(order),
+            n_topics=len(ents),
+            d_max=d_max,
+            max_paths=max_paths,
+            max_level_rows=max_level_rows,
         )
         first = first or res
         expansions += res.expansions

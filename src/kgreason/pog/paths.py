@@ -29,7 +29,12 @@ Rules not in the paper:
   nor through the other entities of the list (the order of the list is the order on the path);
 - paths come out shortest first, then by relation sequence (deterministic);
 - at most `max_paths` complete paths (and partial paths per level) are kept; when that bound
-  stops the search, `PathSearch.bound_hit` is True and `bound_reason` names it.
+  stops the search, `PathSearch.bound_hit` is True and `bound_reason` names it;
+- a level whose partial paths would read more than `max_level_rows` edge rows (the degrees
+  of the members of their sets, summed over the partial paths) is not searched: the search
+  keeps what the shorter lengths found and says so in `bound_reason`. Without it a
+  two-topic question on a 10M-triple KG read 60M rows per level (seconds to minutes each)
+  to produce paths that `max_paths` then cut anyway (docs/scale.md).
 
 On an ArrayClusteredGraph (local stores, pog/fastgraph.py) the same search runs on integer
 arrays, a whole level of partial paths per vectorised step (pog/fastpaths.py); results,
@@ -43,9 +48,9 @@ you keep (do this before citing paths or checking faithfulness).
 
 API:
     length_window(n_topics, depth) -> (min_len, max_len)
-    topic_entity_paths(graph, entity_list, depth, *, max_paths) -> PathSearch
-    supplement_paths(graph, entity_list, *, n_topics, d_max, max_paths) -> PathSearch
-    find_entity_paths(graph, entity_list, *, min_len, max_len, max_paths) -> PathSearch
+    topic_entity_paths(graph, entity_list, depth, *, max_paths, max_level_rows) -> PathSearch
+    supplement_paths(graph, entity_list, *, n_topics, d_max, max_paths, max_level_rows)
+    find_entity_paths(graph, entity_list, *, min_len, max_len, max_paths, max_level_rows)
     PathSearch.materialize(paths) -> list[ReasoningPath];  path_signature(path) -> hashable
 """
 
@@ -58,6 +63,7 @@ from kgreason.pog import fastpaths
 from kgreason.pog.clustering import ClusteredGraph, Key
 from kgreason.pog.fastgraph import ArrayClusteredGraph
 from kgreason.pog.reduction import bfs_distances
+from kgreason.pog.settings import MAX_LEVEL_ROWS
 from kgreason.pog.types import Hop, ReasoningPath
 
 
@@ -125,8 +131,9 @@ def _hop(src: Iterable[str], group: _Group, dst: Iterable[str]) -> Hop:
 
 
 class _Budget:
-    def __init__(self, max_paths: int):
+    def __init__(self, max_paths: int, max_level_rows: int | None = MAX_LEVEL_ROWS):
         self.max_paths = max_paths
+        self.max_level_rows = max_level_rows
         self.hit = False
         self.reason = ""
         self.expansions = 0
@@ -134,6 +141,21 @@ class _Budget:
     def stop(self, reason: str) -> None:
         if not self.hit:
             self.hit, self.reason = True, reason
+
+    def level_too_big(self, rows: int, partial: int, k: int, where: str) -> bool:
+        """True (and the bound recorded) when length k's level would read too many rows."""
+        if self.max_level_rows is None or rows <= self.max_level_rows:
+            return False
+        self.stop(
+            f"max_level_rows={self.max_level_rows}: length {k} not searched {where}"
+            f" ({partial} partial paths would read {rows} edge rows)"
+        )
+        return True
+
+
+def _rows(graph: ClusteredGraph, nodes: Iterable[str]) -> int:
+    """Edge rows a step from `nodes` reads (both directions, as the array search counts)."""
+    return sum(len(v) for n in nodes for v in graph.adj.get(n, {}).values())
 
 
 def _steps(
@@ -163,6 +185,9 @@ def _free_paths(
     found: list[tuple[Hop, ...]] = []
     frontier: list[tuple[tuple[_Group, ...], tuple, tuple[Hop, ...]]] = [((), ({start},), ())]
     for k in range(1, max_len + 1):
+        rows = sum(_rows(graph, sets[-1]) for _, sets, _ in frontier)
+        if budget.level_too_big(rows, len(frontier), k, f"from {start}"):
+            return found
         nxt = []
         for groups, sets, hops in frontier:
             budget.expansions += 1
@@ -198,6 +223,9 @@ def _segment_paths(
     found: list[tuple[Hop, ...]] = []
     frontier: list[tuple[tuple[_Group, ...], tuple]] = [((), (frozenset({s}),))]
     for k in range(1, max_len + 1):
+        rows = sum(_rows(graph, sets[-1]) for _, sets in frontier)
+        if budget.level_too_big(rows, len(frontier), k, f"({s} -> {t})"):
+            return found
         nxt = []
         left = max_len - k
 
@@ -245,9 +273,10 @@ def find_entity_paths(
     min_len: int,
     max_len: int,
     max_paths: int,
+    max_level_rows: int | None = MAX_LEVEL_ROWS,
 ) -> PathSearch:
     ents = tuple(dict.fromkeys(entity_list))  # a repeated entity (predicted = topic) once
-    budget = _Budget(max_paths)
+    budget = _Budget(max_paths, max_level_rows)
     missing = [e for e in ents if e not in graph]
     result = PathSearch([], ents, min_len, max_len, graph, missing=missing)
     if not ents or missing or max_len < 1:
@@ -289,11 +318,23 @@ def find_entity_paths(
 
 
 def topic_entity_paths(
-    graph: ClusteredGraph, entity_list: Sequence[str], depth: int, *, max_paths: int
+    graph: ClusteredGraph,
+    entity_list: Sequence[str],
+    depth: int,
+    *,
+    max_paths: int,
+    max_level_rows: int | None = MAX_LEVEL_ROWS,
 ) -> PathSearch:
     """Paths_t of section 4.2: |Topic|*(D-1) < length <= |Topic|*D."""
     lo, hi = length_window(len(entity_list), depth)
-    return find_entity_paths(graph, entity_list, min_len=lo, max_len=hi, max_paths=max_paths)
+    return find_entity_paths(
+        graph,
+        entity_list,
+        min_len=lo,
+        max_len=hi,
+        max_paths=max_paths,
+        max_level_rows=max_level_rows,
+    )
 
 
 def supplement_paths(
@@ -303,8 +344,14 @@ def supplement_paths(
     n_topics: int,
     d_max: int,
     max_paths: int,
+    max_level_rows: int | None = MAX_LEVEL_ROWS,
 ) -> PathSearch:
     """Paths_s of section 4.2: length <= |Topic|*D_max for List_S = Topic + predicted entity."""
     return find_entity_paths(
-        graph, entity_list, min_len=1, max_len=n_topics * d_max, max_paths=max_paths
+        graph,
+        entity_list,
+        min_len=1,
+        max_len=n_topics * d_max,
+        max_paths=max_paths,
+        max_level_rows=max_level_rows,
     )

@@ -28,6 +28,7 @@ from kgreason.llm.base import (
     LLMTransportError,
 )
 from kgreason.llm.usage import Budget, MeteredLLM, UsageLedger
+from kgreason.pog import answering
 from kgreason.pog.analysis import analyze_question
 from kgreason.pog.clustering import ClusteredGraph
 from kgreason.pog.exploration import ExplorationOutcome, Explorer
@@ -255,7 +256,8 @@ class PoG:
         for p in paths:
             for e in sorted(p.entities()):
                 by_name.setdefault(normalize_name(book.get(e)), e)
-        result.answers = [AnswerEntity(n, by_name.get(normalize_name(n))) for n in outcome.answers]
+        names = answering.rejoin_names(outcome.answers, lambda n: normalize_name(n) in by_name)
+        result.answers = [AnswerEntity(n, by_name.get(normalize_name(n))) for n in names]
         cited = [t for p in paths for t in p.triples()]
         if cited:
             ok = await self.kg.contains(cited)

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+#: default of PoGSettings.max_level_rows (pog/paths.py uses it as its own default)
+MAX_LEVEL_ROWS = 5_000_000
 
 
 class PoGSettings(BaseModel):
@@ -52,6 +55,12 @@ class PoGSettings(BaseModel):
     #: Bounds that keep a question tractable; hitting one is reported in the result.
     max_subgraph_triples: int = 200_000
     max_paths: int = 20_000
+    #: a path-search level whose partial paths would read more edge rows than this (their
+    #: sets' degrees summed) is not searched; shorter lengths are kept and the cut is
+    #: reported (pog/paths.py). 5M: no MetaQA search reads more than 84k rows in all, no
+    #: synthetic 10M single-topic level more than 2.4M; two-topic levels reached 60M+.
+    #: None = unbounded.
+    max_level_rows: int | None = Field(default=MAX_LEVEL_ROWS, ge=1)
     #: how `max_subgraph_triples` cuts a local store's subgraph (docs/scale.md, "The
     #: subgraph bound"): "edge-order" takes edges in discovery order and stops at the cap
     #: (the default, and the only rule for SPARQL/in-memory KGs); "relation-aware" shares a

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from kgreason.embed.base import Embedder
 from kgreason.kg.base import KnowledgeGraph, UnknownEntityError
 from kgreason.llm.base import ChatLLM
-from kgreason.llm.parse import ParseError
+from kgreason.llm.parse import ParseError, split_items
 from kgreason.llm.schema import load_stage_schema
 from kgreason.pog.linking import (
     DEFAULT_THRESHOLD,
@@ -61,9 +61,8 @@ def parse_keywords(text: str) -> list[str]:
     if not m:
         raise ParseError("reply has no 'topic_entities: {...}'")
     out: list[str] = []
-    for part in m.group(1).split(","):
-        part = part.strip().strip("\"'").strip()
-        if part and part not in out:
+    for part in split_items(m.group(1)):
+        if part not in out:
             out.append(part)
     if not out:
         raise ParseError("'topic_entities: {...}' is empty")

@@ -131,7 +131,12 @@ class PathEnumerator:
         else:
             graph = (await prepare_graph(self.kg, key, s)).graph
         found = supplement_paths(
-            graph, list(key), n_topics=len(key), d_max=s.d_max, max_paths=s.max_paths
+            graph,
+            list(key),
+            n_topics=len(key),
+            d_max=s.d_max,
+            max_paths=s.max_paths,
+            max_level_rows=s.max_level_rows,
         ).paths
         self._cache = {key: found} if len(self._cache) > 50_000 else self._cache
         self._cache[key] = found
