@@ -15,6 +15,8 @@ members (sorted by id) and "... (+N more)"; the full set stays in the Hop, and
 `shown_count` tells the pruner which sets were cut, so the pipeline can report them. Tokens are estimated at 4 characters each
 (cl100k's average on English names) to keep rendering free of a tokenizer.
 Sentence-embedder inputs (pog/fuzzy.py) keep their own small cap, EMBED_MAX_ITEMS.
+Hops of the array search (pog/lazyhop.LazyHop) keep their sets as ids: a capped rendering
+decodes only the members it shows, for all sets at once (`render_paths`, `displayed_ids`).
 
 `NameBook` fetches D(.) lazily from any KnowledgeGraph and caches it for one question.
 
