@@ -170,3 +170,22 @@ def test_run_sync_propagates_the_coroutines_exception() -> None:
             run_sync(boom())
 
     asyncio.run(main())
+
+
+def test_run_sync_never_renders_the_result() -> None:
+    """CPython 3.11's asyncio.run reprs the main task's result; a big result (paths with
+    lazily decoded names) must not be rendered just to be returned."""
+    from kgreason.aio import run_sync
+
+    rendered: list[int] = []
+
+    class Loud:
+        def __repr__(self) -> str:
+            rendered.append(1)
+            return "Loud"
+
+    async def make() -> Loud:
+        return Loud()
+
+    assert isinstance(run_sync(make()), Loud)
+    assert rendered == []
