@@ -27,9 +27,8 @@ def slope(points: list[tuple[float, float]]) -> float:
 def print_growth(runs: dict[int, dict]) -> None:
     """`runs`: size -> the summary a --measure process wrote (rows, qs, triples)."""
     sizes = sorted(runs)
-    print(
-        f"\n=== growth exponent of time against triples ({', '.join(f'{n:,}' for n in sizes)}) ==="
-    )
+    tri = ", ".join(f"{runs[n]['triples']:,}" for n in sizes)
+    print(f"\n=== growth exponent of time against triples ({tri}) ===")
     for group, keep in (
         ("single", lambda q: len(q["topics"]) == 1),
         ("two-topic", lambda q: len(q["topics"]) > 1),
