@@ -33,6 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "src"))
 
+sys.path.insert(0, str(ROOT / "bench"))
+
 from tests.servers import (  # noqa: E402
     RunningServer,
     _popen,
@@ -44,9 +46,8 @@ from tests.servers import (  # noqa: E402
 
 from kgreason.kg.sparql import SparqlKG  # noqa: E402
 from kgreason.kg.store import StoreKG  # noqa: E402
-from kgreason.pog.graph import prepare_graph  # noqa: E402
-from kgreason.pog.order_free import order_free_paths  # noqa: E402
 from kgreason.pog.settings import PoGSettings  # noqa: E402
+from pog_scale import run_question  # noqa: E402
 
 NS = "http://kg.example/"
 STAGES = ("subgraph", "clustering", "reduction", "paths", "total")
@@ -81,20 +82,8 @@ def write_nt(tsv: Path, out: Path) -> None:
 
 
 async def stages(kg, topics: list[str], settings: PoGSettings) -> tuple[dict[str, float], int, int]:
-    t0 = time.perf_counter()
-    prep = await prepare_graph(kg, topics, settings)
-    t1 = time.perf_counter()
-    search = order_free_paths(
-        prep.graph,
-        list(prep.topics),
-        d_max=settings.d_max,
-        max_paths=settings.max_paths,
-        reference=list(prep.topics),
-    )
-    t2 = time.perf_counter()
-    times = dict(prep.timings_s)
-    times["paths"], times["total"] = t2 - t1, t2 - t0
-    return times, prep.stats.triples, len(search.paths)
+    staged = await run_question(kg, {"topics": topics}, settings)
+    return staged.times, staged.prep.stats.triples, len(staged.search.paths)
 
 
 async def compare(store: StoreKG, remote: SparqlKG, qs: list[dict], verbose: bool) -> None:

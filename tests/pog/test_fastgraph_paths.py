@@ -10,9 +10,9 @@ import random
 
 import numpy as np
 import pytest
+from tests.pog.synth_graphs import synth_graphs
 
 from kgreason.kg.base import Triple
-from kgreason.kg.synthetic import synth_kg
 from kgreason.pog.clustering import ClusteredGraph
 from kgreason.pog.fastgraph import ArrayClusteredGraph
 from kgreason.pog.order_free import order_free_paths
@@ -29,17 +29,7 @@ def _pair(h, r, t, names, rels):
 
 @pytest.fixture(scope="module")
 def graphs():
-    kg = synth_kg(6_000, seed=11)
-    names = np.array([kg.entity(i) for i in range(kg.n_nodes)], dtype=object)
-    h, r, t = (x.astype(np.int64) for x in (kg.h, kg.r, kg.t))
-    rels = list(kg.rel_names)
-    # a parallel relation on some edges, so relation clustering groups keys
-    h = np.concatenate([h, t[:400]])
-    t = np.concatenate([t, h[:400]])
-    r = np.concatenate([r, np.full(400, len(rels))])
-    rels.append("zz_mirror")
-    fast, slow = _pair(h, r, t, names, rels)
-    deg = np.bincount(np.concatenate([h, t]), minlength=len(names))
+    fast, slow, names, deg = synth_graphs(mirror=400)
     return fast, slow, [names[i] for i in np.flatnonzero(deg > 0)]
 
 

@@ -8,9 +8,9 @@ import random
 
 import numpy as np
 import pytest
+from tests.pog.synth_graphs import synth_graphs
 
 from kgreason.kg.base import Triple
-from kgreason.kg.synthetic import synth_kg
 from kgreason.pog import fastpaths
 from kgreason.pog.clustering import ClusteredGraph
 from kgreason.pog.fastgraph import ArrayClusteredGraph
@@ -96,15 +96,7 @@ def test_shared_sets_same_paths(monkeypatch, collide, level_mode):
 
 def test_synthetic_kg_both_expansions(level_mode):
     """A skewed synthetic KG (hubs), free and segment search, small and large bounds."""
-    kg = synth_kg(6_000, seed=11)
-    names = np.array([kg.entity(i) for i in range(kg.n_nodes)], dtype=object)
-    h, r, t = (x.astype(np.int64) for x in (kg.h, kg.r, kg.t))
-    rels = list(kg.rel_names)
-    fast = ArrayClusteredGraph.from_arrays(h, r, t, names, rels)
-    slow = ClusteredGraph.from_triples(
-        Triple(names[a], rels[b], names[c]) for a, b, c in zip(h, r, t, strict=True)
-    )
-    deg = np.bincount(np.concatenate([h, t]), minlength=len(names))
+    fast, slow, names, deg = synth_graphs()
     nodes = [names[i] for i in np.argsort(-deg)[:4]] + [
         names[i] for i in np.flatnonzero(deg > 0)[::400]
     ]

@@ -11,11 +11,9 @@ import random
 
 import numpy as np
 import pytest
+from tests.pog.synth_graphs import synth_graphs
 
-from kgreason.kg.base import Triple
-from kgreason.kg.synthetic import synth_kg
 from kgreason.pog.clustering import ClusteredGraph
-from kgreason.pog.fastgraph import ArrayClusteredGraph
 from kgreason.pog.order_free import order_free_paths
 from kgreason.pog.paths import find_entity_paths
 from kgreason.pog.settings import PoGSettings
@@ -23,15 +21,7 @@ from kgreason.pog.settings import PoGSettings
 
 @pytest.fixture(scope="module")
 def graphs():
-    kg = synth_kg(6_000, seed=11)
-    names = np.array([kg.entity(i) for i in range(kg.n_nodes)], dtype=object)
-    h, r, t = (x.astype(np.int64) for x in (kg.h, kg.r, kg.t))
-    rels = list(kg.rel_names)
-    fast = ArrayClusteredGraph.from_arrays(h, r, t, names, rels)
-    slow = ClusteredGraph.from_triples(
-        Triple(names[a], rels[b], names[c]) for a, b, c in zip(h, r, t, strict=True)
-    )
-    deg = np.bincount(np.concatenate([h, t]), minlength=len(names))
+    fast, slow, names, deg = synth_graphs()
     return fast, slow, [names[i] for i in np.flatnonzero(deg > 0)]
 
 

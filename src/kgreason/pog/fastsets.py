@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgreason.kg.store.build_index import ranges
+from kgreason.pog.fastcsr import distinct_sorted
 
 if TYPE_CHECKING:
     from kgreason.pog.fastgraph import ArrayClusteredGraph
@@ -79,13 +80,7 @@ def _member(sorted_values: np.ndarray, q: np.ndarray) -> np.ndarray:
 def unique_sorted(x: np.ndarray) -> np.ndarray:
     """np.unique(x) for a 1-d int array, by sorting: numpy 2.x's np.unique hashes, which
     measured 25x slower than a sort on 15M int64 codes (same output: sorted, distinct)."""
-    y = np.sort(x)
-    if len(y) < 2:
-        return y
-    m = np.empty(len(y), dtype=bool)
-    m[0] = True
-    np.not_equal(y[1:], y[:-1], out=m[1:])
-    return y[m]
+    return distinct_sorted(np.sort(x))
 
 
 def canon(nodes: np.ndarray, start: np.ndarray, lens: np.ndarray, h: np.ndarray) -> np.ndarray:
