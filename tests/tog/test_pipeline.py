@@ -81,6 +81,16 @@ def test_dead_end_answers_from_what_was_found_half_stop():
     assert r.depth == 1 and "tog.relation_prune" not in llm.stages_called()  # one relation
 
 
+def test_a_name_with_a_comma_on_the_paths_is_one_answer():
+    """`answer: {Washington, D.C.}` without quotes: one entity on the paths, not two names."""
+    kg = MemoryKG([("m.a", "r.one", "m.b")], {"m.a": "Alpha", "m.b": "Washington, D.C."})
+    llm = ScriptedLLM(
+        {"tog.reasoning": ["{No}. Not yet."], "tog.answer": ["answer: {Washington, D.C.}"]}
+    )
+    r = ToG(kg, llm).ask("Where does Alpha lead?", {"m.a": "Alpha"})
+    assert r.answers == ["Washington, D.C."] and r.answer_ids == ["m.b"]
+
+
 def test_no_topic_entity_found_answers_from_own_knowledge(kg):
     llm = ScriptedLLM({"tog.own_knowledge": ["answer: {Germany}"]})
     r = ToG(kg, llm).ask("Which is the largest ocean on earth?")

@@ -22,6 +22,7 @@ from kgreason.kg.base import KGError, KnowledgeGraph, Neighbor, UnknownEntityErr
 from kgreason.kg.ranking import normalize_name
 from kgreason.llm.base import ChatLLM, LLMOutputError
 from kgreason.llm.usage import Budget, MeteredLLM, UsageLedger
+from kgreason.pog.answering import rejoin_names
 from kgreason.pog.topic import TopicInput
 from kgreason.result import llm_error_kind
 from kgreason.tog.answer import answer_from_facts, answer_from_knowledge
@@ -197,6 +198,8 @@ class ToG:
         for p in beam:
             for e in sorted(p.entities()):
                 on_paths.setdefault(normalize_name(result.names.get(e, e)), e)
+        # an unquoted `{Washington, D.C.}` split at its comma is one name again
+        answers = rejoin_names(answers, lambda n: normalize_name(n) in on_paths)
         result.answers = answers
         result.answer_ids = [on_paths.get(normalize_name(a)) for a in answers]
         result.raw_answer = raw
