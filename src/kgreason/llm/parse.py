@@ -252,10 +252,9 @@ def split_items(group: str) -> list[str]:
     one item; stray quotes around unquoted items are dropped. Empty items are skipped."""
     out: list[str] = []
     pos = 0
-    while pos <= len(group):
+    while True:
         m = _ITEM.match(group, pos)
-        if m is None or (m.end() == pos and pos == len(group)):
-            break
+        assert m is not None  # both alternatives accept "", so every position matches
         raw = m.group(1)
         if len(raw) >= 2 and raw[0] == raw[-1] == '"':
             try:
