@@ -23,7 +23,6 @@ Fuzzy ranking (embedder) is not included: it is measured by bench/pog_fuzzy_stag
 from __future__ import annotations
 
 import argparse
-import asyncio
 import cProfile
 import json
 import os
@@ -33,7 +32,9 @@ import statistics
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 # --baseline-src runs the measuring process on another checkout's src (e.g. main before a change)
@@ -42,6 +43,7 @@ sys.path.insert(
 )
 
 
+from kgreason.aio import run_sync
 from kgreason.kg.loaders import Source
 from kgreason.kg.store import StoreKG, build_store
 from kgreason.kg.synthetic import synth_kg, synth_questions
@@ -49,10 +51,8 @@ from kgreason.pog.graph import prepare_graph
 from kgreason.pog.order_free import order_free_paths
 from kgreason.pog.settings import PoGSettings
 from scale_bounds import bounds_old_new, bounds_only
-from scale_growth import print_growth
+from scale_growth import STAGES, pct, print_growth
 from scale_metaqa import metaqa
-
-STAGES = ("subgraph", "clustering", "reduction", "paths", "total")
 
 
 def prepare(n: int, seed: int, work: Path, sparql: bool) -> Path:
@@ -99,22 +99,14 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def pct(xs: list[float], q: float) -> float:
-    if not xs:
-        return float("nan")
-    s = sorted(xs)
-    return s[min(len(s) - 1, round(q * (len(s) - 1)))]
-
-
+@dataclass
 class Staged:
-    """What run_question returns: a constant repr, because CPython 3.11's asyncio.run formats
-    its result (and would decode every lazily named path)."""
+    """What run_question returns (run through kgreason.aio.run_sync, whose box keeps
+    CPython 3.11's asyncio.run from rendering the lazily named paths)."""
 
-    def __init__(self, prep, search, times: dict[str, float]):
-        self.prep, self.search, self.times = prep, search, times
-
-    def __repr__(self) -> str:
-        return "<staged>"
+    prep: Any
+    search: Any
+    times: dict[str, float]
 
 
 async def run_question(kg: StoreKG, q: dict, settings: PoGSettings) -> Staged:
@@ -191,13 +183,13 @@ def measure(d: Path, args: argparse.Namespace) -> None:
         qs = [q for q in qs if len(q["topics"]) <= args.max_topics]
     settings = PoGSettings(subgraph_bound=args.bound) if args.bound else PoGSettings()
     kg = StoreKG(d / "store")
-    asyncio.run(run_question(kg, qs[0], settings))  # warm the memory maps' first pages
+    run_sync(run_question(kg, qs[0], settings))  # warm the memory maps' first pages
     prof = cProfile.Profile() if args.profile else None
     rows = []
     for i, q in enumerate(qs):
         if prof:
             prof.enable()
-        staged = asyncio.run(run_question(kg, q, settings))
+        staged = run_sync(run_question(kg, q, settings))
         if prof:
             prof.disable()
         rows.append(row(q, staged))

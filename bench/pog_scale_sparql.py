@@ -48,14 +48,9 @@ from kgreason.kg.sparql import SparqlKG  # noqa: E402
 from kgreason.kg.store import StoreKG  # noqa: E402
 from kgreason.pog.settings import PoGSettings  # noqa: E402
 from pog_scale import run_question  # noqa: E402
+from scale_growth import STAGES, pct  # noqa: E402
 
 NS = "http://kg.example/"
-STAGES = ("subgraph", "clustering", "reduction", "paths", "total")
-
-
-def pct(xs: list[float], q: float) -> float:
-    s = sorted(xs)
-    return s[min(len(s) - 1, round(q * (len(s) - 1)))] if s else float("nan")
 
 
 def start_oxigraph_on(location: Path, workdir: Path) -> RunningServer:

@@ -12,6 +12,9 @@ STAGES = ("subgraph", "clustering", "reduction", "paths", "total")
 
 
 def pct(xs: list[float], q: float) -> float:
+    """The q-quantile of xs by nearest rank (NaN for no values)."""
+    if not xs:
+        return float("nan")
     s = sorted(xs)
     return s[min(len(s) - 1, round(q * (len(s) - 1)))]
 
