@@ -190,9 +190,10 @@ class _RowSteps:
         return st
 
 
-def _level_steps(g, lv: _Level, prev: _Level | None, keep: np.ndarray, t: int = -1):
-    """LevelSteps where a level reads many rows, _RowSteps where it reads few."""
-    if int(g.degree[lv.nodes].sum()) <= SMALL_LEVEL_ROWS:
+def _level_steps(g, lv: _Level, prev: _Level | None, keep: np.ndarray, rows: int, t: int = -1):
+    """LevelSteps where a level reads many rows, _RowSteps where it reads few (`rows`: the
+    edge rows of the level's sets, which the caller already summed for the level bound)."""
+    if rows <= SMALL_LEVEL_ROWS:
         return _RowSteps(g, lv, prev, keep, t)
     return LevelSteps(g, lv, prev, keep, _node_hash(g), t)
 
@@ -223,7 +224,8 @@ def free_paths(
     prev: _Level | None = None
     found: list[tuple[Hop, ...]] = []
     for k in range(1, max_len + 1):
-        if budget.level_too_big(int(g.degree[lv.nodes].sum()), len(lv.lens), k, f"from {start}"):
+        rows = int(g.degree[lv.nodes].sum())
+        if budget.level_too_big(rows, len(lv.lens), k, f"from {start}"):
             return found
         parent: list[int] = []
         groups: list[tuple[int, ...]] = []
@@ -233,7 +235,7 @@ def free_paths(
         steps: list[tuple[np.ndarray, np.ndarray]] = []  # (p, primary key) of each chunk
         first = len(found)
         assert lv.hops is not None
-        level = _level_steps(g, lv, prev, keep)
+        level = _level_steps(g, lv, prev, keep, rows)
         for p0, p1 in level.chunks():
             st = level.steps(p0, p1)
             steps.append((st.p, st.key))
@@ -306,7 +308,7 @@ def segment_paths(
         sets: list[np.ndarray] = []
         hits: list[tuple[int, tuple[int, ...]]] = []
         stopped, n_cont = False, 0
-        level = _level_steps(g, lv, prev, keep, t)
+        level = _level_steps(g, lv, prev, keep, rows, t)
         for p0, p1 in level.chunks():
             st = level.steps(p0, p1)
             assert st.has_t is not None
