@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from kgreason.kg.ranking import normalize_name
 from kgreason.pog.clustering import ClusteredGraph, Key
 from kgreason.pog.fastgraph import ArrayClusteredGraph
-from kgreason.pog.lazyhop import LazyHop, id_signature
+from kgreason.pog.lazyhop import LazyHop, id_signature, set_obj
 from kgreason.pog.paths import PathSearch, path_signature, supplement_paths
 from kgreason.pog.settings import MAX_LEVEL_ROWS
 from kgreason.pog.types import Hop, ReasoningPath
@@ -76,25 +77,18 @@ def orient(
     orders exactly like path_signature, without decoding the sets."""
     sig = signature or path_signature
     order = {t: i for i, t in enumerate(topics)}
-    seq: list[Sequence[str]] = []
+    # the sets along the path, without decoding a LazyHop's names (a NameSet or a tuple)
+    seq: list[Any] = []
     if p.hops:
-        seq = [view(h, True) for h in p.hops]
-        seq.insert(0, view(p.hops[0], False))
+        seq = [set_obj(p.hops[0], False), *(set_obj(h, True) for h in p.hops)]
 
-    def ranks(sets: list[Sequence[str]]) -> tuple[int, ...]:
+    def ranks(sets: list[Any]) -> tuple[int, ...]:
         return tuple(order[s[0]] for s in sets if len(s) == 1 and s[0] in order)
 
     r = reverse_path(p)
     if (ranks(seq), sig(p)) <= (ranks(seq[::-1]), sig(r)):
         return p
     return r
-
-
-def view(h: Hop, dst: bool) -> Sequence[str]:
-    """h.dst (or h.src) as a sequence, without decoding a LazyHop's names."""
-    if isinstance(h, LazyHop):
-        return h.dst_set if dst else h.src_set  # type: ignore[return-value]
-    return h.dst if dst else h.src
 
 
 def order_free_paths(

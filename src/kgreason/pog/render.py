@@ -35,7 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kgreason.kg.base import KnowledgeGraph
-from kgreason.pog.lazyhop import prefetch, set_obj, set_view, shown_sets
+from kgreason.pog.lazyhop import prefetch, prefetch_heads, set_obj, set_view, shown_sets
 from kgreason.pog.types import Hop, ReasoningPath
 
 #: the default cap for displays (the CLI's path listing); prompts use PoGSettings.set_items
@@ -136,8 +136,7 @@ def render_paths(
     """render_path of each path. Paths share sets (a path's prefix is another path), so
     each distinct set (by identity) is rendered once; a LazyHop decodes only what is shown
     (all sets' shown members in one decode)."""
-    if max_items is not None:
-        prefetch(shown_sets(paths)[0], max_items)
+    prefetch_heads(paths, max_items)
     memo: dict[int, str] = {}
 
     def show(h: Hop, dst: bool) -> str:
