@@ -314,21 +314,21 @@ class CSRGraph:
         starts = np.stack([self.fwd_ptr[nodes], self.rev_ptr[nodes] + self.n_edges], axis=1)
         return ranges(starts.ravel(), np.stack([dout, din], axis=1).ravel())
 
+    def _column(self, pos: np.ndarray, fwd: np.ndarray, rev: np.ndarray) -> np.ndarray:
+        """One of gather's columns alone: `fwd` at out-positions, `rev` at in-positions."""
+        inn = pos >= self.n_edges
+        out = np.empty(len(pos), dtype=np.int64)
+        out[~inn] = fwd[pos[~inn]]
+        out[inn] = rev[pos[inn] - self.n_edges]
+        return out
+
     def _nbrs(self, pos: np.ndarray) -> np.ndarray:
         """The neighbour at each position (gather's `nbr`)."""
-        inn = pos >= self.n_edges
-        nbr = np.empty(len(pos), dtype=np.int64)
-        nbr[~inn] = self.fwd_dst[pos[~inn]]
-        nbr[inn] = self.rev_src[pos[inn] - self.n_edges]
-        return nbr
+        return self._column(pos, self.fwd_dst, self.rev_src)
 
     def _rels(self, pos: np.ndarray) -> np.ndarray:
         """The relation at each position (gather's `rel`)."""
-        inn = pos >= self.n_edges
-        rel = np.empty(len(pos), dtype=np.int64)
-        rel[~inn] = self.fwd_rel[pos[~inn]]
-        rel[inn] = self.rev_rel[pos[inn] - self.n_edges]
-        return rel
+        return self._column(pos, self.fwd_rel, self.rev_rel)
 
     def _capped_positions(self, nodes: np.ndarray, budget: int) -> tuple[np.ndarray, np.ndarray]:
         return capped_positions(self, nodes, budget)
