@@ -11,7 +11,7 @@ import pytest
 from tests.pog.synth_graphs import synth_graphs
 
 from kgreason.kg.base import Triple
-from kgreason.pog import fastpaths
+from kgreason.pog import fastpaths, fastsets
 from kgreason.pog.clustering import ClusteredGraph
 from kgreason.pog.fastgraph import ArrayClusteredGraph
 from kgreason.pog.fastsets import canon
@@ -65,12 +65,17 @@ def _graphs():
     return fast, slow
 
 
-@pytest.fixture(params=["distinct-sets", "per-path"])
+@pytest.fixture(params=["distinct-sets", "distinct-sets-batched", "per-path"])
 def level_mode(request, monkeypatch):
-    """Both level expansions: LevelSteps (threshold 0) and _RowSteps (every level small)."""
+    """Both level expansions: LevelSteps (threshold 0) and _RowSteps (every level small);
+    "batched": LevelSteps reading a few rows per batch and a few partial paths per chunk, so
+    batches and chunks are joined over the shared segment pool (fastsets._concat_base)."""
     monkeypatch.setattr(
-        fastpaths, "SMALL_LEVEL_ROWS", 0 if request.param == "distinct-sets" else 1 << 40
+        fastpaths, "SMALL_LEVEL_ROWS", 1 << 40 if request.param == "per-path" else 0
     )
+    if request.param == "distinct-sets-batched":
+        monkeypatch.setattr(fastsets, "BATCH_ROWS", 7)
+        monkeypatch.setattr(fastsets, "CHUNK_PATHS", 3)
     return request.param
 
 

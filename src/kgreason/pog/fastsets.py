@@ -23,12 +23,14 @@ the callers and their bounds are unchanged; tests compare with the per-path vers
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from kgreason.kg.store.build_index import ranges
 from kgreason.pog.fastcsr import distinct_sorted
+from kgreason.pog.fastsegs import expand_segments, segment_table
 
 if TYPE_CHECKING:
     from kgreason.pog.fastgraph import ArrayClusteredGraph
@@ -123,20 +125,17 @@ def _hash_sets(hv: np.ndarray, nodes: np.ndarray, start: np.ndarray, lens: np.nd
 
 @dataclass
 class _Base:
-    """(key, reached set) entries of distinct sets u, sorted by (u, key); sets in `pool`."""
+    """(key, reached set) entries of distinct sets u, sorted by (u, key); entry i's set is
+    pool[a[i] : a[i] + ln[i]]. The pool starts with the graph's segment pool (`shared`
+    elements, pog/fastsegs.py), which sets reference in place, then the merged sets."""
 
     code: np.ndarray  # u * k2 + key
-    a: np.ndarray  # the set is pool[a : a + ln]
+    a: np.ndarray
     ln: np.ndarray
     h: np.ndarray
     pool: np.ndarray
     estart: np.ndarray  # entries of u: estart[u] .. estart[u + 1]
-
-
-def _expand(g: ArrayClusteredGraph, members: np.ndarray, owner: np.ndarray, keep, k2: int):
-    own, key, nb = _rows(g, members, owner)
-    ok = keep[nb]
-    return unique_sorted((own[ok] * k2 + key[ok]) * g.n + nb[ok])
+    shared: int = 0
 
 
 def expand_distinct(
@@ -146,42 +145,45 @@ def expand_distinct(
     reps: np.ndarray,
     keep: np.ndarray,
     hv: np.ndarray,
+    bad_cum: np.ndarray,
 ) -> _Base:
-    """The entries of the sets reps (their index u = position in reps), in batches."""
-    n, k2 = g.n, 2 * max(len(g.rel_names), 1)
+    """The entries of the sets reps (their index u = position in reps), in batches of about
+    BATCH_ROWS edge rows (pog/fastsegs.py reads segments, and rows only where it merges)."""
+    k2 = 2 * max(len(g.rel_names), 1)
     lens = off[reps + 1] - off[reps]
     deg = np.add.reduceat(g.degree[nodes].astype(np.int64), off[:-1])[reps] if len(reps) else lens
     deg = np.where(lens > 0, deg, 0)
     cum = np.cumsum(deg)
-    parts, u0 = [], 0
-    while u0 < len(reps):
+    out: _Base | None = None
+    u0 = 0
+    while u0 < len(reps) or out is None:
         base = cum[u0 - 1] if u0 else 0
         u1 = max(int(np.searchsorted(cum, base + BATCH_ROWS, side="right")), u0 + 1)
+        u1 = min(u1, len(reps))
         sel = reps[u0:u1]
         members = nodes[ranges(off[sel], lens[u0:u1])]
         owner = np.repeat(np.arange(u0, u1, dtype=np.int64), lens[u0:u1])
-        parts.append(_expand(g, members, owner, keep, k2))
-        u0 = u1
-    codes = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    prefix, pool = np.divmod(codes, n)
-    cut = np.flatnonzero(prefix[1:] != prefix[:-1]) + 1
-    a = np.concatenate([[0], cut]).astype(np.int64) if len(codes) else cut.astype(np.int64)
-    b = np.append(a[1:], len(codes)).astype(np.int64) if len(codes) else a
-    code = prefix[a]
-    estart = np.searchsorted(code // k2, np.arange(len(reps) + 1))
-    return _Base(code, a, b - a, _hash_sets(hv, pool, a, b - a), pool, estart)
+        e = expand_segments(g, members, owner, keep, hv, bad_cum)
+        part = _Base(e.code, e.a, e.ln, e.h, e.pool, np.zeros(0, dtype=np.int64), e.shared)
+        out = part if out is None else _concat_base(out, part)
+        u0 = max(u1, u0 + 1)
+    out.estart = np.searchsorted(out.code // k2, np.arange(len(reps) + 1))
+    return out
 
 
 def _concat_base(x: _Base | None, y: _Base) -> _Base:
+    """x's entries then y's (both over the same shared pool prefix)."""
     if x is None:
         return y
+    ya = np.where(y.a < y.shared, y.a, y.a + (len(x.pool) - y.shared))
     return _Base(
         np.concatenate([x.code, y.code]),
-        np.concatenate([x.a, y.a + len(x.pool)]),
+        np.concatenate([x.a, ya]),
         np.concatenate([x.ln, y.ln]),
         np.concatenate([x.h, y.h]),
-        np.concatenate([x.pool, y.pool]),
+        np.concatenate([x.pool, y.pool[y.shared :]]),
         np.concatenate([x.estart[:-1], y.estart + len(x.code)]),
+        x.shared,
     )
 
 
@@ -208,6 +210,19 @@ class LevelSteps:
         self.base: _Base | None = None
         self.have = 0  # distinct sets expanded so far
         self.tin = np.zeros(0, dtype=bool)
+        self.bad_cum: np.ndarray | None = None
+        self._flat: tuple[np.ndarray, np.ndarray] | None = None
+
+    def _groups(self) -> tuple[np.ndarray, np.ndarray]:
+        """The key codes of every partial path's last hop, flat (offsets, codes); once per
+        level, by C-level iteration (a per-chunk list comprehension cost ~2 us per path)."""
+        if self._flat is None:
+            groups = self.lv.groups
+            off = np.zeros(len(groups) + 1, dtype=np.int64)
+            np.cumsum(np.fromiter(map(len, groups), dtype=np.int64, count=len(groups)), out=off[1:])
+            flat = np.fromiter(chain.from_iterable(groups), dtype=np.int64, count=int(off[-1]))
+            self._flat = (off, flat)
+        return self._flat
 
     def chunks(self) -> list[tuple[int, int]]:
         n_p = len(self.lv.lens)
@@ -216,8 +231,18 @@ class LevelSteps:
     def _ensure(self, upto: int) -> _Base:
         if upto > self.have or self.base is None:
             lv = self.lv
+            if self.bad_cum is None:  # not-kept nodes over the segment pool, counted once
+                pool = segment_table(self.g, self.hv).pool
+                self.bad_cum = np.zeros(len(pool) + 1, dtype=np.int64)
+                np.cumsum(~self.keep[pool], out=self.bad_cum[1:])
             new = expand_distinct(
-                self.g, lv.nodes, lv.offsets(), self.reps[self.have : upto], self.keep, self.hv
+                self.g,
+                lv.nodes,
+                lv.offsets(),
+                self.reps[self.have : upto],
+                self.keep,
+                self.hv,
+                self.bad_cum,
             )
             new.code = new.code + self.have * self.k2  # u numbering continues
             self.base = _concat_base(self.base, new)
@@ -240,9 +265,9 @@ class LevelSteps:
         tin = self.tin
         alive = np.ones(len(e_sid), dtype=bool)
         if self.prev is not None and len(e_sid):  # no immediate backtracking (only these keys)
-            bk = [(p, c ^ 1) for p in range(p0, p1) for c in lv.groups[p]]
-            bp = np.array([x for x, _ in bk], dtype=np.int64)
-            bkey = np.array([y for _, y in bk], dtype=np.int64)
+            g_off, g_flat = self._groups()
+            bp = np.repeat(pp, np.diff(g_off[p0 : p1 + 1]))
+            bkey = g_flat[g_off[p0] : g_off[p1]] ^ 1
             ecode = e_p * k2 + e_key  # sorted: p ascending, keys ascending within a set
             want = bp * k2 + bkey
             at = np.minimum(np.searchsorted(ecode, want), len(ecode) - 1)
@@ -306,10 +331,7 @@ class LevelSteps:
 
 
 def _member_sets(pool: np.ndarray, a: np.ndarray, ln: np.ndarray, t: int) -> np.ndarray:
-    """t in pool[a:a+ln], per set."""
-    idx = np.flatnonzero(pool == t)
-    own = np.searchsorted(a, idx, side="right") - 1
-    out = np.zeros(len(a), dtype=bool)
-    ok = (own >= 0) & (idx < a[np.maximum(own, 0)] + ln[np.maximum(own, 0)])
-    out[own[ok]] = True
-    return out
+    """t in pool[a:a+ln], per set (the sets may overlap and lie in any order)."""
+    cum = np.zeros(len(pool) + 1, dtype=np.int64)
+    np.cumsum(pool == t, out=cum[1:])
+    return cum[a + ln] > cum[a]

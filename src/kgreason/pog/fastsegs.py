@@ -1,0 +1,164 @@
+"""A level's distinct sets expanded by (node, key) segments instead of edge rows (issue 15).
+
+Why: the reached set of a distinct set u by key c is the union, over u's members m, of
+m's neighbours by c. In the clustered graph's CSR arrays (sorted by (node, relation,
+neighbour), both directions) the neighbours of one (m, c) are a contiguous, sorted, distinct
+run: a *segment*. fastsets' first version read every edge row of every member and sorted
+all of them (1-2.4M rows per third level of a 10M single-topic question; the sort was the
+largest cost of the paths stage). Here:
+
+1. the members' segments are gathered (one entry per (member, key): ~10x fewer than rows)
+   and ordered by (u, key), giving the groups (u, key) with their segments;
+2. a group of ONE segment whose members are all kept IS its reached set: it is referenced in
+   place (the pool starts with the graph's two neighbour arrays), not copied, and its set
+   hash is a difference of prefix sums;
+3. only the other groups' rows are gathered, filtered by `keep`, and sorted; they arrive
+   grouped by (u, key) with sorted runs inside, which numpy's stable sort (timsort) handles
+   far faster than a sort of random codes.
+
+The output is fastsets' `_Base` (same entries, same sets, same hashes; sets may now overlap
+in the pool and lie in any order there, which every reader allows: they slice by (a, ln)).
+
+API:
+    segment_table(g) -> Segments (cached on the graph)
+    expand_segments(g, nodes, off, reps, keep, hv, u0) -> the entries of distinct sets reps
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from kgreason.kg.store.build_index import ranges
+from kgreason.pog.fastcsr import distinct_sorted
+
+if TYPE_CHECKING:
+    from kgreason.pog.fastgraph import ArrayClusteredGraph
+
+
+@dataclass
+class Segments:
+    """The (node, key) runs of both CSR directions; `pool` = out-neighbours then
+    in-neighbours, so a segment is pool[start : start + ln]."""
+
+    pool: np.ndarray
+    ptr: tuple[np.ndarray, np.ndarray]  # per direction: segments of node v: ptr[v]..ptr[v+1]
+    start: tuple[np.ndarray, np.ndarray]
+    ln: tuple[np.ndarray, np.ndarray]
+    key: tuple[np.ndarray, np.ndarray]  # rank(relation) * 2 + forward
+    cum_h: np.ndarray  # prefix sums of the node hashes over pool (uint64, wrapping)
+
+
+def _runs(node: np.ndarray, rel: np.ndarray, n: int, base: int):
+    """Segments of one direction's CSR (rows sorted by (node, rel, neighbour))."""
+    if not len(node):
+        z = np.zeros(0, dtype=np.int64)
+        return np.zeros(n + 1, dtype=np.int64), z, z, z
+    new = np.empty(len(node), dtype=bool)
+    new[0] = True
+    new[1:] = (node[1:] != node[:-1]) | (rel[1:] != rel[:-1])
+    start = np.flatnonzero(new)
+    ln = np.diff(np.append(start, len(node)))
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(node[start], minlength=n), out=ptr[1:])
+    return ptr, start + base, ln, start
+
+
+def segment_table(g: ArrayClusteredGraph, hv: np.ndarray) -> Segments:
+    """The graph's segments (computed once per graph: O(edges))."""
+    got = getattr(g, "_segments", None)
+    if got is not None:
+        return got
+    n, rank = g.n, g.rel_rank
+    out_node = np.repeat(np.arange(n, dtype=np.int64), np.diff(g.optr))
+    optr, ostart, oln, orow = _runs(out_node, g.orel, n, 0)
+    iptr, istart, iln, irow = _runs(g.idst, g.irel, n, len(g.odst))
+    pool = np.concatenate([g.odst, g.isrc]).astype(np.int64, copy=False)
+    cum_h = np.zeros(len(pool) + 1, dtype=np.uint64)
+    np.cumsum(hv[pool], out=cum_h[1:])
+    okey = rank[g.orel[orow]] * 2 + 1 if len(orow) else orow
+    ikey = rank[g.irel[irow]] * 2 if len(irow) else irow
+    got = Segments(pool, (optr, iptr), (ostart, istart), (oln, iln), (okey, ikey), cum_h)
+    g._segments = got  # type: ignore[attr-defined]
+    return got
+
+
+@dataclass
+class Expanded:
+    """Entries (u * k2 + key, sorted) of distinct sets; entry i's reached set is
+    pool[a[i] : a[i] + ln[i]] (sorted, distinct); h its set hash. `pool` starts with
+    Segments.pool (`shared` elements) and continues with the merged sets."""
+
+    code: np.ndarray
+    a: np.ndarray
+    ln: np.ndarray
+    h: np.ndarray
+    pool: np.ndarray
+    shared: int
+
+
+def expand_segments(
+    g: ArrayClusteredGraph,
+    members: np.ndarray,
+    owner: np.ndarray,
+    keep: np.ndarray,
+    hv: np.ndarray,
+    bad_cum: np.ndarray,
+) -> Expanded:
+    """The (u, key) entries of the sets given as members with their owner u (members of one
+    owner together, owners ascending). `bad_cum`: prefix counts of not-kept nodes over
+    Segments.pool (which segments a filter touches)."""
+    sg = segment_table(g, hv)
+    n, k2 = g.n, 2 * max(len(g.rel_names), 1)
+    parts = []
+    for d in (0, 1):
+        ptr = sg.ptr[d]
+        cnt = ptr[members + 1] - ptr[members]
+        sid = ranges(ptr[members], cnt)
+        parts.append((np.repeat(owner, cnt) * k2 + sg.key[d][sid], sg.start[d][sid], sg.ln[d][sid]))
+    gc, st, ln = (np.concatenate(x) for x in zip(*parts, strict=True))
+    order = np.argsort(gc, kind="stable")  # two nearly sorted runs (owners ascending)
+    gc, st, ln = gc[order], st[order], ln[order]
+    if not len(gc):
+        z = np.zeros(0, dtype=np.int64)
+        return Expanded(z, z, z, np.zeros(0, dtype=np.uint64), sg.pool, len(sg.pool))
+    head = np.empty(len(gc), dtype=bool)
+    head[0] = True
+    np.not_equal(gc[1:], gc[:-1], out=head[1:])
+    heads = np.flatnonzero(head)
+    nseg = np.diff(np.append(heads, len(gc)))
+    s0, l0 = st[heads], ln[heads]
+    clean = (nseg == 1) & (bad_cum[s0 + l0] == bad_cum[s0])
+    code = gc[heads]
+    a = s0.copy()
+    size = l0.copy()
+    h = sg.cum_h[s0 + l0] - sg.cum_h[s0]
+    pool = sg.pool
+    merge = np.flatnonzero(~clean)
+    if len(merge):  # the rows of the other groups: gathered, filtered, sorted per group
+        g_of_seg = np.repeat(np.arange(len(heads), dtype=np.int64), nseg)
+        segs = np.flatnonzero(~clean[g_of_seg])
+        rows = ranges(st[segs], ln[segs])
+        local = np.cumsum(~clean) - 1  # index of each merged group among the merged
+        grp = np.repeat(local[g_of_seg[segs]], ln[segs])
+        nb = pool[rows]
+        ok = keep[nb]
+        codes = distinct_sorted(np.sort(grp[ok] * n + nb[ok], kind="stable"))
+        mg, mnodes = np.divmod(codes, n)
+        msize = np.bincount(mg, minlength=len(merge))
+        ma = np.zeros(len(merge), dtype=np.int64)
+        np.cumsum(msize[:-1], out=ma[1:])
+        a[merge] = ma + len(pool)
+        size[merge] = msize
+        mh = np.zeros(len(merge), dtype=np.uint64)
+        nz = msize > 0
+        if nz.any():
+            mh[nz] = np.add.reduceat(hv[mnodes], ma[nz])
+        h[merge] = mh
+        pool = np.concatenate([pool, mnodes])
+        live = size > 0
+        if not live.all():
+            code, a, size, h = code[live], a[live], size[live], h[live]
+    return Expanded(code, a, size, h, pool, len(sg.pool))
