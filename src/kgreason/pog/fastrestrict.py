@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgreason.kg.store.build_index import ranges
-from kgreason.pog.fastsets import _hash_sets, _member, _rows, canon, unique_sorted
+from kgreason.pog.fastsegs import rows_by_keys
+from kgreason.pog.fastsets import _hash_sets, _member, canon, unique_sorted
 from kgreason.pog.lazyhop import HopMaker, NameSet
 from kgreason.pog.types import Hop
 
@@ -58,11 +59,14 @@ def restrict(
                 dtype=np.int64,
             )
         )
-        own, key, u = _rows(
-            g, pool[ranges(start[dk], lens[dk])], np.repeat(np.arange(len(dk)), lens[dk])
+        own, u = rows_by_keys(  # only the edges by the reversed keys (pog/fastsegs.py)
+            g,
+            pool[ranges(start[dk], lens[dk])],
+            np.repeat(np.arange(len(dk)), lens[dk]),
+            back,
+            node_hash,
         )
-        ok = _member(back, own * k2 + key)
-        near = unique_sorted(own[ok] * n + u[ok])  # d * n + node: reachable back from kept set d
+        near = unique_sorted(own * n + u)  # d * n + node: reachable back from kept set d
         epair, e_of_f = np.unique(anc * len(dk) + d_of_f.reshape(-1), return_inverse=True)
         ea, ed = np.divmod(epair, len(dk))
         lv, off = levels[j], levels[j].offsets()

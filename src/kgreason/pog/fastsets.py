@@ -31,6 +31,7 @@ import numpy as np
 from kgreason.kg.store.build_index import ranges
 from kgreason.pog.fastcsr import distinct_sorted
 from kgreason.pog.fastsegs import expand_segments, segment_table
+from kgreason.pog.fastsegs import member_sorted as _member  # noqa: F401 (fastpaths, fastrestrict)
 
 if TYPE_CHECKING:
     from kgreason.pog.fastgraph import ArrayClusteredGraph
@@ -69,14 +70,6 @@ def _rows(g: ArrayClusteredGraph, nodes: np.ndarray, owner: np.ndarray):
         pos = ranges(ptr[nodes], cnt)
         parts.append((np.repeat(owner, cnt), rank[rel[pos]] * 2 + fwd, nbr[pos]))
     return tuple(np.concatenate(x) for x in zip(*parts, strict=True))
-
-
-def _member(sorted_values: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """q in sorted_values, elementwise (np.isin sorts q as well; this only searches)."""
-    if not len(sorted_values):
-        return np.zeros(len(q), dtype=bool)
-    i = np.minimum(np.searchsorted(sorted_values, q), len(sorted_values) - 1)
-    return sorted_values[i] == q
 
 
 def unique_sorted(x: np.ndarray) -> np.ndarray:

@@ -1,0 +1,87 @@
+"""Segment expansion (pog/fastsegs.py) against a plain per-edge reference: the reached set
+of every (distinct set, key), with `keep` filters, overlapping sets and hubs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from tests.pog.synth_graphs import synth_graphs
+
+from kgreason.kg.store.build_index import ranges
+from kgreason.pog.fastsegs import expand_segments, rows_by_keys, runs, segment_table
+
+
+def _edges(g):
+    """(node, key, neighbour) of every edge row, both directions, as a Python set."""
+    out = set()
+    for ptr, rel, nbr, fwd in ((g.optr, g.orel, g.odst, 1), (g.iptr, g.irel, g.isrc, 0)):
+        node = np.repeat(np.arange(g.n), np.diff(ptr))
+        key = g.rel_rank[rel] * 2 + fwd
+        out |= set(zip(node.tolist(), key.tolist(), nbr.tolist(), strict=True))
+    return out
+
+
+def _reference(edges, sets, keep):
+    want: dict[tuple[int, int], set[int]] = {}
+    for u, members in enumerate(sets):
+        ms = set(members)
+        for m, key, v in edges:
+            if m in ms and keep[v]:
+                want.setdefault((u, key), set()).add(v)
+    return {k: sorted(v) for k, v in want.items()}
+
+
+def test_runs_is_ranges_for_positive_counts():
+    rng = np.random.default_rng(3)
+    for size in (0, 1, 2, 50, 5000):
+        counts = rng.integers(1, 9, size)
+        starts = rng.integers(0, 10_000, size)
+        assert runs(starts, counts).tolist() == ranges(starts, counts).tolist()
+
+
+@pytest.mark.parametrize("drop", [0.0, 0.3, 0.97])
+def test_expand_segments_matches_per_edge_union(drop):
+    g, _, _, _ = synth_graphs(6_000, seed=4)
+    hv = np.random.default_rng(0).integers(0, 2**63, g.n, dtype=np.uint64)
+    rng = np.random.default_rng(7)
+    keep = rng.random(g.n) >= drop
+    hubs = np.argsort(-np.bincount(np.repeat(np.arange(g.n), np.diff(g.optr)), minlength=g.n))
+    sets = [sorted(set(rng.choice(g.n, size=k, replace=False).tolist())) for k in (1, 3, 40, 300)]
+    sets += [sorted(hubs[:5].tolist()), sorted(hubs[:5].tolist()), []]  # equal sets, empty
+    members = np.array([m for s in sets for m in s], dtype=np.int64)
+    owner = np.repeat(np.arange(len(sets)), [len(s) for s in sets])
+    pool = segment_table(g, hv).pool
+    bad_cum = np.concatenate([[0], np.cumsum(~keep[pool])])
+    e = expand_segments(g, members, owner, keep, hv, bad_cum)
+    k2 = 2 * max(len(g.rel_names), 1)
+    got = {}
+    for code, a, ln, h in zip(e.code.tolist(), e.a, e.ln, e.h, strict=True):
+        s = e.pool[a : a + ln]
+        assert np.uint64(hv[s].sum(dtype=np.uint64)) == h  # the set hash
+        got[divmod(code, k2)] = s.tolist()
+    assert e.code.tolist() == sorted(e.code.tolist())
+    assert got == _reference(_edges(g), sets, keep)
+    assert e.shared == len(pool) and len(got)
+
+
+def test_rows_by_keys_reads_only_the_wanted_keys():
+    g, _, _, _ = synth_graphs(6_000, seed=5)
+    hv = np.zeros(g.n, dtype=np.uint64)
+    rng = np.random.default_rng(1)
+    sets = [rng.choice(g.n, size=k, replace=False) for k in (2, 30, 300)]
+    members = np.concatenate(sets).astype(np.int64)
+    owner = np.repeat(np.arange(len(sets)), [len(s) for s in sets])
+    k2 = 2 * max(len(g.rel_names), 1)
+    edges = _edges(g)
+    keys = sorted({k for _, k, _ in edges})
+    want = np.unique([u * k2 + k for u in range(3) for k in rng.choice(keys, 25)])
+    own, nb = rows_by_keys(g, members, owner, want, hv)
+    got = sorted(zip(own.tolist(), nb.tolist(), strict=True))
+    wanted = set(want.tolist())
+    ref = sorted(
+        (u, v)
+        for u, s in enumerate(sets)
+        for m, key, v in edges
+        if m in set(s.tolist()) and u * k2 + key in wanted
+    )
+    assert got == ref and got
