@@ -39,13 +39,17 @@ def test_runs_is_ranges_for_positive_counts():
         assert runs(starts, counts).tolist() == ranges(starts, counts).tolist()
 
 
-@pytest.mark.parametrize("drop", [0.0, 0.3, 0.97])
+@pytest.mark.parametrize("drop", [0.0, "hub", 0.3, 0.97])
 def test_expand_segments_matches_per_edge_union(drop):
     g, _, _, _ = synth_graphs(6_000, seed=4)
     hv = np.random.default_rng(0).integers(0, 2**63, g.n, dtype=np.uint64)
     rng = np.random.default_rng(7)
-    keep = rng.random(g.n) >= drop
     hubs = np.argsort(-np.bincount(np.repeat(np.arange(g.n), np.diff(g.optr)), minlength=g.n))
+    if drop == "hub":  # a free search drops only its start: filtered after deduplicating
+        keep = np.ones(g.n, dtype=bool)
+        keep[g.isrc[0]] = False
+    else:
+        keep = rng.random(g.n) >= drop
     sets = [sorted(set(rng.choice(g.n, size=k, replace=False).tolist())) for k in (1, 3, 40, 300)]
     sets += [sorted(hubs[:5].tolist()), sorted(hubs[:5].tolist()), []]  # equal sets, empty
     members = np.array([m for s in sets for m in s], dtype=np.int64)
