@@ -79,8 +79,11 @@ def _rows(g: ArrayClusteredGraph, nodes: np.ndarray, owner: np.ndarray):
 
 def unique_sorted(x: np.ndarray) -> np.ndarray:
     """np.unique(x) for a 1-d int array, by sorting: numpy 2.x's np.unique hashes, which
-    measured 25x slower than a sort on 15M int64 codes (same output: sorted, distinct)."""
-    return distinct_sorted(np.sort(x))
+    measured 25x slower than a sort on 15M int64 codes (same output: sorted, distinct).
+    The stable sort (timsort): every caller's codes come grouped by their high part (owner
+    first) with sorted runs inside, where it measured 11x faster than the default sort
+    (restrict at 10M: 1.5M codes, 83 -> 7.4 ms) and ~15% slower on random codes."""
+    return distinct_sorted(np.sort(x, kind="stable"))
 
 
 def canon(nodes: np.ndarray, start: np.ndarray, lens: np.ndarray, h: np.ndarray) -> np.ndarray:
