@@ -23,7 +23,13 @@ def test_canon_exact_under_hash_collisions():
     nodes = np.array([x for s in sets for x in s], dtype=np.int64)
     lens = np.array([len(s) for s in sets], dtype=np.int64)
     start = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
-    for h in (np.zeros(len(sets), dtype=np.uint64), np.arange(len(sets), dtype=np.uint64) % 2):
+    # the third: every (hash, size) sort key collides (canon mixes the size into the hash)
+    mixed = lens.astype(np.uint64) * fastsets._MIX
+    for h in (
+        np.zeros(len(sets), dtype=np.uint64),
+        np.arange(len(sets), dtype=np.uint64) % 2,
+        mixed,
+    ):
         got = canon(nodes, start, lens, h)
         want = [sets.index(s) for s in sets]
         # equal hashes of unequal sets are settled exactly; unequal hashes never merge
@@ -33,6 +39,14 @@ def test_canon_exact_under_hash_collisions():
                 for i, s in enumerate(sets)
             ]
         assert got.tolist() == want
+
+
+def test_canon_prefix_set_with_colliding_key_is_not_equal():
+    """[1, 2] is a prefix of [1, 2, 3]: were sizes not compared, a colliding sort key would
+    make them one set (comparing the shorter set's two elements only)."""
+    nodes = np.array([1, 2, 3, 1, 2], dtype=np.int64)
+    start, lens = np.array([0, 3], dtype=np.int64), np.array([3, 2], dtype=np.int64)
+    assert canon(nodes, start, lens, lens.astype(np.uint64) * fastsets._MIX).tolist() == [0, 1]
 
 
 def _graphs():
