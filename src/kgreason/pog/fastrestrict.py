@@ -80,18 +80,18 @@ def restrict(
             anc = levels[j].parent[anc]
     kept.reverse()  # kept[j]: the members after j hops
     groups_per_level.reverse()  # [j]: the hop from set j to set j + 1
-    cache: dict[tuple[int, int], NameSet] = {}
-
-    def named(j: int, f: int) -> NameSet:
-        pool_j, start_j, lens_j, kid_j = kept[j]
-        i = int(kid_j[f])
-        got = cache.get((j, i))
-        if got is None:
-            got = cache[(j, i)] = maker.set(pool_j[start_j[i] : start_j[i] + lens_j[i]])
-        return got
-
-    out: list[tuple[Hop, ...]] = []
-    for f in range(f_n):
-        nm = [named(j, f) for j in range(k + 1)]
-        out.append(tuple(maker.hop(nm[j], groups_per_level[j][f], nm[j + 1]) for j in range(k)))
-    return out
+    # equal kept sets share one NameSet (sets() shares equal ranges); hops made per level
+    named: list[list[NameSet]] = []
+    for pool_j, start_j, lens_j, kid_j in kept:
+        a = start_j[kid_j]
+        named.append(maker.sets(pool_j, a, a + lens_j[kid_j]))
+    per_level = [
+        maker.hops(
+            named[j],
+            [maker.keys(c) for c in groups_per_level[j]],
+            named[j + 1],
+            [c[0] for c in groups_per_level[j]],
+        )
+        for j in range(k)
+    ]
+    return list(zip(*per_level, strict=True))

@@ -40,6 +40,7 @@ from kgreason.pog.types import Hop, ReasoningPath
 if TYPE_CHECKING:
     from kgreason.pog.clustering import Key
     from kgreason.pog.fastgraph import ArrayClusteredGraph, NodeNames
+    from kgreason.pog.fastsets import _Steps
 
 
 class NameSet:
@@ -177,20 +178,96 @@ class LazyHop(Hop):
 
 
 class HopMaker:
-    """LazyHops of one ArrayClusteredGraph: key codes resolved once per distinct group."""
+    """LazyHops of one ArrayClusteredGraph: key codes resolved once per distinct group.
+
+    The bulk methods (`groups`, `sets`, `hops`) build the hops of a whole chunk of steps
+    (pog/fastpaths.py) with no Python call per step: keys come from per-code arrays, equal
+    sets share one NameSet, and objects are made by setting their slots directly (the
+    classes' own constructors run per object: 2-3x the cost, measured)."""
 
     def __init__(self, g: ArrayClusteredGraph):
         self.g, self.names = g, g.names
         self._keys: dict[tuple[int, ...], tuple[Key, ...]] = {}
+        k2 = 2 * max(len(g.rel_names), 1)
+        self._k1 = np.empty(k2, dtype=object)  # code -> ((relation, forward),)
+        self._g1 = np.empty(k2, dtype=object)  # code -> (code,)
 
     def set(self, ids: np.ndarray) -> NameSet:
         return NameSet(ids, self.names)
 
-    def hop(self, src: NameSet, codes: tuple[int, ...], dst: NameSet) -> LazyHop:
+    def keys(self, codes: tuple[int, ...]) -> tuple[Key, ...]:
         keys = self._keys.get(codes)
         if keys is None:
             keys = self._keys[codes] = tuple(self.g.key_of(c) for c in codes)
-        return LazyHop.make(src, keys, dst, codes[0])
+        return keys
+
+    def hop(self, src: NameSet, codes: tuple[int, ...], dst: NameSet) -> LazyHop:
+        return LazyHop.make(src, self.keys(codes), dst, codes[0])
+
+    def groups(
+        self, st: _Steps, idx: np.ndarray
+    ) -> tuple[list[tuple[Key, ...]], list[tuple[int, ...]]]:
+        """(relation keys, key codes) of steps `idx` (sorted) of `st`: the codes are what
+        st.codes_of gives, resolved per distinct code instead of per step."""
+        key = st.key[idx]
+        k1, g1 = self._k1, self._g1
+        for c in np.unique(key).tolist():
+            if g1[c] is None:
+                g1[c] = (c,)
+                k1[c] = (self.g.key_of(c),)
+        keys, groups = k1[key].tolist(), g1[key].tolist()
+        if st.alts:
+            at = np.searchsorted(idx, np.fromiter(st.alts, dtype=np.int64, count=len(st.alts)))
+            for i, j in zip(st.alts, at.tolist(), strict=True):
+                if j < len(idx) and idx[j] == i:
+                    codes = groups[j] = (*groups[j], *st.alts[i])
+                    keys[j] = self.keys(codes)
+        return keys, groups
+
+    def sets(self, nodes: np.ndarray, a: np.ndarray, b: np.ndarray) -> list[NameSet]:
+        """NameSet(nodes[a[i]:b[i]]) for each i; equal ranges share one NameSet."""
+        if not len(a):
+            return []
+        span = a * (int(b.max()) + 1) + b
+        u, first, inv = np.unique(span, return_index=True, return_inverse=True)
+        names, new = self.names, object.__new__
+        made = np.empty(len(u), dtype=object)
+        for j, (x, y) in enumerate(zip(a[first].tolist(), b[first].tolist(), strict=True)):
+            s = made[j] = new(NameSet)
+            _set_ids(s, nodes[x:y])
+            _set_names(s, names)
+            _set_all(s, None)
+            _set_head(s, ())
+            _set_key(s, None)
+        return made[inv.reshape(-1)].tolist()  # type: ignore[no-any-return]
+
+    @staticmethod
+    def hops(
+        srcs: Sequence[NameSet],
+        keys: Sequence[tuple[Key, ...]],
+        dsts: Sequence[NameSet],
+        codes: Sequence[int],
+    ) -> list[LazyHop]:
+        """LazyHop.make for each (src, keys, dst, primary code)."""
+        out = []
+        new, cls = object.__new__, LazyHop
+        for src, ks, dst, c in zip(srcs, keys, dsts, codes, strict=True):
+            h = new(cls)
+            _set_src(h, src)
+            _set_dst(h, dst)
+            _set_keys(h, ks)
+            _set_code(h, c)
+            out.append(h)
+        return out
+
+
+# the slots' own setters: make objects without a constructor call (HopMaker's bulk methods)
+_set_ids, _set_names, _set_all, _set_head, _set_key = (
+    vars(NameSet)[x].__set__ for x in ("ids", "_names", "_all", "_head", "_key")
+)
+_set_src, _set_dst, _set_keys, _set_code = (
+    vars(LazyHop)[x].__set__ for x in ("_src", "_dst", "_keys", "code")
+)
 
 
 def shown_sets(paths: Iterable[ReasoningPath]) -> tuple[list[NameSet], list[tuple[str, ...]]]:
@@ -253,4 +330,29 @@ def set_obj(h: Hop, dst: bool) -> object:
 def id_signature(path: ReasoningPath) -> tuple:
     """paths.path_signature on ids: equal, and ordered, exactly like it (see the module
     docstring), for paths whose hops are LazyHops of one graph."""
-    return tuple((h._src.key(), h.code, h._dst.key()) for h in path.hops)  # type: ignore[attr-defined]
+    return id_signature_of(path.hops)
+
+
+def oriented_key(hops: Sequence[Hop], ranks: dict[int, int]) -> tuple[tuple, bool]:
+    """order_free.orient for LazyHops of one graph, without building either path:
+    (id_signature of the path orient keeps, True when that is the reversed path).
+    `ranks`: the local id of each topic -> its place in the reference order."""
+    seq = [hops[0]._src, *(h._dst for h in hops)]  # type: ignore[attr-defined]
+    fwd = tuple(r for s in seq if len(s.ids) == 1 and (r := ranks.get(int(s.ids[0]))) is not None)
+    back = fwd[::-1]  # the ranks of the reversed path's sets
+    if fwd < back:
+        return id_signature_of(hops), False
+    if back < fwd:
+        return _reversed_signature(hops), True
+    f, b = id_signature_of(hops), _reversed_signature(hops)
+    return (f, False) if f <= b else (b, True)
+
+
+def id_signature_of(hops: Sequence[Hop]) -> tuple:
+    return tuple((h._src.key(), h.code, h._dst.key()) for h in hops)  # type: ignore[attr-defined]
+
+
+def _reversed_signature(hops: Sequence[Hop]) -> tuple:
+    """id_signature of order_free.reverse_path's result (LazyHop.reversed: sets swapped,
+    code ^ 1), without making it."""
+    return tuple((h._dst.key(), h.code ^ 1, h._src.key()) for h in reversed(hops))  # type: ignore[attr-defined]

@@ -23,7 +23,7 @@ from typing import Any
 from kgreason.kg.ranking import normalize_name
 from kgreason.pog.clustering import ClusteredGraph, Key
 from kgreason.pog.fastgraph import ArrayClusteredGraph
-from kgreason.pog.lazyhop import LazyHop, id_signature, set_obj
+from kgreason.pog.lazyhop import LazyHop, id_signature, oriented_key, set_obj
 from kgreason.pog.paths import PathSearch, path_signature, supplement_paths
 from kgreason.pog.settings import MAX_LEVEL_ROWS
 from kgreason.pog.types import Hop, ReasoningPath
@@ -119,6 +119,9 @@ def order_free_paths(
     ref = tuple(reference or sorted(ents))
     # the array search's paths (LazyHops) are keyed on ids: same dedup, same order
     sig = id_signature if isinstance(graph, ArrayClusteredGraph) else path_signature
+    ranks: dict[int, int] = {}  # local id of each topic -> its place in `ref`
+    if isinstance(graph, ArrayClusteredGraph):
+        ranks = {graph.index.get(t): i for i, t in enumerate(ref) if graph.index.get(t) is not None}
     found: dict[tuple, ReasoningPath] = {}
     first: PathSearch | None = None
     bound_reasons: list[str] = []
@@ -136,6 +139,13 @@ def order_free_paths(
         expansions += res.expansions
         if res.bound_hit:
             bound_reasons.append(res.bound_reason)
+        if sig is id_signature:  # the same as below, without building a path per order
+            for p in res.paths:
+                key, rev = oriented_key(p.hops, ranks)
+                if key not in found:
+                    c = ReasoningPath(p.hops, ref)
+                    found[key] = reverse_path(c) if rev else c
+            continue
         for p in res.paths:
             c = orient(ReasoningPath(p.hops, ref), ref, sig)
             found.setdefault(sig(c), c)
