@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgreason.kg.store.build_index import ranges
-from kgreason.pog.fastsets import _hash_sets, _member, _rows, canon, unique_sorted
+from kgreason.pog.fastsets import _hash_sets, _member, canon, unique_sorted
 from kgreason.pog.lazyhop import HopMaker, NameSet
 from kgreason.pog.types import Hop
 
@@ -36,7 +36,7 @@ def restrict(
     neighbour set) once; a found path only carries the ids of its kept sets."""
     if not hits:
         return []
-    n, k2 = g.n, 2 * max(len(g.rel_names), 1)
+    n = g.n
     k = len(levels)  # length of the found paths; levels[j] holds the sets after j hops
     f_n = len(hits)
     anc = np.array([p for p, _ in hits], dtype=np.int64)  # ancestor at level j (j = k - 1)
@@ -52,17 +52,7 @@ def restrict(
         dpair, d_of_f = np.unique(kid * len(gid) + gi, return_inverse=True)
         dk, dg = np.divmod(dpair, len(gid))
         glist = list(gid)
-        back = np.unique(
-            np.array(
-                [d * k2 + (c ^ 1) for d, x in enumerate(dg.tolist()) for c in glist[x]],
-                dtype=np.int64,
-            )
-        )
-        own, key, u = _rows(
-            g, pool[ranges(start[dk], lens[dk])], np.repeat(np.arange(len(dk)), lens[dk])
-        )
-        ok = _member(back, own * k2 + key)
-        near = unique_sorted(own[ok] * n + u[ok])  # d * n + node: reachable back from kept set d
+        near = _near(g, pool, start, lens, dk, [glist[x] for x in dg.tolist()])
         epair, e_of_f = np.unique(anc * len(dk) + d_of_f.reshape(-1), return_inverse=True)
         ea, ed = np.divmod(epair, len(dk))
         lv, off = levels[j], levels[j].offsets()
@@ -95,3 +85,52 @@ def restrict(
         for j in range(k)
     ]
     return list(zip(*per_level, strict=True))
+
+
+def _near(
+    g: ArrayClusteredGraph,
+    pool: np.ndarray,
+    start: np.ndarray,
+    lens: np.ndarray,
+    dk: np.ndarray,
+    groups: list[tuple[int, ...]],
+) -> np.ndarray:
+    """Sorted d * n + u for every u reachable back from kept set dk[d] through the reverse
+    of a key of groups[d] (d: a distinct (kept set, hop group) pair). Reads only the edge
+    rows of those keys: each (member, relation) row range is found by a binary search in
+    the (node, relation)-sorted CSRs (`_by_rel`), instead of reading every edge of every
+    member and filtering (the kept sets at a level overlap, and t is often a hub)."""
+    n = g.n
+    r_n = max(len(g.rel_names), 1)
+    rank_rel = np.argsort(g.rel_rank)
+    bd = np.array([d for d, cs in enumerate(groups) for _ in cs], dtype=np.int64)
+    bc = np.array([c ^ 1 for cs in groups for c in cs], dtype=np.int64)
+    s = dk[bd]  # the kept set each (d, reversed key) entry reads
+    cnt = lens[s]
+    e = np.repeat(np.arange(len(bd)), cnt)
+    v = pool[ranges(start[s], cnt)]  # (entry, member) queries
+    code = bc[e]
+    q = v * r_n + rank_rel[code >> 1]
+    out_hr, in_hr = _by_rel(g)
+    parts = []
+    for fwd, keys, nbr in ((1, out_hr, g.odst), (0, in_hr, g.isrc)):
+        m = (code & 1) == fwd
+        qm = q[m]
+        lo = np.searchsorted(keys, qm, side="left")
+        k = np.searchsorted(keys, qm, side="right") - lo
+        parts.append(np.repeat(bd[e[m]], k) * n + nbr[ranges(lo, k)])
+    return unique_sorted(np.concatenate(parts))
+
+
+def _by_rel(g: ArrayClusteredGraph) -> tuple[np.ndarray, np.ndarray]:
+    """node * R + relation of every out-edge row and every in-edge row (sorted: the CSRs
+    are sorted by (node, relation)), cached on the graph."""
+    got = getattr(g, "_by_rel", None)
+    if got is None:
+        r_n = max(len(g.rel_names), 1)
+        got = (
+            g.h.astype(np.int64) * r_n + g.orel,
+            g.idst.astype(np.int64) * r_n + g.irel,
+        )
+        g._by_rel = got  # type: ignore[attr-defined]
+    return got

@@ -356,3 +356,35 @@ def _reversed_signature(hops: Sequence[Hop]) -> tuple:
     """id_signature of order_free.reverse_path's result (LazyHop.reversed: sets swapped,
     code ^ 1), without making it."""
     return tuple((h._dst.key(), h.code ^ 1, h._src.key()) for h in reversed(hops))  # type: ignore[attr-defined]
+
+
+def oriented_paths(
+    chosen: Sequence[tuple[tuple[Hop, ...], bool]], ref: tuple[str, ...]
+) -> list[ReasoningPath]:
+    """ReasoningPath(hops, ref), or order_free.reverse_path of it where the flag is set,
+    for each (LazyHop path, reversed): the reversed hops are made in one bulk call."""
+    back = tuple(reversed(ref))
+    flip = [h for hops, rev in chosen if rev for h in reversed(hops)]
+    rkeys: dict[int, tuple[tuple[Key, ...], tuple[Key, ...]]] = {}  # id(keys) -> (keys, flipped)
+    flipped = []
+    for h in flip:
+        ks = h._keys  # type: ignore[attr-defined]
+        got = rkeys.get(id(ks))
+        if got is None:
+            got = rkeys[id(ks)] = (ks, tuple((r, not f) for r, f in ks))
+        flipped.append(got[1])
+    made = iter(
+        HopMaker.hops(
+            [h._dst for h in flip],  # type: ignore[attr-defined]
+            flipped,
+            [h._src for h in flip],  # type: ignore[attr-defined]
+            [h.code ^ 1 for h in flip],  # type: ignore[attr-defined]
+        )
+    )
+    out = []
+    for hops, rev in chosen:
+        if rev:
+            out.append(ReasoningPath(tuple(next(made) for _ in hops), back))
+        else:
+            out.append(ReasoningPath(hops, ref))
+    return out

@@ -23,7 +23,7 @@ from typing import Any
 from kgreason.kg.ranking import normalize_name
 from kgreason.pog.clustering import ClusteredGraph, Key
 from kgreason.pog.fastgraph import ArrayClusteredGraph
-from kgreason.pog.lazyhop import LazyHop, id_signature, oriented_key, set_obj
+from kgreason.pog.lazyhop import LazyHop, id_signature, oriented_key, oriented_paths, set_obj
 from kgreason.pog.paths import PathSearch, path_signature, supplement_paths
 from kgreason.pog.settings import MAX_LEVEL_ROWS
 from kgreason.pog.types import Hop, ReasoningPath
@@ -123,6 +123,7 @@ def order_free_paths(
     if isinstance(graph, ArrayClusteredGraph):
         ranks = {graph.index.get(t): i for i, t in enumerate(ref) if graph.index.get(t) is not None}
     found: dict[tuple, ReasoningPath] = {}
+    lazy: dict[tuple, tuple[tuple[Hop, ...], bool]] = {}  # LazyHop paths: (hops, reversed)
     first: PathSearch | None = None
     bound_reasons: list[str] = []
     expansions = 0
@@ -139,27 +140,31 @@ def order_free_paths(
         expansions += res.expansions
         if res.bound_hit:
             bound_reasons.append(res.bound_reason)
-        if sig is id_signature:  # the same as below, without building a path per order
+        if sig is id_signature:  # as below, building only the paths kept (after the loop)
             for p in res.paths:
                 key, rev = oriented_key(p.hops, ranks)
-                if key not in found:
-                    c = ReasoningPath(p.hops, ref)
-                    found[key] = reverse_path(c) if rev else c
+                if key not in lazy:
+                    lazy[key] = (p.hops, rev)
             continue
         for p in res.paths:
             c = orient(ReasoningPath(p.hops, ref), ref, sig)
             found.setdefault(sig(c), c)
     assert first is not None
-    paths = [found[k] for k in sorted(found, key=lambda k: (len(k), k))]
+    n_found = len(lazy) + len(found)
+    if lazy:
+        chosen = [lazy[k] for k in sorted(lazy, key=lambda k: (len(k), k))[:max_paths]]
+        paths = oriented_paths(chosen, ref)
+    else:
+        paths = [found[k] for k in sorted(found, key=lambda k: (len(k), k))[:max_paths]]
     return PathSearch(
-        paths[:max_paths],
+        paths,
         ref,
         first.min_len,
         first.max_len,
         graph,
-        bound_hit=bool(bound_reasons) or len(paths) > max_paths,
+        bound_hit=bool(bound_reasons) or n_found > max_paths,
         bound_reason="; ".join(dict.fromkeys(bound_reasons))
-        or (f"max_paths={max_paths} over all topic orders" if len(paths) > max_paths else ""),
+        or (f"max_paths={max_paths} over all topic orders" if n_found > max_paths else ""),
         expansions=expansions,
         missing=first.missing,
     )
