@@ -8,13 +8,19 @@ second time from git revision --base under other module names, prepares each que
 graph once (prepare_graph, shared by both), then runs order_free_paths with the base and
 the current modules alternately (--repeat times each, best kept), checks the results are
 identical (same paths in the same order: repr of every hop, entity lists, bound flag and
-reason, expansions) and prints per question: paths, old/new ms, µs per path, ratio.
+reason, expansions) and prints per question: paths, old/new ms, µs per path, ratio, and
+the Python part of the new code's µs per path ("py": the stage's time outside the array
+expansion of the steps, LevelSteps/_RowSteps, which fastsets.py owns) old/new, and the
+garbage collector's share (ms, of which a full collection takes most: it walks every
+object of the process). --freeze calls gc.freeze() after the store is open (what a
+long-running process can do), so collections walk only what the search made.
 The machine is shared: the ratio (same process, interleaved) is the figure to trust.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import statistics
 import subprocess
@@ -26,9 +32,10 @@ from typing import Any
 
 from kgreason.aio import run_sync
 from kgreason.kg.store import StoreKG
-from kgreason.pog import order_free
+from kgreason.pog import fastpaths, fastsets, order_free
 from kgreason.pog.graph import prepare_graph
 from kgreason.pog.settings import PoGSettings
+from scale_growth import pct
 
 #: the modules of the search, in import order (each imports only earlier ones of these)
 MODULES = ("lazyhop", "fastrestrict", "fastpaths", "paths", "order_free")
@@ -71,12 +78,49 @@ def digest(res: Any) -> tuple:
     )
 
 
-def run(mod: types.ModuleType, graph: Any, topics: list[str], s: PoGSettings) -> tuple[float, Any]:
+class Clock:
+    """Time spent in the step expansion (fastsets' array work) and in collections."""
+
+    def __init__(self, mods: list[types.ModuleType]):
+        self.steps = self.gc = 0.0
+        self._gc0 = 0.0
+        for cls in [fastsets.LevelSteps] + [m._RowSteps for m in mods]:
+            for name in ("steps", "chunks"):
+                setattr(cls, name, self._wrap(getattr(cls, name)))
+        gc.callbacks.append(self._on_gc)
+
+    def _wrap(self, f: Any) -> Any:
+        def timed(*a: Any, **k: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return f(*a, **k)
+            finally:
+                self.steps += time.perf_counter() - t0
+
+        return timed
+
+    def _on_gc(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._gc0 = time.perf_counter()
+        else:
+            self.gc += time.perf_counter() - self._gc0
+
+    def reset(self) -> None:
+        self.steps = self.gc = 0.0
+
+
+def run(
+    mod: types.ModuleType, graph: Any, topics: list[str], s: PoGSettings, clock: Clock
+) -> tuple[tuple[float, float, float], Any]:
+    """((total, outside the step expansion, in collections) seconds, result)."""
+    gc.collect()  # each run starts with the same collector state (not timed)
+    clock.reset()
     t0 = time.perf_counter()
     res = mod.order_free_paths(
         graph, topics, d_max=s.d_max, max_paths=s.max_paths, reference=topics
     )
-    return time.perf_counter() - t0, res
+    t = time.perf_counter() - t0
+    return (t, t - clock.steps, clock.gc), res
 
 
 def main() -> None:
@@ -88,18 +132,23 @@ def main() -> None:
     ap.add_argument("--every", type=int, default=3)
     ap.add_argument("--topics", type=int, default=0, help="only questions with this many")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--freeze", action="store_true", help="gc.freeze() after opening")
     args = ap.parse_args()
     base = load_base(args.base)
+    clock = Clock([base_fastpaths(), fastpaths])
     d = args.work / f"n{args.size}-s0"
     qs = json.loads((d / "questions.json").read_text())
     idx = [int(x) for x in args.only.split(",")] if args.only else range(0, len(qs), args.every)
     if args.topics:
         idx = [i for i in idx if len(qs[i]["topics"]) == args.topics]
     kg, s = StoreKG(str(d / "store")), PoGSettings()
+    if args.freeze:
+        gc.collect()
+        gc.freeze()
     rows = []
     print(
         f"{'q':>4} {'topics':>6} {'paths':>6} {'old ms':>8} {'new ms':>8} {'old µs/p':>9}"
-        f" {'new µs/p':>9} {'ratio':>6} same"
+        f" {'new µs/p':>9} {'ratio':>6} {'py old/new µs/p':>16} {'gc old/new ms':>14} same"
     )
     for i in idx:
         topics = list(qs[i]["topics"])
@@ -107,30 +156,38 @@ def main() -> None:
         topics = list(prep.topics)
         old, new = [], []
         for _ in range(args.repeat):
-            t, r_old = run(base, prep.graph, topics, s)
+            t, r_old = run(base, prep.graph, topics, s, clock)
             old.append(t)
-            t, r_new = run(order_free, prep.graph, topics, s)
+            t, r_new = run(order_free, prep.graph, topics, s, clock)
             new.append(t)
         same = digest(r_old) == digest(r_new)
         n = max(len(r_new.paths), 1)
-        o, w = min(old), min(new)
+        o, w = min(old), min(new)  # each (total, outside the steps, gc) of the fastest run
         rows.append((i, len(topics), len(r_new.paths), o, w, same))
         print(
-            f"{i:>4} {len(topics):>6} {len(r_new.paths):>6} {o * 1e3:8.1f} {w * 1e3:8.1f}"
-            f" {o / n * 1e6:9.2f} {w / n * 1e6:9.2f} {o / w:6.2f} {same}"
+            f"{i:>4} {len(topics):>6} {len(r_new.paths):>6} {o[0] * 1e3:8.1f} {w[0] * 1e3:8.1f}"
+            f" {o[0] / n * 1e6:9.2f} {w[0] / n * 1e6:9.2f} {o[0] / w[0]:6.2f}"
+            f" {o[1] / n * 1e6:7.2f}/{w[1] / n * 1e6:<8.2f}"
+            f" {o[2] * 1e3:6.1f}/{w[2] * 1e3:<7.1f} {same}"
         )
     for k in sorted({r[1] for r in rows}):
         sel = [r for r in rows if r[1] == k]
-        if not sel:
-            continue
-        o = sorted(r[3] * 1e3 for r in sel)
-        w = sorted(r[4] * 1e3 for r in sel)
-        p95 = lambda xs: xs[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))]  # noqa: E731
+        o = sorted(r[3][0] * 1e3 for r in sel)
+        w = sorted(r[4][0] * 1e3 for r in sel)
+        n = sum(r[2] for r in sel)
+        py_o, py_w = (sum(r[j][1] for r in sel) / n * 1e6 for j in (3, 4))
+        gc_o, gc_w = (sum(r[j][2] for r in sel) * 1e3 for j in (3, 4))
         print(
-            f"{k} topic(s), {len(sel)} questions: old p50/p95 {statistics.median(o):.1f}/"
-            f"{p95(o):.1f} ms, new {statistics.median(w):.1f}/{p95(w):.1f} ms;"
-            f" identical {sum(r[5] for r in sel)}/{len(sel)}"
+            f"{k} topic(s), {len(sel)} questions, {n} paths: old p50/p95"
+            f" {statistics.median(o):.1f}/{pct(o, 0.95):.1f} ms, new {statistics.median(w):.1f}/"
+            f"{pct(w, 0.95):.1f} ms; outside the step expansion {py_o:.2f} -> {py_w:.2f} µs per"
+            f" path; gc {gc_o:.0f} -> {gc_w:.0f} ms in all; identical {sum(r[5] for r in sel)}"
+            f"/{len(sel)}"
         )
+
+
+def base_fastpaths() -> types.ModuleType:
+    return sys.modules["kgreason.pog._base_fastpaths"]
 
 
 if __name__ == "__main__":

@@ -188,9 +188,14 @@ class HopMaker:
     def __init__(self, g: ArrayClusteredGraph):
         self.g, self.names = g, g.names
         self._keys: dict[tuple[int, ...], tuple[Key, ...]] = {}
-        k2 = 2 * max(len(g.rel_names), 1)
-        self._k1 = np.empty(k2, dtype=object)  # code -> ((relation, forward),)
-        self._g1 = np.empty(k2, dtype=object)  # code -> (code,)
+        # code -> ((relation, forward),), code -> (code,), codes not resolved yet: kept on
+        # the graph, which is searched once per topic order
+        got = getattr(g, "_hop_keys", None)
+        if got is None:
+            k2 = 2 * max(len(g.rel_names), 1)
+            got = (np.empty(k2, dtype=object), np.empty(k2, dtype=object), np.ones(k2, dtype=bool))
+            g._hop_keys = got  # type: ignore[attr-defined]
+        self._k1, self._g1, self._todo = got
 
     def set(self, ids: np.ndarray) -> NameSet:
         return NameSet(ids, self.names)
@@ -211,10 +216,10 @@ class HopMaker:
         st.codes_of gives, resolved per distinct code instead of per step."""
         key = st.key[idx]
         k1, g1 = self._k1, self._g1
-        for c in np.unique(key).tolist():
-            if g1[c] is None:
-                g1[c] = (c,)
-                k1[c] = (self.g.key_of(c),)
+        for c in set(key[self._todo[key]].tolist()):  # codes not resolved yet
+            g1[c] = (c,)
+            k1[c] = (self.g.key_of(c),)
+            self._todo[c] = False
         keys, groups = k1[key].tolist(), g1[key].tolist()
         if st.alts:
             at = np.searchsorted(idx, np.fromiter(st.alts, dtype=np.int64, count=len(st.alts)))
