@@ -190,7 +190,7 @@ class HopMaker:
         self._keys: dict[tuple[int, ...], tuple[Key, ...]] = {}
         # code -> ((relation, forward),), code -> (code,), codes not resolved yet: kept on
         # the graph, which is searched once per topic order
-        got = getattr(g, "_hop_keys", None)
+        got: tuple[np.ndarray, np.ndarray, np.ndarray] | None = getattr(g, "_hop_keys", None)
         if got is None:
             k2 = 2 * max(len(g.rel_names), 1)
             got = (np.empty(k2, dtype=object), np.empty(k2, dtype=object), np.ones(k2, dtype=bool))
