@@ -1,7 +1,7 @@
 """The bulk hop building of the array path search (lazyhop.HopMaker's groups/sets/hops,
-oriented_key, oriented_paths; fastrestrict._near) gives exactly what the per-step code
-it replaced gives: _Steps.codes_of, one NameSet per step, LazyHop.make, order_free.orient,
-and a filter over every edge row."""
+order_free.oriented_key and oriented_paths, fastrestrict._near) gives exactly what the
+per-step code it replaced gives: _Steps.codes_of, one NameSet per step, LazyHop.make,
+order_free.orient, and a filter over every edge row."""
 
 from __future__ import annotations
 
@@ -15,14 +15,8 @@ from kgreason.pog import fastpaths
 from kgreason.pog.fastgraph import ArrayClusteredGraph
 from kgreason.pog.fastrestrict import _near
 from kgreason.pog.fastsets import LevelSteps, _rows
-from kgreason.pog.lazyhop import (
-    HopMaker,
-    LazyHop,
-    id_signature,
-    oriented_key,
-    oriented_paths,
-)
-from kgreason.pog.order_free import orient, reverse_path
+from kgreason.pog.lazyhop import HopMaker, LazyHop, id_signature
+from kgreason.pog.order_free import orient, oriented_key, oriented_paths, reverse_path
 from kgreason.pog.paths import find_entity_paths
 from kgreason.pog.types import ReasoningPath
 

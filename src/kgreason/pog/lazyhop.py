@@ -25,6 +25,8 @@ API:
     shown_sets(paths) -> (NameSets, tuples);  prefetch(sets, k);  prefetch_heads(paths, k)
     set_view(hop, dst, k) -> (members shown, set size)
     id_signature(path) -> hashable, ordered like path_signature
+    HopMaker(graph).groups(steps, idx) / .sets(nodes, a, b) / HopMaker.hops(srcs, keys,
+        dsts, codes): the hops of a whole chunk of steps at once (pog/fastpaths.py)
 """
 
 from __future__ import annotations
@@ -338,58 +340,5 @@ def id_signature(path: ReasoningPath) -> tuple:
     return id_signature_of(path.hops)
 
 
-def oriented_key(hops: Sequence[Hop], ranks: dict[int, int]) -> tuple[tuple, bool]:
-    """order_free.orient for LazyHops of one graph, without building either path:
-    (id_signature of the path orient keeps, True when that is the reversed path).
-    `ranks`: the local id of each topic -> its place in the reference order."""
-    seq = [hops[0]._src, *(h._dst for h in hops)]  # type: ignore[attr-defined]
-    fwd = tuple(r for s in seq if len(s.ids) == 1 and (r := ranks.get(int(s.ids[0]))) is not None)
-    back = fwd[::-1]  # the ranks of the reversed path's sets
-    if fwd < back:
-        return id_signature_of(hops), False
-    if back < fwd:
-        return _reversed_signature(hops), True
-    f, b = id_signature_of(hops), _reversed_signature(hops)
-    return (f, False) if f <= b else (b, True)
-
-
 def id_signature_of(hops: Sequence[Hop]) -> tuple:
     return tuple((h._src.key(), h.code, h._dst.key()) for h in hops)  # type: ignore[attr-defined]
-
-
-def _reversed_signature(hops: Sequence[Hop]) -> tuple:
-    """id_signature of order_free.reverse_path's result (LazyHop.reversed: sets swapped,
-    code ^ 1), without making it."""
-    return tuple((h._dst.key(), h.code ^ 1, h._src.key()) for h in reversed(hops))  # type: ignore[attr-defined]
-
-
-def oriented_paths(
-    chosen: Sequence[tuple[tuple[Hop, ...], bool]], ref: tuple[str, ...]
-) -> list[ReasoningPath]:
-    """ReasoningPath(hops, ref), or order_free.reverse_path of it where the flag is set,
-    for each (LazyHop path, reversed): the reversed hops are made in one bulk call."""
-    back = tuple(reversed(ref))
-    flip = [h for hops, rev in chosen if rev for h in reversed(hops)]
-    rkeys: dict[int, tuple[tuple[Key, ...], tuple[Key, ...]]] = {}  # id(keys) -> (keys, flipped)
-    flipped = []
-    for h in flip:
-        ks = h._keys  # type: ignore[attr-defined]
-        got = rkeys.get(id(ks))
-        if got is None:
-            got = rkeys[id(ks)] = (ks, tuple((r, not f) for r, f in ks))
-        flipped.append(got[1])
-    made = iter(
-        HopMaker.hops(
-            [h._dst for h in flip],  # type: ignore[attr-defined]
-            flipped,
-            [h._src for h in flip],  # type: ignore[attr-defined]
-            [h.code ^ 1 for h in flip],  # type: ignore[attr-defined]
-        )
-    )
-    out = []
-    for hops, rev in chosen:
-        if rev:
-            out.append(ReasoningPath(tuple(next(made) for _ in hops), back))
-        else:
-            out.append(ReasoningPath(hops, ref))
-    return out
