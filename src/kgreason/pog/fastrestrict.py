@@ -36,7 +36,6 @@ def restrict(
     neighbour set) once; a found path only carries the ids of its kept sets."""
     if not hits:
         return []
-    n = g.n
     k = len(levels)  # length of the found paths; levels[j] holds the sets after j hops
     f_n = len(hits)
     anc = np.array([p for p, _ in hits], dtype=np.int64)  # ancestor at level j (j = k - 1)
@@ -52,13 +51,13 @@ def restrict(
         dpair, d_of_f = np.unique(kid * len(gid) + gi, return_inverse=True)
         dk, dg = np.divmod(dpair, len(gid))
         glist = list(gid)
-        near = _near(g, pool, start, lens, dk, [glist[x] for x in dg.tolist()])
         epair, e_of_f = np.unique(anc * len(dk) + d_of_f.reshape(-1), return_inverse=True)
         ea, ed = np.divmod(epair, len(dk))
         lv, off = levels[j], levels[j].offsets()
         mem = lv.nodes[ranges(off[ea], lv.lens[ea])]
         eown = np.repeat(np.arange(len(ea)), lv.lens[ea])
-        inn = _member(near, ed[eown] * n + mem)
+        sets = (pool, start, lens)
+        inn = kept_members(g, sets, dk, [glist[x] for x in dg.tolist()], mem, ed[eown])
         pool, lens = mem[inn], np.bincount(eown[inn], minlength=len(ea)).astype(np.int64)
         start = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
         kid = canon(pool, start, lens, _hash_sets(node_hash, pool, start, lens))
@@ -87,39 +86,85 @@ def restrict(
     return list(zip(*per_level, strict=True))
 
 
-def _near(
+def kept_members(
     g: ArrayClusteredGraph,
-    pool: np.ndarray,
-    start: np.ndarray,
-    lens: np.ndarray,
+    sets: tuple[np.ndarray, np.ndarray, np.ndarray],
     dk: np.ndarray,
     groups: list[tuple[int, ...]],
+    mem: np.ndarray,
+    d_of: np.ndarray,
+    way: str = "",
 ) -> np.ndarray:
-    """Sorted d * n + u for every u reachable back from kept set dk[d] through the reverse
-    of a key of groups[d] (d: a distinct (kept set, hop group) pair). Reads only the edge
-    rows of those keys: each (member, relation) row range is found by a binary search in
-    the (node, relation)-sorted CSRs (`_by_rel`), instead of reading every edge of every
-    member and filtering (the kept sets at a level overlap, and t is often a hub)."""
-    n = g.n
-    r_n = max(len(g.rel_names), 1)
+    """For each member mem[i] of an ancestor set, paired with d = d_of[i]: has it an edge
+    of a key of groups[d] into kept set dk[d] (`sets`: the kept sets side by side, each
+    sorted, as (pool, start, lens))? Reads only the edge rows of those keys: each (node,
+    relation) row range is found by a binary search in the (node, relation)-sorted CSRs
+    (`_by_rel`). Either forward from the members (their rows of the group's keys, each
+    neighbour looked up in the kept set) or backward from the kept sets (their rows of the
+    reversed keys, sorted, each member looked up), whichever reads fewer rows: a kept set
+    holding a hub reaches far more backward than its pair's members reach forward, and
+    the other way round. `way` ("forward"/"backward") forces one (tests)."""
+    pool, start, lens = sets
+    n, r_n = g.n, max(len(g.rel_names), 1)
     rank_rel = np.argsort(g.rel_rank)
-    bd = np.array([d for d, cs in enumerate(groups) for _ in cs], dtype=np.int64)
-    bc = np.array([c ^ 1 for cs in groups for c in cs], dtype=np.int64)
-    s = dk[bd]  # the kept set each (d, reversed key) entry reads
-    cnt = lens[s]
-    e = np.repeat(np.arange(len(bd)), cnt)
-    v = pool[ranges(start[s], cnt)]  # (entry, member) queries
-    code = bc[e]
-    q = v * r_n + rank_rel[code >> 1]
     out_hr, in_hr = _by_rel(g)
-    parts = []
-    for fwd, keys, nbr in ((1, out_hr, g.odst), (0, in_hr, g.isrc)):
-        m = (code & 1) == fwd
-        qm = q[m]
-        lo = np.searchsorted(keys, qm, side="left")
-        k = np.searchsorted(keys, qm, side="right") - lo
-        parts.append(np.repeat(bd[e[m]], k) * n + nbr[ranges(lo, k)])
-    return unique_sorted(np.concatenate(parts))
+    bd = np.array([d for d, cs in enumerate(groups) for _ in cs], dtype=np.int64)
+    bc = np.array([c for cs in groups for c in cs], dtype=np.int64)
+    # backward: (entry, kept member) queries through the reversed key
+    s = dk[bd]
+    e_b = np.repeat(np.arange(len(bd)), lens[s])
+    back = _ranges_of(pool[ranges(start[s], lens[s])], bc[e_b] ^ 1, r_n, rank_rel, out_hr, in_hr)
+    # forward: (member, entry of its pair) queries through the key; not even searched when
+    # there are more of them than backward rows
+    d_lo = np.searchsorted(bd, np.arange(len(dk)))
+    d_n = np.bincount(bd, minlength=len(dk))[d_of]
+    nbrs = (g.odst, g.isrc)
+    if way == "forward" or (way != "backward" and int(d_n.sum()) < _rows_of(back)):
+        row = np.repeat(np.arange(len(mem)), d_n)
+        ent = ranges(d_lo[d_of], d_n)
+        fwd = _ranges_of(mem[row], bc[ent], r_n, rank_rel, out_hr, in_hr)
+        if way == "forward" or _rows_of(fwd) <= _rows_of(back):
+            kept_codes = np.repeat(np.arange(len(start)), lens) * n + pool  # sorted
+            inn = np.zeros(len(mem), dtype=bool)
+            for (m, lo, k), nbr in zip(fwd, nbrs, strict=True):
+                x = np.repeat(dk[bd[ent[m]]], k) * n + nbr[ranges(lo, k)]
+                inn[np.repeat(row[m], k)[_member(kept_codes, x)]] = True
+            return inn
+    near = unique_sorted(
+        np.concatenate(
+            [
+                np.repeat(bd[e_b[m]], k) * n + nbr[ranges(lo, k)]
+                for (m, lo, k), nbr in zip(back, nbrs, strict=True)
+            ]
+        )
+    )
+    return _member(near, d_of * n + mem)
+
+
+_Ranges = list[tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+
+def _ranges_of(
+    nodes: np.ndarray,
+    codes: np.ndarray,
+    r_n: int,
+    rank_rel: np.ndarray,
+    out_hr: np.ndarray,
+    in_hr: np.ndarray,
+) -> _Ranges:
+    """For the out-edge and the in-edge CSR: (which queries use it, first row, row count)
+    of the rows of nodes[i] with key codes[i] (forward keys read out-edges)."""
+    q = nodes * r_n + rank_rel[codes >> 1]
+    out = []
+    for f, keys in ((1, out_hr), (0, in_hr)):
+        m = (codes & 1) == f
+        lo = np.searchsorted(keys, q[m], side="left")
+        out.append((m, lo, np.searchsorted(keys, q[m], side="right") - lo))
+    return out
+
+
+def _rows_of(r: _Ranges) -> int:
+    return sum(int(k.sum()) for _, _, k in r)
 
 
 def _by_rel(g: ArrayClusteredGraph) -> tuple[np.ndarray, np.ndarray]:
