@@ -16,17 +16,20 @@ level of partial paths is expanded at once:
 - relation clustering (keys of one partial path reaching the same set are one hop) groups
   steps by a 64-bit set hash, verified exactly where a hash is shared;
 - a segment ending at its target is restricted backwards for all found paths of a level at
-  once, walking from the target through the reversed keys (`restrict`), so only the
-  members on chains into the target are touched (pog/fastrestrict.py).
+  once, walking from the target (`restrict`, pog/fastrestrict.py): only the edge rows of
+  the hops' keys are read, from whichever side reads fewer.
 
 Each DISTINCT set of a level is expanded once (pog/fastsets.py): partial paths ending
 in the same set share its steps, except the keys reversing their last hop, which are
 recomputed per partial path (two-topic questions at 10M triples hold 20,000 partial paths
 per level over far fewer sets). `restrict` likewise works per distinct kept set.
 
-Python code runs per produced step (at most `max_paths` per level, to build hop objects),
-never per edge or per entity. Hops are LazyHops (pog/lazyhop.py) over arrays of local ids:
-no name is decoded here; a reader decodes what it reads. Free paths come out already in
+Python code runs per produced step only to make its objects (a LazyHop, the path's hop
+tuple, and a NameSet per distinct set; at most `max_paths` per level), never per edge or
+per entity: the hops of a chunk of steps are made together (lazyhop.HopMaker's groups,
+sets and hops: no Python call per step), and a level's partial paths (parents, sets) are
+arrays. Hops are LazyHops (pog/lazyhop.py) over arrays of local ids: no name is decoded
+here; a reader decodes what it reads. Free paths come out already in
 find_entity_paths' order (`_order`: one lexsort per level on the parent's place and the
 key). A level is processed in chunks of partial paths so a bound that stops the search
 early also stops the reading. Same paths, same order, same bounds and reasons as paths.py

@@ -1,7 +1,10 @@
 """paths._restrict for a whole level of found segments at once, on arrays (see fastpaths).
 
 Split from pog/fastpaths.py (the forward search); the kept sets become NameSets, so no name
-is decoded here (pog/lazyhop.py).
+is decoded here (pog/lazyhop.py). Which members of a set are kept (`kept_members`) reads
+only the edge rows of the hop's keys, found by binary search in the (node, relation)-sorted
+CSRs, from the side that reads fewer rows: until issue 15's session 20 it read every edge of
+every kept set once per hop group paired with it (the target, often a hub, once per group).
 """
 
 from __future__ import annotations
