@@ -9,8 +9,8 @@ graph once (prepare_graph, shared by both), then runs order_free_paths with the 
 the current modules alternately (--repeat times each, best kept), checks the results are
 identical (same paths in the same order: repr of every hop, entity lists, bound flag and
 reason, expansions) and prints per question: paths, old/new ms, µs per path, ratio, and
-the Python part of the new code's µs per path ("py": the stage's time outside the array
-expansion of the steps, LevelSteps/_RowSteps, which fastsets.py owns) old/new, and the
+the µs per path outside the array expansion of the steps ("py": the stage's time outside
+LevelSteps/_RowSteps, which fastsets.py owns: the Python part and the rest) old/new, and the
 garbage collector's share (ms, of which a full collection takes most: it walks every
 object of the process). --freeze calls gc.freeze() after the store is open (what a
 long-running process can do), so collections walk only what the search made.
@@ -85,7 +85,7 @@ class Clock:
         self.steps = self.gc = 0.0
         self._gc0 = 0.0
         for cls in [fastsets.LevelSteps] + [m._RowSteps for m in mods]:
-            for name in ("steps", "chunks"):
+            for name in ("__init__", "steps", "chunks"):
                 setattr(cls, name, self._wrap(getattr(cls, name)))
         gc.callbacks.append(self._on_gc)
 
