@@ -16,17 +16,20 @@ level of partial paths is expanded at once:
 - relation clustering (keys of one partial path reaching the same set are one hop) groups
   steps by a 64-bit set hash, verified exactly where a hash is shared;
 - a segment ending at its target is restricted backwards for all found paths of a level at
-  once, walking from the target through the reversed keys (`restrict`), so only the
-  members on chains into the target are touched (pog/fastrestrict.py).
+  once, walking from the target (`restrict`, pog/fastrestrict.py): only the edge rows of
+  the hops' keys are read, from whichever side reads fewer.
 
 Each DISTINCT set of a level is expanded once (pog/fastsets.py): partial paths ending
 in the same set share its steps, except the keys reversing their last hop, which are
 recomputed per partial path (two-topic questions at 10M triples hold 20,000 partial paths
 per level over far fewer sets). `restrict` likewise works per distinct kept set.
 
-Python code runs per produced step (at most `max_paths` per level, to build hop objects),
-never per edge or per entity. Hops are LazyHops (pog/lazyhop.py) over arrays of local ids:
-no name is decoded here; a reader decodes what it reads. Free paths come out already in
+Python code runs per produced step only to make its objects (a LazyHop, the path's hop
+tuple, and a NameSet per distinct set; at most `max_paths` per level), never per edge or
+per entity: the hops of a chunk of steps are made together (lazyhop.HopMaker's groups,
+sets and hops: no Python call per step), and a level's partial paths (parents, sets) are
+arrays. Hops are LazyHops (pog/lazyhop.py) over arrays of local ids: no name is decoded
+here; a reader decodes what it reads. Free paths come out already in
 find_entity_paths' order (`_order`: one lexsort per level on the parent's place and the
 key). A level is processed in chunks of partial paths so a bound that stops the search
 early also stops the reading. Same paths, same order, same bounds and reasons as paths.py
@@ -40,6 +43,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kgreason.kg.store.build_index import ranges
 from kgreason.pog.fastrestrict import restrict
 from kgreason.pog.fastsets import LevelSteps, _member, _rows, _Steps, unique_sorted
 from kgreason.pog.lazyhop import HopMaker, NameSet
@@ -199,18 +203,38 @@ def _level_steps(g, lv: _Level, prev: _Level | None, keep: np.ndarray, rows: int
 
 
 def _next_level(
-    parent: list[int], groups: list[tuple[int, ...]], sets: list[np.ndarray], hops=None
+    parent: list[np.ndarray],
+    groups: list[tuple[int, ...]],
+    sets: list[tuple[np.ndarray, np.ndarray]],
+    m: int,
+    hops=None,
 ) -> _Level:
-    lens = np.array([len(s) for s in sets], dtype=np.int64)
-    nodes = np.concatenate(sets) if sets else np.zeros(0, dtype=np.int64)
-    return _Level(np.array(parent, dtype=np.int64), groups, lens, nodes, hops)
+    """The level of the first m partial paths made (`parent`, `sets`: per chunk, in order;
+    sets[c] holds chunk c's reached sets side by side, each sorted)."""
+    par = np.concatenate(parent)[:m] if parent else np.zeros(0, dtype=np.int64)
+    lens = np.concatenate([x for x, _ in sets])[:m] if sets else np.zeros(0, dtype=np.int64)
+    nodes = np.concatenate([y for _, y in sets]) if sets else np.zeros(0, dtype=np.int64)
+    return _Level(par, groups[:m], lens, nodes[: int(lens.sum())], hops)
+
+
+def _reached(st: _Steps, idx: np.ndarray, t: int = -1) -> tuple[np.ndarray, np.ndarray]:
+    """(sizes, members side by side) of the sets of steps `idx` of `st`, t left out."""
+    a, ln = st.a[idx], st.b[idx] - st.a[idx]
+    nodes = st.nodes[ranges(a, ln)]
+    if t >= 0 and st.has_t is not None and st.has_t[idx].any():  # t is only in those sets
+        keep = nodes != t
+        own = np.repeat(np.arange(len(idx)), ln)
+        ln = np.bincount(own[keep], minlength=len(idx))
+        nodes = nodes[keep]
+    return ln.astype(np.int64), nodes
 
 
 def free_paths(
     g: ArrayClusteredGraph, start: str, min_len: int, max_len: int, budget: _Budget
 ) -> list[tuple[Hop, ...]]:
     """paths._free_paths on arrays; hops are LazyHops (no name decoded here), and the paths
-    come out in find_entity_paths' order (`_in_order`), so it need not sort them."""
+    come out in find_entity_paths' order (`_in_order`), so it need not sort them. The hops
+    of a chunk of steps are made together (HopMaker's bulk methods)."""
     s = g.index.get(start)
     if s is None:
         budget.expansions += 1
@@ -227,50 +251,54 @@ def free_paths(
         rows = int(g.degree[lv.nodes].sum())
         if budget.level_too_big(rows, len(lv.lens), k, f"from {start}"):
             return found
-        parent: list[int] = []
+        parent: list[np.ndarray] = []
         groups: list[tuple[int, ...]] = []
-        sets: list[np.ndarray] = []
+        sets: list[tuple[np.ndarray, np.ndarray]] = []
         hops: list[tuple[Hop, ...]] = []
         named: list[NameSet] = []
         steps: list[tuple[np.ndarray, np.ndarray]] = []  # (p, primary key) of each chunk
         first = len(found)
+        made = 0  # partial paths of the next level made so far
         assert lv.hops is not None
         level = _level_steps(g, lv, prev, keep, rows)
         for p0, p1 in level.chunks():
             st = level.steps(p0, p1)
             steps.append((st.p, st.key))
-            nodes = st.nodes
-            for i, (p, a, b) in enumerate(
-                zip(st.p.tolist(), st.a.tolist(), st.b.tolist(), strict=True)
-            ):
-                dst_ids = nodes[a:b]
-                codes = st.codes_of(i)
-                dst = maker.set(dst_ids)
-                chain = (*lv.hops[p], maker.hop(lv_sets[p], codes, dst))
-                if k >= min_len:
-                    if len(found) >= budget.max_paths:
-                        budget.expansions += p + 1
-                        budget.stop(f"max_paths={budget.max_paths} reached at length {k}")
-                        found[first:] = _in_order(found[first:], rank, steps)
-                        return found
-                    found.append(chain)
-                if k < max_len:
-                    parent.append(p)
-                    groups.append(codes)
-                    sets.append(dst_ids)
-                    hops.append(chain)
-                    named.append(dst)
-            if k < min_len and len(parent) > budget.max_paths:
+            m = len(st.p)
+            room = budget.max_paths - len(found) if k >= min_len else m
+            if m > room:  # the bound stops the search at step `room` of this chunk
+                m = room
+            keys, codes = maker.groups(st, np.arange(m))
+            dsts = maker.sets(st.nodes, st.a[:m], st.b[:m])
+            p_l = st.p[:m].tolist()
+            made_hops = maker.hops([lv_sets[p] for p in p_l], keys, dsts, st.key[:m].tolist())
+            before = lv.hops
+            chains = [(*before[p], h) for p, h in zip(p_l, made_hops, strict=True)]
+            if k >= min_len:
+                found += chains
+                if m < len(st.p):
+                    budget.expansions += int(st.p[m]) + 1
+                    budget.stop(f"max_paths={budget.max_paths} reached at length {k}")
+                    found[first:] = _in_order(found[first:], rank, steps)
+                    return found
+            if k < max_len:
+                parent.append(st.p)
+                groups += codes
+                sets.append(_reached(st, np.arange(m)))
+                hops += chains
+                named += dsts
+                made += m
+            if k < min_len and made > budget.max_paths:
                 break  # the rest of this level would be cut by the bound anyway
         found[first:] = _in_order(found[first:], rank, steps)
         budget.expansions += len(lv.lens)
-        if len(parent) > budget.max_paths:
+        if made > budget.max_paths:
             budget.stop(f"max_paths={budget.max_paths} partial paths at length {k}")
-            del parent[budget.max_paths :], groups[budget.max_paths :]
-            del sets[budget.max_paths :], hops[budget.max_paths :], named[budget.max_paths :]
-        rank = _ranks(_order(len(parent), rank, steps))
-        prev, lv, lv_sets = lv, _next_level(parent, groups, sets, hops), named
-        if not parent:
+            made = budget.max_paths
+            del hops[made:], named[made:]
+        rank = _ranks(_order(made, rank, steps))
+        prev, lv, lv_sets = lv, _next_level(parent, groups, sets, made, hops), named
+        if not made:
             break
     return found
 
@@ -303,11 +331,11 @@ def segment_paths(
             return found
         prev = levels[-2] if len(levels) > 1 else None
         keep = base & (dist <= max_len - k)
-        parent: list[int] = []
+        parent: list[np.ndarray] = []
         groups: list[tuple[int, ...]] = []
-        sets: list[np.ndarray] = []
+        sets: list[tuple[np.ndarray, np.ndarray]] = []
         hits: list[tuple[int, tuple[int, ...]]] = []
-        stopped, n_cont = False, 0
+        stopped, n_cont, made = False, 0, 0
         level = _level_steps(g, lv, prev, keep, rows, t)
         for p0, p1 in level.chunks():
             st = level.steps(p0, p1)
@@ -320,15 +348,16 @@ def segment_paths(
                 end, stopped = int(hit[room]), True
                 budget.expansions += int(st.p[end]) + 1
                 budget.stop(f"max_paths={budget.max_paths} reached ({s_name} -> {t_name})")
-            hits += [(int(st.p[i]), st.codes_of(i)) for i in hit[: max(room, 0)].tolist()]
+            hit = hit[: max(room, 0)]
+            hits += zip(st.p[hit].tolist(), maker.groups(st, hit)[1], strict=True)
             if k < max_len and not stopped:
                 cont = np.flatnonzero((st.b - st.a - has_t)[:end] > 0)
                 n_cont += len(cont)
-                for i in cont[: max(0, budget.max_paths + 1 - len(parent))].tolist():
-                    reached = st.nodes[st.a[i] : st.b[i]]
-                    parent.append(int(st.p[i]))
-                    groups.append(st.codes_of(i))
-                    sets.append(reached[reached != t] if has_t[i] else reached)
+                cont = cont[: max(0, budget.max_paths + 1 - made)]
+                parent.append(st.p[cont])
+                groups += maker.groups(st, cont)[1]
+                sets.append(_reached(st, cont, t))
+                made += len(cont)
             if stopped:
                 break
         found += restrict(g, maker, levels, hits, t, _node_hash(g))
@@ -339,9 +368,9 @@ def segment_paths(
             budget.stop(
                 f"max_paths={budget.max_paths} partial paths ({s_name} -> {t_name}, length {k})"
             )
-            del parent[budget.max_paths :], groups[budget.max_paths :], sets[budget.max_paths :]
-        levels.append(_next_level(parent, groups, sets))
-        if not parent:
+            made = min(made, budget.max_paths)
+        levels.append(_next_level(parent, groups, sets, made))
+        if not made:
             break
     return found
 

@@ -1,7 +1,10 @@
 """paths._restrict for a whole level of found segments at once, on arrays (see fastpaths).
 
 Split from pog/fastpaths.py (the forward search); the kept sets become NameSets, so no name
-is decoded here (pog/lazyhop.py).
+is decoded here (pog/lazyhop.py). Which members of a set are kept (`kept_members`) reads
+only the edge rows of the hop's keys, found by binary search in the (node, relation)-sorted
+CSRs, from the side that reads fewer rows: until issue 15's session 20 it read every edge of
+every kept set once per hop group paired with it (the target, often a hub, once per group).
 """
 
 from __future__ import annotations
@@ -11,7 +14,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgreason.kg.store.build_index import ranges
-from kgreason.pog.fastsegs import rows_by_keys
 from kgreason.pog.fastsets import _hash_sets, _member, canon, unique_sorted
 from kgreason.pog.lazyhop import HopMaker, NameSet
 from kgreason.pog.types import Hop
@@ -37,7 +39,6 @@ def restrict(
     neighbour set) once; a found path only carries the ids of its kept sets."""
     if not hits:
         return []
-    n, k2 = g.n, 2 * max(len(g.rel_names), 1)
     k = len(levels)  # length of the found paths; levels[j] holds the sets after j hops
     f_n = len(hits)
     anc = np.array([p for p, _ in hits], dtype=np.int64)  # ancestor at level j (j = k - 1)
@@ -53,26 +54,13 @@ def restrict(
         dpair, d_of_f = np.unique(kid * len(gid) + gi, return_inverse=True)
         dk, dg = np.divmod(dpair, len(gid))
         glist = list(gid)
-        back = np.unique(
-            np.array(
-                [d * k2 + (c ^ 1) for d, x in enumerate(dg.tolist()) for c in glist[x]],
-                dtype=np.int64,
-            )
-        )
-        own, u = rows_by_keys(  # only the edges by the reversed keys (pog/fastsegs.py)
-            g,
-            pool[ranges(start[dk], lens[dk])],
-            np.repeat(np.arange(len(dk)), lens[dk]),
-            back,
-            node_hash,
-        )
-        near = unique_sorted(own * n + u)  # d * n + node: reachable back from kept set d
         epair, e_of_f = np.unique(anc * len(dk) + d_of_f.reshape(-1), return_inverse=True)
         ea, ed = np.divmod(epair, len(dk))
         lv, off = levels[j], levels[j].offsets()
         mem = lv.nodes[ranges(off[ea], lv.lens[ea])]
         eown = np.repeat(np.arange(len(ea)), lv.lens[ea])
-        inn = _member(near, ed[eown] * n + mem)
+        sets = (pool, start, lens)
+        inn = kept_members(g, sets, dk, [glist[x] for x in dg.tolist()], mem, ed[eown])
         pool, lens = mem[inn], np.bincount(eown[inn], minlength=len(ea)).astype(np.int64)
         start = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
         kid = canon(pool, start, lens, _hash_sets(node_hash, pool, start, lens))
@@ -84,18 +72,113 @@ def restrict(
             anc = levels[j].parent[anc]
     kept.reverse()  # kept[j]: the members after j hops
     groups_per_level.reverse()  # [j]: the hop from set j to set j + 1
-    cache: dict[tuple[int, int], NameSet] = {}
+    # equal kept sets share one NameSet (sets() shares equal ranges); hops made per level
+    named: list[list[NameSet]] = []
+    for pool_j, start_j, lens_j, kid_j in kept:
+        a = start_j[kid_j]
+        named.append(maker.sets(pool_j, a, a + lens_j[kid_j]))
+    per_level = [
+        maker.hops(
+            named[j],
+            [maker.keys(c) for c in groups_per_level[j]],
+            named[j + 1],
+            [c[0] for c in groups_per_level[j]],
+        )
+        for j in range(k)
+    ]
+    return list(zip(*per_level, strict=True))
 
-    def named(j: int, f: int) -> NameSet:
-        pool_j, start_j, lens_j, kid_j = kept[j]
-        i = int(kid_j[f])
-        got = cache.get((j, i))
-        if got is None:
-            got = cache[(j, i)] = maker.set(pool_j[start_j[i] : start_j[i] + lens_j[i]])
-        return got
 
-    out: list[tuple[Hop, ...]] = []
-    for f in range(f_n):
-        nm = [named(j, f) for j in range(k + 1)]
-        out.append(tuple(maker.hop(nm[j], groups_per_level[j][f], nm[j + 1]) for j in range(k)))
+def kept_members(
+    g: ArrayClusteredGraph,
+    sets: tuple[np.ndarray, np.ndarray, np.ndarray],
+    dk: np.ndarray,
+    groups: list[tuple[int, ...]],
+    mem: np.ndarray,
+    d_of: np.ndarray,
+    way: str = "",
+) -> np.ndarray:
+    """For each member mem[i] of an ancestor set, paired with d = d_of[i]: has it an edge
+    of a key of groups[d] into kept set dk[d] (`sets`: the kept sets side by side, each
+    sorted, as (pool, start, lens))? Reads only the edge rows of those keys: each (node,
+    relation) row range is found by a binary search in the (node, relation)-sorted CSRs
+    (`_by_rel`). Either forward from the members (their rows of the group's keys, each
+    neighbour looked up in the kept set) or backward from the kept sets (their rows of the
+    reversed keys, sorted, each member looked up), whichever reads fewer rows: a kept set
+    holding a hub reaches far more backward than its pair's members reach forward, and
+    the other way round. `way` ("forward"/"backward") forces one (tests)."""
+    pool, start, lens = sets
+    n, r_n = g.n, max(len(g.rel_names), 1)
+    rank_rel = np.argsort(g.rel_rank)
+    out_hr, in_hr = _by_rel(g)
+    bd = np.array([d for d, cs in enumerate(groups) for _ in cs], dtype=np.int64)
+    bc = np.array([c for cs in groups for c in cs], dtype=np.int64)
+    # backward: (entry, kept member) queries through the reversed key
+    s = dk[bd]
+    e_b = np.repeat(np.arange(len(bd)), lens[s])
+    back = _ranges_of(pool[ranges(start[s], lens[s])], bc[e_b] ^ 1, r_n, rank_rel, out_hr, in_hr)
+    # forward: (member, entry of its pair) queries through the key; not even searched when
+    # there are more of them than backward rows
+    d_lo = np.searchsorted(bd, np.arange(len(dk)))
+    d_n = np.bincount(bd, minlength=len(dk))[d_of]
+    nbrs = (g.odst, g.isrc)
+    if way == "forward" or (way != "backward" and int(d_n.sum()) < _rows_of(back)):
+        row = np.repeat(np.arange(len(mem)), d_n)
+        ent = ranges(d_lo[d_of], d_n)
+        fwd = _ranges_of(mem[row], bc[ent], r_n, rank_rel, out_hr, in_hr)
+        if way == "forward" or _rows_of(fwd) <= _rows_of(back):
+            kept_codes = np.repeat(np.arange(len(start)), lens) * n + pool  # sorted
+            inn = np.zeros(len(mem), dtype=bool)
+            for (m, lo, k), nbr in zip(fwd, nbrs, strict=True):
+                x = np.repeat(dk[bd[ent[m]]], k) * n + nbr[ranges(lo, k)]
+                inn[np.repeat(row[m], k)[_member(kept_codes, x)]] = True
+            return inn
+    near = unique_sorted(
+        np.concatenate(
+            [
+                np.repeat(bd[e_b[m]], k) * n + nbr[ranges(lo, k)]
+                for (m, lo, k), nbr in zip(back, nbrs, strict=True)
+            ]
+        )
+    )
+    return _member(near, d_of * n + mem)
+
+
+_Ranges = list[tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+
+def _ranges_of(
+    nodes: np.ndarray,
+    codes: np.ndarray,
+    r_n: int,
+    rank_rel: np.ndarray,
+    out_hr: np.ndarray,
+    in_hr: np.ndarray,
+) -> _Ranges:
+    """For the out-edge and the in-edge CSR: (which queries use it, first row, row count)
+    of the rows of nodes[i] with key codes[i] (forward keys read out-edges)."""
+    q = nodes * r_n + rank_rel[codes >> 1]
+    out = []
+    for f, keys in ((1, out_hr), (0, in_hr)):
+        m = (codes & 1) == f
+        lo = np.searchsorted(keys, q[m], side="left")
+        out.append((m, lo, np.searchsorted(keys, q[m], side="right") - lo))
     return out
+
+
+def _rows_of(r: _Ranges) -> int:
+    return sum(int(k.sum()) for _, _, k in r)
+
+
+def _by_rel(g: ArrayClusteredGraph) -> tuple[np.ndarray, np.ndarray]:
+    """node * R + relation of every out-edge row and every in-edge row (sorted: the CSRs
+    are sorted by (node, relation)), cached on the graph."""
+    got = getattr(g, "_by_rel", None)
+    if got is None:
+        r_n = max(len(g.rel_names), 1)
+        got = (
+            g.h.astype(np.int64) * r_n + g.orel,
+            g.idst.astype(np.int64) * r_n + g.irel,
+        )
+        g._by_rel = got  # type: ignore[attr-defined]
+    return got

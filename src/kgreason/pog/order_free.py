@@ -12,6 +12,11 @@ in changed the answer (22 of 100 two-entity football questions). So:
   of this path's relation sequence that pass through the member (from the start set, and
   into the end topic for entity paths), so a middle set of 161 entities is not read in
   alphabetical order before a candidate cap applies.
+
+On a local store (LazyHop paths, pog/lazyhop.py) the orientation and the dedup work on
+ids (`oriented_key`: orient's choice and the kept path's id_signature, without building
+either path), and only the paths kept after the cut to `max_paths` are built, the
+reversed ones in one bulk call (`oriented_paths`): the same paths in the same order.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from typing import Any
 from kgreason.kg.ranking import normalize_name
 from kgreason.pog.clustering import ClusteredGraph, Key
 from kgreason.pog.fastgraph import ArrayClusteredGraph
-from kgreason.pog.lazyhop import LazyHop, id_signature, set_obj
+from kgreason.pog.lazyhop import HopMaker, LazyHop, id_signature, id_signature_of, set_obj
 from kgreason.pog.paths import PathSearch, path_signature, supplement_paths
 from kgreason.pog.settings import MAX_LEVEL_ROWS
 from kgreason.pog.types import Hop, ReasoningPath
@@ -91,6 +96,61 @@ def orient(
     return r
 
 
+def oriented_key(hops: Sequence[Hop], ranks: dict[int, int]) -> tuple[tuple, bool]:
+    """order_free.orient for LazyHops of one graph, without building either path:
+    (id_signature of the path orient keeps, True when that is the reversed path).
+    `ranks`: the local id of each topic -> its place in the reference order."""
+    if not hops:
+        return (), False
+    seq = [hops[0]._src, *(h._dst for h in hops)]  # type: ignore[attr-defined]
+    fwd = tuple(r for s in seq if len(s.ids) == 1 and (r := ranks.get(int(s.ids[0]))) is not None)
+    back = fwd[::-1]  # the ranks of the reversed path's sets
+    if fwd < back:
+        return id_signature_of(hops), False
+    if back < fwd:
+        return _reversed_signature(hops), True
+    f, b = id_signature_of(hops), _reversed_signature(hops)
+    return (f, False) if f <= b else (b, True)
+
+
+def _reversed_signature(hops: Sequence[Hop]) -> tuple:
+    """id_signature of order_free.reverse_path's result (LazyHop.reversed: sets swapped,
+    code ^ 1), without making it."""
+    return tuple((h._dst.key(), h.code ^ 1, h._src.key()) for h in reversed(hops))  # type: ignore[attr-defined]
+
+
+def oriented_paths(
+    chosen: Sequence[tuple[tuple[Hop, ...], bool]], ref: tuple[str, ...]
+) -> list[ReasoningPath]:
+    """ReasoningPath(hops, ref), or order_free.reverse_path of it where the flag is set,
+    for each (LazyHop path, reversed): the reversed hops are made in one bulk call."""
+    back = tuple(reversed(ref))
+    flip = [h for hops, rev in chosen if rev for h in reversed(hops)]
+    rkeys: dict[int, tuple[tuple[Key, ...], tuple[Key, ...]]] = {}  # id(keys) -> (keys, flipped)
+    flipped = []
+    for h in flip:
+        ks = h._keys  # type: ignore[attr-defined]
+        got = rkeys.get(id(ks))
+        if got is None:
+            got = rkeys[id(ks)] = (ks, tuple((r, not f) for r, f in ks))
+        flipped.append(got[1])
+    made = iter(
+        HopMaker.hops(
+            [h._dst for h in flip],  # type: ignore[attr-defined]
+            flipped,
+            [h._src for h in flip],  # type: ignore[attr-defined]
+            [h.code ^ 1 for h in flip],  # type: ignore[attr-defined]
+        )
+    )
+    out = []
+    for hops, rev in chosen:
+        if rev:
+            out.append(ReasoningPath(tuple(next(made) for _ in hops), back))
+        else:
+            out.append(ReasoningPath(hops, ref))
+    return out
+
+
 def order_free_paths(
     graph: ClusteredGraph,
     topics: Sequence[str],
@@ -119,7 +179,11 @@ def order_free_paths(
     ref = tuple(reference or sorted(ents))
     # the array search's paths (LazyHops) are keyed on ids: same dedup, same order
     sig = id_signature if isinstance(graph, ArrayClusteredGraph) else path_signature
+    ranks: dict[int, int] = {}  # local id of each topic -> its place in `ref`
+    if isinstance(graph, ArrayClusteredGraph):
+        ranks = {graph.index.get(t): i for i, t in enumerate(ref) if graph.index.get(t) is not None}
     found: dict[tuple, ReasoningPath] = {}
+    lazy: dict[tuple, tuple[tuple[Hop, ...], bool]] = {}  # LazyHop paths: (hops, reversed)
     first: PathSearch | None = None
     bound_reasons: list[str] = []
     expansions = 0
@@ -136,20 +200,31 @@ def order_free_paths(
         expansions += res.expansions
         if res.bound_hit:
             bound_reasons.append(res.bound_reason)
+        if sig is id_signature:  # as below, building only the paths kept (after the loop)
+            for p in res.paths:
+                key, rev = oriented_key(p.hops, ranks)
+                if key not in lazy:
+                    lazy[key] = (p.hops, rev)
+            continue
         for p in res.paths:
             c = orient(ReasoningPath(p.hops, ref), ref, sig)
             found.setdefault(sig(c), c)
     assert first is not None
-    paths = [found[k] for k in sorted(found, key=lambda k: (len(k), k))]
+    n_found = len(lazy) + len(found)
+    if lazy:
+        chosen = [lazy[k] for k in sorted(lazy, key=lambda k: (len(k), k))[:max_paths]]
+        paths = oriented_paths(chosen, ref)
+    else:
+        paths = [found[k] for k in sorted(found, key=lambda k: (len(k), k))[:max_paths]]
     return PathSearch(
-        paths[:max_paths],
+        paths,
         ref,
         first.min_len,
         first.max_len,
         graph,
-        bound_hit=bool(bound_reasons) or len(paths) > max_paths,
+        bound_hit=bool(bound_reasons) or n_found > max_paths,
         bound_reason="; ".join(dict.fromkeys(bound_reasons))
-        or (f"max_paths={max_paths} over all topic orders" if len(paths) > max_paths else ""),
+        or (f"max_paths={max_paths} over all topic orders" if n_found > max_paths else ""),
         expansions=expansions,
         missing=first.missing,
     )
