@@ -8,7 +8,7 @@ import pytest
 from tests.pog.synth_graphs import synth_graphs
 
 from kgreason.kg.store.build_index import ranges
-from kgreason.pog.fastsegs import expand_segments, rows_by_keys, runs, segment_table
+from kgreason.pog.fastsegs import expand_segments, runs, segment_table
 
 
 def _edges(g):
@@ -66,26 +66,3 @@ def test_expand_segments_matches_per_edge_union(drop):
     assert e.code.tolist() == sorted(e.code.tolist())
     assert got == _reference(_edges(g), sets, keep)
     assert e.shared == len(pool) and len(got)
-
-
-def test_rows_by_keys_reads_only_the_wanted_keys():
-    g, _, _, _ = synth_graphs(6_000, seed=5)
-    hv = np.zeros(g.n, dtype=np.uint64)
-    rng = np.random.default_rng(1)
-    sets = [rng.choice(g.n, size=k, replace=False) for k in (2, 30, 300)]
-    members = np.concatenate(sets).astype(np.int64)
-    owner = np.repeat(np.arange(len(sets)), [len(s) for s in sets])
-    k2 = 2 * max(len(g.rel_names), 1)
-    edges = _edges(g)
-    keys = sorted({k for _, k, _ in edges})
-    want = np.unique([u * k2 + k for u in range(3) for k in rng.choice(keys, 25)])
-    own, nb = rows_by_keys(g, members, owner, want, hv)
-    got = sorted(zip(own.tolist(), nb.tolist(), strict=True))
-    wanted = set(want.tolist())
-    ref = sorted(
-        (u, v)
-        for u, s in enumerate(sets)
-        for m, key, v in edges
-        if m in set(s.tolist()) and u * k2 + key in wanted
-    )
-    assert got == ref and got

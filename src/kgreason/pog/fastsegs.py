@@ -20,8 +20,9 @@ The output is fastsets' `_Base` (same entries, same sets, same hashes; sets may 
 in the pool and lie in any order there, which every reader allows: they slice by (a, ln)).
 
 API:
-    segment_table(g) -> Segments (cached on the graph)
-    expand_segments(g, nodes, off, reps, keep, hv, u0) -> the entries of distinct sets reps
+    segment_table(g, hv) -> Segments (cached on the graph)
+    expand_segments(g, members, owner, keep, hv, bad_cum) -> Expanded (entries of the sets)
+    runs(starts, counts) -> format.ranges for counts >= 1;  member_sorted(sorted, q)
 """
 
 from __future__ import annotations
@@ -187,27 +188,6 @@ def runs(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     ends = np.cumsum(counts)[:-1]
     out[ends] = starts[1:] - (starts[:-1] + counts[:-1] - 1)
     return np.cumsum(out, out=out)
-
-
-def rows_by_keys(
-    g: ArrayClusteredGraph, members: np.ndarray, owner: np.ndarray, want: np.ndarray, hv
-) -> tuple[np.ndarray, np.ndarray]:
-    """(owner, neighbour) of the edges of `members` whose owner * k2 + key is in `want`
-    (sorted): only the matching segments are read, not every edge of every member."""
-    sg = segment_table(g, hv)
-    k2 = 2 * max(len(g.rel_names), 1)
-    own_parts, nb_parts = [], []
-    for d in (0, 1):
-        ptr = sg.ptr[d]
-        cnt = ptr[members + 1] - ptr[members]
-        sid = ranges(ptr[members], cnt)
-        so = np.repeat(owner, cnt)
-        hit = member_sorted(want, so * k2 + sg.key[d][sid])
-        sid, so = sid[hit], so[hit]
-        ln = sg.ln[d][sid]
-        own_parts.append(np.repeat(so, ln))
-        nb_parts.append(sg.pool[runs(sg.start[d][sid], ln)])
-    return np.concatenate(own_parts), np.concatenate(nb_parts)
 
 
 def member_sorted(sorted_values: np.ndarray, q: np.ndarray) -> np.ndarray:
