@@ -11,7 +11,9 @@
 Per size: generate the KG (kgreason.kg.synthetic, seed 0) and its questions (105 single-topic,
 45 two-topic), build a store (cached in --work), then in a fresh process open the store and
 run, per question, what `kgreason ask --kg ... --topic ...` runs before fuzzy ranking:
-prepare_graph (subgraph, clustering, reduction) and order_free_paths. Prints per-stage p50 /
+prepare_graph (subgraph, clustering, reduction) and order_free_paths, after freezing the
+warm state as `kgreason serve` does (kgreason.heap; --no-freeze leaves it to the collector,
+whose full collections then walk it inside the paths stage). Prints per-stage p50 /
 p95 ms, subgraph sizes, how often a bound cut the subgraph / the path search, whether a gold
 answer is in the reduced subgraph and on a candidate path, peak RSS (VmHWM of the
 measuring process, which only opens the store), and the subgraph step through SPARQL
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import json
 import os
 import pstats
@@ -184,6 +187,9 @@ def measure(d: Path, args: argparse.Namespace) -> None:
     settings = PoGSettings(subgraph_bound=args.bound) if args.bound else PoGSettings()
     kg = StoreKG(d / "store")
     run_sync(run_question(kg, qs[0], settings))  # warm the memory maps' first pages
+    if not args.no_freeze:  # as `kgreason serve` does once loaded (kgreason.heap)
+        gc.collect()
+        gc.freeze()
     prof = cProfile.Profile() if args.profile else None
     rows = []
     for i, q in enumerate(qs):
@@ -303,6 +309,11 @@ def main() -> None:
     ap.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--summary", help=argparse.SUPPRESS)
     ap.add_argument(
+        "--no-freeze",
+        action="store_true",
+        help="leave the warm state to the cyclic collector (the server freezes it)",
+    )
+    ap.add_argument(
         "--baseline-src",
         help="also measure this src directory (e.g. a checkout of main) on the same questions,"
         " first, and print new/old ratios",
@@ -341,6 +352,7 @@ def main() -> None:
         cmd += ["--every", str(args.every)] + (["-v"] if args.verbose else [])
         cmd += ["--max-topics", str(args.max_topics), "--sparql-limit", str(args.sparql_limit)]
         cmd += ["--profile"] if args.profile else []
+        cmd += ["--no-freeze"] if args.no_freeze else []
         runs = {}
         old_bound = ["--bound", args.baseline_bound] if args.baseline_bound else []
         new_bound = ["--bound", args.bound] if args.bound else []
