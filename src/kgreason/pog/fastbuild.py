@@ -25,6 +25,7 @@ from kgreason.pog.fastnames import NodeIndex, NodeNames
 
 if TYPE_CHECKING:
     from kgreason.kg.store.kg import StoreKG
+    from kgreason.kg.store.walk import ScratchPool
 
 
 def fold_inverse_arrays(
@@ -56,18 +57,20 @@ def fold_inverse_arrays(
 
 
 def _relabel_by_rank(
-    ends: np.ndarray, key_rank: np.ndarray
+    ends: np.ndarray, key_rank: np.ndarray, pool: ScratchPool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(local id of each end, store id of each local id, key rank of each local id): local
-    ids number the distinct ends in key order. Linear: a mark per store node, a scan."""
-    size = len(key_rank)
-    rk = np.asarray(key_rank[ends], dtype=np.int64)
-    mark = np.zeros(size, dtype=bool)
-    mark[rk] = True
-    ranks = np.flatnonzero(mark)  # ascending: the local ids in key order
-    lut = np.empty(size, dtype=np.int32 if len(ranks) < 2**31 else np.int64)
-    lut[ranks] = np.arange(len(ranks), dtype=lut.dtype)
-    local = lut[rk].astype(np.int64)
+    ids number the distinct ends in key order. Linear: a mark per store node, a scan. The
+    mark and the rank -> local table are a walk scratch of the store's pool (its stamped
+    byte mask and int32 scratch; rank space has the size of node space): per-question
+    arrays of the store's size cost a page fault per page touched."""
+    rk = key_rank[ends]
+    with pool.take() as sc:
+        sc.visited[rk] = sc.stamp
+        ranks = np.flatnonzero(sc.visited == sc.stamp)  # ascending: the local ids in key order
+        lut = sc.node_scratch
+        lut[ranks] = np.arange(len(ranks), dtype=lut.dtype)
+        local = lut[rk].astype(np.int64)
     by_local = np.empty(len(ranks), dtype=np.int64)
     by_local[local] = ends
     return local, by_local, ranks
@@ -108,15 +111,25 @@ def _lookup(
 
 
 def from_store(
-    kg: StoreKG, eids: np.ndarray, topics: Sequence[str], inverse_of: Mapping[str, str]
+    kg: StoreKG,
+    eids: np.ndarray,
+    topics: Sequence[str],
+    inverse_of: Mapping[str, str],
+    *,
+    triples: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> ArrayClusteredGraph:
-    """The ArrayClusteredGraph of a store subgraph (edge ids, sorted), inverse pairs folded.
-    Local ids follow the stored key order (`keys.rank`), so no name is decoded here."""
-    h, r, t = (np.asarray(x, dtype=np.int64) for x in kg.graph.triples(eids))
+    """The ArrayClusteredGraph of a store subgraph (edge ids, any order), inverse pairs
+    folded. `triples`: the edges' (head, rel, tail) when the walk kept them
+    (`Expansion.triples`); else they are looked up. Local ids follow the stored key order
+    (`keys.rank`), so no name is decoded here."""
+    if triples is None:
+        triples = kg.graph.triples(eids)
+    h, r, t = (np.asarray(x, dtype=np.int64) for x in triples)
     keep = fold_inverse_arrays(h, r, t, kg.relations, inverse_of)
     if not keep.all():
         h, r, t = h[keep], r[keep], t[keep]
-    # the edge ids are sorted, so h comes in runs of one head: look each head up once
+    # heads come in runs of one head (sorted edge ids; a walk's out-rows of one node):
+    # look each run's head up once
     step = np.empty(len(h), dtype=bool)
     step[:1] = True
     np.not_equal(h[1:], h[:-1], out=step[1:])
@@ -124,7 +137,7 @@ def from_store(
     ends = np.concatenate([h[starts], t])
     ranks: np.ndarray | None = None
     if kg.index.key_rank is not None:
-        local, by_local, ranks = _relabel_by_rank(ends, kg.index.key_rank)
+        local, by_local, ranks = _relabel_by_rank(ends, kg.index.key_rank, kg.graph.scratch)
     else:
         local, by_local = _relabel_by_keys(kg, ends)
     names = NodeNames(len(by_local), lambda ids: kg.index.keys.many(by_local[ids]))

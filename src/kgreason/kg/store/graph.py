@@ -38,8 +38,10 @@ from kgreason.kg.store.walk import (
     Expansion,
     ScratchPool,
     WalkScratch,
-    count_distinct,
     first_occurrences,
+    joined_triples,
+    left_out,
+    slice_owner,
     sort_edge_ids,
 )
 
@@ -179,6 +181,7 @@ class CSRGraph:
         # owner of an earlier row of the same edge, or was reached with it).
         frontier = self.walk_start(seeds, sc)
         found: list[np.ndarray] = []
+        kept: list[tuple[np.ndarray, ...]] = []  # (head, rel, tail) of each batch of `found`
         count = 0
         for level in range(depth):
             nxt: list[np.ndarray] = []
@@ -190,15 +193,18 @@ class CSRGraph:
             level_edges, read = int(cum[-1]) if len(cum) else 0, 0
             bounds = _chunk_bounds(cum, max(CHUNK_EDGES, 2 * (max_triples - count)))
             for ci, (c0, c1) in enumerate(bounds):
-                pos = ranges(starts[c0:c1].ravel(), lens[c0:c1].ravel())
+                seg = lens[c0:c1].ravel()
+                pos = ranges(starts[c0:c1].ravel(), seg)
+                seg_end, seg_node = np.cumsum(seg), np.repeat(frontier[c0:c1], 2)
                 a = 0
                 while a < len(pos):  # slices, so a hub's edges are read only as far as needed
                     b = a + max(CHUNK_EDGES, 2 * (max_triples - count))
-                    p = pos[a:b]
+                    p, own = pos[a:b], slice_owner(seg_end, seg_node, a, min(b, len(pos)))
                     read += len(p)
                     rest, a = pos[b:], b
                     if self._any_noise:
-                        p = p[~self.noise[self._rels(p)]]
+                        quiet = ~self.noise[self._rels(p)]
+                        p, own = p[quiet], own[quiet]
                     # the slice in parts of about the edges still wanted: once a part
                     # holds the cut, the rest of the slice is only counted
                     start = 0
@@ -221,8 +227,10 @@ class CSRGraph:
                             tail = (self._eids(tp), self._rels(tp), self._nbrs(tp))
                             rest = rest if j >= len(p) else rest[:0]
                             found.append(new[:need])
-                            # reached by the rows read before the cut
-                            sc.visit(self._nbrs(part[rows[:need]]))
+                            took = rows[:need]
+                            *hrt, nb = self._triples_at(part[took], own[start:m][took])
+                            kept.append(tuple(hrt))
+                            sc.visit(nb)  # reached by the rows read before the cut
                             chunks = [frontier[x:y] for x, y in bounds[ci + 1 :]]
                             return Expansion(
                                 np.concatenate(found),
@@ -231,11 +239,13 @@ class CSRGraph:
                                 level + 1,
                                 level_edges - read + len(new) + more - need,
                                 *self._left_out(tail, rest, chunks, sc),
+                                triples=joined_triples(kept),
                             )
                         sc.see(new)
                         count += len(new)
                         found.append(new)
-                        nb = self._nbrs(part[rows])
+                        *hrt, nb = self._triples_at(part[rows], own[start:m][rows])
+                        kept.append(tuple(hrt))
                         nv = first_occurrences(nb[sc.unvisited(nb)], sc.node_scratch)
                         sc.visit(nv)
                         nxt.append(nv)
@@ -243,7 +253,8 @@ class CSRGraph:
             frontier = np.concatenate(nxt) if nxt else np.zeros(0, dtype=np.int64)
             if len(frontier) == 0:
                 break
-        return Expansion(np.concatenate(found) if found else np.zeros(0, dtype=np.int64), False)
+        eids = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+        return Expansion(eids, False, triples=joined_triples(kept))
 
     def _new_rows(
         self, p: np.ndarray, owners: np.ndarray, sc: WalkScratch
@@ -322,6 +333,17 @@ class CSRGraph:
         out[inn] = rev[pos[inn] - self.n_edges]
         return out
 
+    def _triples_at(
+        self, pos: np.ndarray, owner: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(head, rel, tail, neighbour) of the rows at `pos`, read by node `owner` each."""
+        inn = pos >= self.n_edges
+        nbr, rel = np.empty(len(pos), dtype=np.int64), np.empty(len(pos), dtype=np.int64)
+        po, pi = pos[~inn], pos[inn] - self.n_edges
+        nbr[~inn], rel[~inn] = self.fwd_dst[po], self.fwd_rel[po]
+        nbr[inn], rel[inn] = self.rev_src[pi], self.rev_rel[pi]
+        return np.where(inn, nbr, owner), rel, np.where(inn, owner, nbr), nbr
+
     def _nbrs(self, pos: np.ndarray) -> np.ndarray:
         """The neighbour at each position (gather's `nbr`)."""
         return self._column(pos, self.fwd_dst, self.rev_src)
@@ -339,49 +361,9 @@ class CSRGraph:
         """The relation-aware bound: see kgreason.kg.store.bound.expand_grouped."""
         return expand_grouped(self, seeds, depth, max_triples, by_path=by_path)
 
-    def _left_out(
-        self,
-        tail: tuple[np.ndarray, np.ndarray, np.ndarray],
-        rest: np.ndarray,
-        chunks: list[np.ndarray],
-        sc: WalkScratch,
-    ) -> tuple[int, int, bool]:
-        """(relations, entities, exact) held by the edges a cut did not take: the rows of
-        the cut slice from the first edge not taken (`tail`: their eid, rel, nbr), the
-        chunk's unread positions `rest`, then the level's remaining chunks of nodes."""
-        rels: list[np.ndarray] = []
-        nbrs: list[np.ndarray] = []
-        t_eid, t_rel, t_nbr = tail
-        if len(t_eid) >= LEFT_OUT_SCAN:  # the cut slice alone fills the budget
-            rest, chunks = rest[:0], []
-            exact = False
-        else:
-            exact = True
-        head = rest[: max(0, LEFT_OUT_SCAN - len(t_eid))]
-        eds = [Edges(t_eid, t_nbr, t_rel, t_eid, t_eid)]  # owner and out are not used
-        eds.append(self.gather(head, np.zeros(len(head), dtype=np.int64)))
-        scanned = len(t_eid) + len(head)
-        exact = exact and len(head) == len(rest)
-        for k, chunk in enumerate(chunks):
-            if scanned >= LEFT_OUT_SCAN:
-                exact = exact and k == len(chunks)
-                break
-            take = LEFT_OUT_SCAN - scanned
-            dout, din = self.degree(chunk)
-            whole = len(chunk)
-            chunk = chunk[: int(np.searchsorted(np.cumsum(dout + din), take)) + 1]
-            exact = exact and len(chunk) >= whole
-            pos, owner = self.positions(chunk)
-            eds.append(self.gather(pos[:take], owner[:take]))
-            exact = exact and len(pos) <= take
-            scanned += min(len(pos), take)
-        for ed in eds:
-            cut = sc.unseen(ed.eid)
-            rels.append(ed.rel[cut])
-            nbrs.append(ed.nbr[cut & sc.unvisited(ed.nbr)])
-        n_rel = int(np.count_nonzero(np.bincount(np.concatenate(rels))))
-        n_ent = count_distinct(np.concatenate(nbrs), sc.node_scratch)
-        return n_rel, n_ent, exact
+    def _left_out(self, tail, rest, chunks, sc: WalkScratch) -> tuple[int, int, bool]:
+        """What a cut left out (walk.left_out, over at most LEFT_OUT_SCAN edge slots)."""
+        return left_out(self, tail, rest, chunks, sc, LEFT_OUT_SCAN)
 
     def distances(
         self, source: int, depth: int, max_edges: int | None = None

@@ -23,6 +23,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from kgreason.kg.store.bound import GroupCut, GroupTable
+    from kgreason.kg.store.graph import CSRGraph
 
 #: Below this many ids np.sort beats the two-pass radix sort of sort_edge_ids.
 RADIX_MIN = 1 << 12
@@ -66,6 +67,11 @@ class Expansion:
     unread_rows: int = 0
     #: expand_grouped only: the truncated groups as arrays (`groups` builds the objects)
     group_table: GroupTable | None = None
+    #: (head, rel, tail) node/relation ids of `eids`, row by row, when the walk kept them
+    #: (CSRGraph.expand does: clustering then needs no lookup of the heads)
+    triples: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(
+        default=None, repr=False, compare=False
+    )
     _groups: list[GroupCut] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -172,3 +178,72 @@ def sort_edge_ids(ids: np.ndarray, bound: int) -> np.ndarray:
         digit = np.uint8 if bound <= 1 << 24 else np.uint16  # the high digit, as narrow as fits
         x = x[np.argsort((x >> 16).astype(digit), kind="stable")]
     return x.astype(np.int64)
+
+
+def slice_owner(seg_end: np.ndarray, seg_node: np.ndarray, a: int, b: int) -> np.ndarray:
+    """The node owning each of the rows a .. b - 1 of a run of segments (segment k ends at
+    row seg_end[k] and is owned by seg_node[k]): O(b - a), whatever the run's length."""
+    if b <= a:
+        return np.zeros(0, dtype=np.int64)
+    s0 = int(np.searchsorted(seg_end, a, side="right"))
+    s1 = int(np.searchsorted(seg_end, b - 1, side="right")) + 1
+    ends = np.minimum(seg_end[s0:s1], b)
+    begins = np.maximum(np.concatenate([seg_end[s0 - 1 : s0] if s0 else [0], ends[:-1]]), a)
+    return np.repeat(seg_node[s0:s1], ends - begins)
+
+
+def joined_triples(
+    batches: list[tuple[np.ndarray, ...]],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The (head, rel, tail) arrays of a walk's batches, concatenated (int64)."""
+    if not batches:
+        return tuple(np.zeros(0, dtype=np.int64) for _ in range(3))  # type: ignore[return-value]
+    h, r, t = (np.concatenate(x) for x in zip(*batches, strict=True))
+    return h, r, t
+
+
+def left_out(
+    graph: CSRGraph,
+    tail: tuple[np.ndarray, np.ndarray, np.ndarray],
+    rest: np.ndarray,
+    chunks: list[np.ndarray],
+    sc: WalkScratch,
+    scan: int,
+) -> tuple[int, int, bool]:
+    """(relations, entities, exact) held by the edges a cut did not take: the rows of
+    the cut slice from the first edge not taken (`tail`: their eid, rel, nbr), the
+    chunk's unread positions `rest`, then the level's remaining chunks of nodes; at most
+    `scan` edge slots (CSRGraph.expand's cut report)."""
+    rels: list[np.ndarray] = []
+    nbrs: list[np.ndarray] = []
+    t_eid, t_rel, t_nbr = tail
+    if len(t_eid) >= scan:  # the cut slice alone fills the budget
+        rest, chunks = rest[:0], []
+        exact = False
+    else:
+        exact = True
+    head = rest[: max(0, scan - len(t_eid))]
+    eds = [Edges(t_eid, t_nbr, t_rel, t_eid, t_eid)]  # owner and out are not used
+    eds.append(graph.gather(head, np.zeros(len(head), dtype=np.int64)))
+    scanned = len(t_eid) + len(head)
+    exact = exact and len(head) == len(rest)
+    for k, chunk in enumerate(chunks):
+        if scanned >= scan:
+            exact = exact and k == len(chunks)
+            break
+        take = scan - scanned
+        dout, din = graph.degree(chunk)
+        whole = len(chunk)
+        chunk = chunk[: int(np.searchsorted(np.cumsum(dout + din), take)) + 1]
+        exact = exact and len(chunk) >= whole
+        pos, owner = graph.positions(chunk)
+        eds.append(graph.gather(pos[:take], owner[:take]))
+        exact = exact and len(pos) <= take
+        scanned += min(len(pos), take)
+    for ed in eds:
+        cut = sc.unseen(ed.eid)
+        rels.append(ed.rel[cut])
+        nbrs.append(ed.nbr[cut & sc.unvisited(ed.nbr)])
+    n_rel = int(np.count_nonzero(np.bincount(np.concatenate(rels))))
+    n_ent = count_distinct(np.concatenate(nbrs), sc.node_scratch)
+    return n_rel, n_ent, exact
