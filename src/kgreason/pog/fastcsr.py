@@ -24,6 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from kgreason.kg.store.build_index import ranges
+from kgreason.kg.store.walk import radix_sort
 
 #: below this many codes a plain sort is as fast as the bucketed one
 SMALL_SORT = 1 << 12
@@ -64,13 +65,12 @@ def unpack(codes: np.ndarray, widths: Sequence[int]) -> list[np.ndarray]:
     return out[::-1]
 
 
-def sort_codes(codes: np.ndarray, hi: int) -> np.ndarray:
-    """np.sort(codes) for non-negative int64 codes < hi (same output, see module doc)."""
+def sort_codes(codes: np.ndarray, hi: int, *, sorted_bits: int = 0) -> np.ndarray:
+    """np.sort(codes) for non-negative int64 codes < hi (same output, see module doc).
+    `sorted_bits`: the codes already come in order of their low bits (radix_sort)."""
     if len(codes) < SMALL_SORT:
         return np.sort(codes)
-    shift = max(int(hi).bit_length() - 16, 0)
-    top = (codes >> shift).astype(np.uint16)
-    return np.sort(codes[np.argsort(top, kind="stable")], kind="stable")
+    return radix_sort(codes, hi, sorted_bits=sorted_bits)
 
 
 def distinct_sorted(s: np.ndarray) -> np.ndarray:

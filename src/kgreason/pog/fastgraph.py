@@ -125,7 +125,9 @@ class ArrayClusteredGraph(ClusteredGraph):
         self.optr, self.orel, self.odst = row_ptr(h, n), r, t
         if inbound is None:
             w = (bits(n), bits(len(self.rel_names)), bits(n))
-            dst_, rel_, src_ = unpack(sort_codes(pack((t, r, h), w), 1 << sum(w)), w)
+            # (h, r, t) order: the codes (t, r, h) already come in order of their h bits
+            codes = sort_codes(pack((t, r, h), w), 1 << sum(w), sorted_bits=w[2])
+            dst_, rel_, src_ = unpack(codes, w)
             inbound = (dst_, rel_, src_)
         self.idst, self.irel, self.isrc = inbound
         self.iptr = row_ptr(self.idst, n)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from kgreason.kg.store.bound import GroupCut, GroupTable
     from kgreason.kg.store.graph import CSRGraph
 
-#: Below this many ids np.sort beats the two-pass radix sort of sort_edge_ids.
+#: Below this many values np.sort beats radix_sort.
 RADIX_MIN = 1 << 12
 #: Finished walks' scratch a graph keeps for reuse, at most (one per concurrent walk).
 POOL_KEEP = 4
@@ -165,19 +165,28 @@ def count_distinct(values: np.ndarray, scratch: np.ndarray) -> int:
     return len(first_occurrences(values, scratch))
 
 
+def radix_sort(values: np.ndarray, bound: int, *, sorted_bits: int = 0) -> np.ndarray:
+    """np.sort(values) (int64) for non-negative ints below `bound`, by an LSD radix sort on
+    16-bit digits (numpy's stable argsort of uint16 is a counting sort), over an int32 copy
+    when the values fit: O(n) per digit instead of a comparison sort. `sorted_bits`: the
+    values already come in order of their low `sorted_bits` bits, so those digits are
+    skipped (a stable pass over the higher digits keeps that order among equals).
+    Below RADIX_MIN values np.sort is faster (and used)."""
+    values = np.asarray(values, dtype=np.int64)
+    if len(values) < RADIX_MIN:
+        return np.sort(values)
+    width = max(int(bound - 1).bit_length(), 1)
+    x = values.astype(np.int32) if width < 32 else values
+    for shift in range(sorted_bits, width, 16):
+        digit = np.uint8 if width - shift <= 8 else np.uint16  # as narrow as fits
+        x = x[np.argsort((x >> shift).astype(digit), kind="stable")]
+    return x.astype(np.int64, copy=False)
+
+
 def sort_edge_ids(ids: np.ndarray, bound: int) -> np.ndarray:
-    """np.sort(ids) for non-negative int64 ids below `bound`, by a two-pass LSD radix sort
-    on 16-bit digits (numpy's stable argsort of uint16 is a counting sort) over int32
-    copies: O(n) instead of a comparison sort, 3-4x faster for a subgraph's 10^5 ids."""
-    ids = np.asarray(ids, dtype=np.int64)
-    if len(ids) < RADIX_MIN or bound > 1 << 31:
-        return np.sort(ids)
-    x = ids.astype(np.int32)
-    x = x[np.argsort(x.astype(np.uint16), kind="stable")]
-    if bound > 1 << 16:
-        digit = np.uint8 if bound <= 1 << 24 else np.uint16  # the high digit, as narrow as fits
-        x = x[np.argsort((x >> 16).astype(digit), kind="stable")]
-    return x.astype(np.int64)
+    """np.sort(ids) for non-negative int64 edge ids below `bound` (radix_sort: 3-4x faster
+    than a comparison sort for a subgraph's 10^5 ids)."""
+    return radix_sort(ids, bound)
 
 
 def slice_owner(seg_end: np.ndarray, seg_node: np.ndarray, a: int, b: int) -> np.ndarray:
