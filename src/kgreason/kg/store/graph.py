@@ -36,11 +36,12 @@ from kgreason.kg.store.walk import (
     PAIR,
     Edges,
     Expansion,
+    Found,
     ScratchPool,
     WalkScratch,
     first_occurrences,
-    joined_triples,
     left_out,
+    row_positions,
     slice_owner,
     sort_edge_ids,
 )
@@ -180,8 +181,7 @@ class CSRGraph:
         # the rows of new edges (any other row's neighbour is visited already: it is the
         # owner of an earlier row of the same edge, or was reached with it).
         frontier = self.walk_start(seeds, sc)
-        found: list[np.ndarray] = []
-        kept: list[tuple[np.ndarray, ...]] = []  # (head, rel, tail) of each batch of `found`
+        found = Found(max(0, min(max_triples, self.n_edges)), np.int64, self.fwd_rel.dtype)
         count = 0
         for level in range(depth):
             nxt: list[np.ndarray] = []
@@ -194,7 +194,7 @@ class CSRGraph:
             bounds = _chunk_bounds(cum, max(CHUNK_EDGES, 2 * (max_triples - count)))
             for ci, (c0, c1) in enumerate(bounds):
                 seg = lens[c0:c1].ravel()
-                pos = ranges(starts[c0:c1].ravel(), seg)
+                pos = row_positions(starts[c0:c1].ravel(), seg)
                 seg_end, seg_node = np.cumsum(seg), np.repeat(frontier[c0:c1], 2)
                 a = 0
                 while a < len(pos):  # slices, so a hub's edges are read only as far as needed
@@ -226,26 +226,22 @@ class CSRGraph:
                             tp = p[i:j]
                             tail = (self._eids(tp), self._rels(tp), self._nbrs(tp))
                             rest = rest if j >= len(p) else rest[:0]
-                            found.append(new[:need])
                             took = rows[:need]
-                            *hrt, nb = self._triples_at(part[took], own[start:m][took])
-                            kept.append(tuple(hrt))
+                            nb = self._keep(found, new[:need], part[took], own[start:m][took])
                             sc.visit(nb)  # reached by the rows read before the cut
                             chunks = [frontier[x:y] for x, y in bounds[ci + 1 :]]
                             return Expansion(
-                                np.concatenate(found),
+                                found.eids[: found.count],
                                 True,
                                 f"max_triples={max_triples} reached",
                                 level + 1,
                                 level_edges - read + len(new) + more - need,
                                 *self._left_out(tail, rest, chunks, sc),
-                                triples=joined_triples(kept),
+                                triples=found.triples(),
                             )
                         sc.see(new)
                         count += len(new)
-                        found.append(new)
-                        *hrt, nb = self._triples_at(part[rows], own[start:m][rows])
-                        kept.append(tuple(hrt))
+                        nb = self._keep(found, new, part[rows], own[start:m][rows])
                         nv = first_occurrences(nb[sc.unvisited(nb)], sc.node_scratch)
                         sc.visit(nv)
                         nxt.append(nv)
@@ -253,8 +249,7 @@ class CSRGraph:
             frontier = np.concatenate(nxt) if nxt else np.zeros(0, dtype=np.int64)
             if len(frontier) == 0:
                 break
-        eids = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
-        return Expansion(eids, False, triples=joined_triples(kept))
+        return Expansion(found.eids[: found.count], False, triples=found.triples())
 
     def _new_rows(
         self, p: np.ndarray, owners: np.ndarray, sc: WalkScratch
@@ -267,33 +262,31 @@ class CSRGraph:
         moment: an in-row reading PAIR is such a pair, and the owners' order says which of
         the two rows comes first (O(n) with a byte mask, no per-edge scratch)."""
         n, seen, stamp = self.n_edges, sc.seen, sc.stamp
+        # masks over the slice, not index arrays per direction: fewer and smaller
+        # temporaries (gathers clip: an out-row reads rev_eid[0], then takes its position)
         inn = p >= n
-        oi, ii = np.flatnonzero(~inn), np.flatnonzero(inn)
-        q = p[ii] - n
-        eid = p.copy()
-        ei = self.rev_eid[q].astype(np.int64)
-        eid[ii] = ei
-        fo = oi[seen[p[oi]] != stamp]  # unseen out-rows (their eid is their position)
-        efo = p[fo]
+        eid = p.copy()  # int64 (intp): ids index `seen`, and an int32 index costs a cast
+        np.copyto(eid, np.take(self.rev_eid, p - n, mode="clip"), where=inn)
+        fo = (seen[eid] != stamp) & ~inn  # unseen out-rows (their eid is their position)
+        efo = eid[fo]
         seen[efo] = PAIR
-        si = seen[ei]
-        keep = np.zeros(len(p), dtype=bool)
-        keep[fo] = True
-        keep[ii[(si != stamp) & (si != PAIR)]] = True
-        dup = np.flatnonzero(si == PAIR)
+        si = seen[eid]
+        keep = inn & (si != stamp) & (si != PAIR)
+        keep |= fo
+        dup = np.flatnonzero(inn & (si == PAIR))
         if len(dup):
             # which row of each pair comes first: the one whose owner comes first; a
             # self-loop's out-row (a node's out-rows come before its in-rows)
             sc.node_scratch[owners] = np.arange(len(owners), dtype=np.int32)
-            qd = q[dup]
+            qd = p[dup] - n
             tail_owner = sc.node_scratch[np.searchsorted(self.rev_ptr, qd, side="right") - 1]
             head_owner = sc.node_scratch[self.rev_src[qd]]
             in_first = tail_owner < head_owner
-            keep[ii[dup[in_first]]] = True
-            drop = ei[dup[in_first]]  # their out-rows come later: unmark them
+            keep[dup[in_first]] = True
+            drop = eid[dup[in_first]]  # their out-rows come later: unmark them
             if len(drop):
                 seen[drop] = DROP
-                keep[fo[seen[efo] == DROP]] = False
+                keep[np.flatnonzero(fo)[seen[efo] == DROP]] = False
         seen[efo] = 0
         return eid, np.flatnonzero(keep)
 
@@ -333,16 +326,27 @@ class CSRGraph:
         out[inn] = rev[pos[inn] - self.n_edges]
         return out
 
-    def _triples_at(
-        self, pos: np.ndarray, owner: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(head, rel, tail, neighbour) of the rows at `pos`, read by node `owner` each."""
-        inn = pos >= self.n_edges
-        nbr, rel = np.empty(len(pos), dtype=np.int64), np.empty(len(pos), dtype=np.int64)
-        po, pi = pos[~inn], pos[inn] - self.n_edges
-        nbr[~inn], rel[~inn] = self.fwd_dst[po], self.fwd_rel[po]
-        nbr[inn], rel[inn] = self.rev_src[pi], self.rev_rel[pi]
-        return np.where(inn, nbr, owner), rel, np.where(inn, owner, nbr), nbr
+    def _keep(
+        self, found: Found, eids: np.ndarray, pos: np.ndarray, owner: np.ndarray
+    ) -> np.ndarray:
+        """Write the edges `eids` (rows at `pos`, read by node `owner` each) into `found`
+        with their (head, rel, tail); returns each row's neighbour. Gathers with
+        mode="clip" and masked copies instead of split index arrays: few temporaries (a
+        fresh page costs more than the reads here)."""
+        h, r, t = found.claim(eids)
+        n = self.n_edges
+        inn = pos >= n
+        q = pos - n  # negative on out-rows: clipped to 0, then not copied
+        nb = np.take(self.fwd_dst, pos, mode="clip").astype(np.int64)  # (an index next)
+        np.copyto(nb, np.take(self.rev_src, q, mode="clip"), where=inn)
+        np.take(self.fwd_rel, pos, mode="clip", out=r)
+        np.copyto(r, np.take(self.rev_rel, q, mode="clip"), where=inn)
+        out = ~inn
+        h[:] = nb
+        np.copyto(h, owner, where=out)
+        t[:] = owner
+        np.copyto(t, nb, where=out)
+        return nb
 
     def _nbrs(self, pos: np.ndarray) -> np.ndarray:
         """The neighbour at each position (gather's `nbr`)."""

@@ -83,6 +83,30 @@ class Expansion:
         return self._groups
 
 
+class Found:
+    """The edges a walk takes, written in place as it goes: edge ids (int64) and their
+    (head, rel, tail), in discovery order. The buffers have the most the walk may take,
+    allocated untouched (np.empty), so only what is written costs memory, and no batch
+    is copied again at the end (fresh pages cost more than the walk's reads)."""
+
+    def __init__(self, capacity: int, node_dtype: type, rel_dtype: np.dtype):
+        self.eids = np.empty(capacity, dtype=np.int64)
+        self.h = np.empty(capacity, dtype=node_dtype)
+        self.r = np.empty(capacity, dtype=rel_dtype)
+        self.t = np.empty(capacity, dtype=node_dtype)
+        self.count = 0
+
+    def claim(self, eids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Append `eids`; returns the (head, rel, tail) slots to fill for them."""
+        a, b = self.count, self.count + len(eids)
+        self.eids[a:b] = eids
+        self.count = b
+        return self.h[a:b], self.r[a:b], self.t[a:b]
+
+    def triples(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.h[: self.count], self.r[: self.count], self.t[: self.count]
+
+
 class WalkScratch:
     """One walk's visited-node and seen-edge marks and int32 node scratch for
     first-occurrence dedupe (content irrelevant): n_edges + 5 * n_nodes bytes, kept. A node or edge is marked by the walk's stamp (1 ..
@@ -189,6 +213,23 @@ def sort_edge_ids(ids: np.ndarray, bound: int) -> np.ndarray:
     return radix_sort(ids, bound)
 
 
+def row_positions(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The concatenated aranges of (start, count) pairs (format.ranges) as one int64
+    array, by a cumulative sum of steps in place (ranges builds three int64 arrays of
+    the total's length; fresh pages cost more than the arithmetic here)."""
+    dtype = np.int64
+    nz = np.flatnonzero(counts)
+    s, c = np.asarray(starts)[nz], np.asarray(counts)[nz]
+    total = int(c.sum())
+    out = np.ones(total, dtype=dtype)
+    if total:
+        first = np.cumsum(c[:-1])  # where each segment after the first begins
+        out[0] = s[0]
+        out[first] = s[1:] - s[:-1] - c[:-1] + 1
+        np.cumsum(out, dtype=dtype, out=out)
+    return out
+
+
 def slice_owner(seg_end: np.ndarray, seg_node: np.ndarray, a: int, b: int) -> np.ndarray:
     """The node owning each of the rows a .. b - 1 of a run of segments (segment k ends at
     row seg_end[k] and is owned by seg_node[k]): O(b - a), whatever the run's length."""
@@ -199,16 +240,6 @@ def slice_owner(seg_end: np.ndarray, seg_node: np.ndarray, a: int, b: int) -> np
     ends = np.minimum(seg_end[s0:s1], b)
     begins = np.maximum(np.concatenate([seg_end[s0 - 1 : s0] if s0 else [0], ends[:-1]]), a)
     return np.repeat(seg_node[s0:s1], ends - begins)
-
-
-def joined_triples(
-    batches: list[tuple[np.ndarray, ...]],
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The (head, rel, tail) arrays of a walk's batches, concatenated (int64)."""
-    if not batches:
-        return tuple(np.zeros(0, dtype=np.int64) for _ in range(3))  # type: ignore[return-value]
-    h, r, t = (np.concatenate(x) for x in zip(*batches, strict=True))
-    return h, r, t
 
 
 def left_out(
