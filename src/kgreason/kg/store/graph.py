@@ -181,7 +181,9 @@ class CSRGraph:
         # the rows of new edges (any other row's neighbour is visited already: it is the
         # owner of an earlier row of the same edge, or was reached with it).
         frontier = self.walk_start(seeds, sc)
-        found = Found(max(0, min(max_triples, self.n_edges)), np.int64, self.fwd_rel.dtype)
+        found = Found(
+            max(0, min(max_triples, self.n_edges)), np.dtype(np.int64), self.fwd_rel.dtype
+        )
         count = 0
         for level in range(depth):
             nxt: list[np.ndarray] = []

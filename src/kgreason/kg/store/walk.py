@@ -89,11 +89,11 @@ class Found:
     allocated untouched (np.empty), so only what is written costs memory, and no batch
     is copied again at the end (fresh pages cost more than the walk's reads)."""
 
-    def __init__(self, capacity: int, node_dtype: type, rel_dtype: np.dtype):
-        self.eids = np.empty(capacity, dtype=np.int64)
-        self.h = np.empty(capacity, dtype=node_dtype)
-        self.r = np.empty(capacity, dtype=rel_dtype)
-        self.t = np.empty(capacity, dtype=node_dtype)
+    def __init__(self, capacity: int, node_dtype: np.dtype, rel_dtype: np.dtype):
+        self.eids: np.ndarray = np.empty(capacity, dtype=np.int64)
+        self.h: np.ndarray = np.empty(capacity, dtype=node_dtype)
+        self.r: np.ndarray = np.empty(capacity, dtype=rel_dtype)
+        self.t: np.ndarray = np.empty(capacity, dtype=node_dtype)
         self.count = 0
 
     def claim(self, eids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
