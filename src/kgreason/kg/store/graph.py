@@ -196,7 +196,8 @@ class CSRGraph:
             bounds = _chunk_bounds(cum, max(CHUNK_EDGES, 2 * (max_triples - count)))
             for ci, (c0, c1) in enumerate(bounds):
                 seg = lens[c0:c1].ravel()
-                pos = row_positions(starts[c0:c1].ravel(), seg)
+                buf = sc.buffer("pos", int(seg.sum()), np.int64)  # this chunk's only
+                pos = row_positions(starts[c0:c1].ravel(), seg, buf)
                 seg_end, seg_node = np.cumsum(seg), np.repeat(frontier[c0:c1], 2)
                 a = 0
                 while a < len(pos):  # slices, so a hub's edges are read only as far as needed
@@ -229,7 +230,7 @@ class CSRGraph:
                             tail = (self._eids(tp), self._rels(tp), self._nbrs(tp))
                             rest = rest if j >= len(p) else rest[:0]
                             took = rows[:need]
-                            nb = self._keep(found, new[:need], part[took], own[start:m][took])
+                            nb = self._keep(found, new[:need], part[took], own[start:m][took], sc)
                             sc.visit(nb)  # reached by the rows read before the cut
                             chunks = [frontier[x:y] for x, y in bounds[ci + 1 :]]
                             return Expansion(
@@ -243,7 +244,7 @@ class CSRGraph:
                             )
                         sc.see(new)
                         count += len(new)
-                        nb = self._keep(found, new, part[rows], own[start:m][rows])
+                        nb = self._keep(found, new, part[rows], own[start:m][rows], sc)
                         nv = first_occurrences(nb[sc.unvisited(nb)], sc.node_scratch)
                         sc.visit(nv)
                         nxt.append(nv)
@@ -267,8 +268,11 @@ class CSRGraph:
         # masks over the slice, not index arrays per direction: fewer and smaller
         # temporaries (gathers clip: an out-row reads rev_eid[0], then takes its position)
         inn = p >= n
-        eid = p.copy()  # int64 (intp): ids index `seen`, and an int32 index costs a cast
-        np.copyto(eid, np.take(self.rev_eid, p - n, mode="clip"), where=inn)
+        eid = sc.buffer("eid", len(p), np.int64)  # int64: ids index `seen` (int32 casts)
+        eid[:] = p
+        q = np.subtract(p, n, out=sc.buffer("q", len(p), np.int64))
+        tmp = np.take(self.rev_eid, q, mode="clip", out=sc.buffer("i", len(p), self.rev_eid.dtype))
+        np.copyto(eid, tmp, where=inn)
         fo = (seen[eid] != stamp) & ~inn  # unseen out-rows (their eid is their position)
         efo = eid[fo]
         seen[efo] = PAIR
@@ -329,20 +333,23 @@ class CSRGraph:
         return out
 
     def _keep(
-        self, found: Found, eids: np.ndarray, pos: np.ndarray, owner: np.ndarray
+        self, found: Found, eids: np.ndarray, pos: np.ndarray, owner: np.ndarray, sc: WalkScratch
     ) -> np.ndarray:
         """Write the edges `eids` (rows at `pos`, read by node `owner` each) into `found`
         with their (head, rel, tail); returns each row's neighbour. Gathers with
         mode="clip" and masked copies instead of split index arrays: few temporaries (a
-        fresh page costs more than the reads here)."""
+        fresh page costs more than the reads here, so work arrays are the scratch's). The
+        neighbours returned are valid until the next call."""
         h, r, t = found.claim(eids)
-        n = self.n_edges
+        k, n = len(pos), self.n_edges
         inn = pos >= n
-        q = pos - n  # negative on out-rows: clipped to 0, then not copied
-        nb = np.take(self.fwd_dst, pos, mode="clip").astype(np.int64)  # (an index next)
-        np.copyto(nb, np.take(self.rev_src, q, mode="clip"), where=inn)
+        q = np.subtract(pos, n, out=sc.buffer("q", k, np.int64))  # < 0 on out-rows: clipped
+        tmp = sc.buffer("i", k, self.fwd_dst.dtype)
+        nb = sc.buffer("nb", k, np.int64)  # int64: an index next
+        nb[:] = np.take(self.fwd_dst, pos, mode="clip", out=tmp)
+        np.copyto(nb, np.take(self.rev_src, q, mode="clip", out=tmp), where=inn)
         np.take(self.fwd_rel, pos, mode="clip", out=r)
-        np.copyto(r, np.take(self.rev_rel, q, mode="clip"), where=inn)
+        np.copyto(r, np.take(self.rev_rel, q, mode="clip", out=tmp), where=inn)
         out = ~inn
         h[:] = nb
         np.copyto(h, owner, where=out)

@@ -119,6 +119,17 @@ class WalkScratch:
         self.seen = np.zeros(n_edges, dtype=np.uint8)
         self.node_scratch = np.empty(n_nodes, dtype=np.int32)
         self.stamp = 0
+        self._bufs: dict[str, np.ndarray] = {}
+
+    def buffer(self, name: str, n: int, dtype: type | np.dtype) -> np.ndarray:
+        """A work array of n items, kept with the scratch and reused by the next walk (a
+        fresh large array faults in every page it touches); only valid until the next
+        call with this name. Grows by doubling."""
+        key = f"{name}:{np.dtype(dtype).str}"
+        buf = self._bufs.get(key)
+        if buf is None or len(buf) < n:
+            buf = self._bufs[key] = np.empty(max(n, 2 * len(buf) if buf is not None else n), dtype)
+        return buf[:n]
 
     def begin(self) -> None:
         """Start a walk: nothing visited or seen."""
@@ -213,15 +224,20 @@ def sort_edge_ids(ids: np.ndarray, bound: int) -> np.ndarray:
     return radix_sort(ids, bound)
 
 
-def row_positions(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+def row_positions(
+    starts: np.ndarray, counts: np.ndarray, out: np.ndarray | None = None
+) -> np.ndarray:
     """The concatenated aranges of (start, count) pairs (format.ranges) as one int64
-    array, by a cumulative sum of steps in place (ranges builds three int64 arrays of
-    the total's length; fresh pages cost more than the arithmetic here)."""
+    array (`out`, of the total's length, when given), by a cumulative sum of steps in
+    place (ranges builds three arrays of the total's length; fresh pages cost more than
+    the arithmetic here)."""
     dtype = np.int64
     nz = np.flatnonzero(counts)
     s, c = np.asarray(starts)[nz], np.asarray(counts)[nz]
     total = int(c.sum())
-    out = np.ones(total, dtype=dtype)
+    if out is None:
+        out = np.empty(total, dtype=dtype)
+    out.fill(1)
     if total:
         first = np.cumsum(c[:-1])  # where each segment after the first begins
         out[0] = s[0]
