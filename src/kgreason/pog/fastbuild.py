@@ -64,13 +64,14 @@ def _relabel_by_rank(
     mark and the rank -> local table are a walk scratch of the store's pool (its stamped
     byte mask and int32 scratch; rank space has the size of node space): per-question
     arrays of the store's size cost a page fault per page touched."""
-    rk = key_rank[ends]
     with pool.take() as sc:
+        rk = np.take(key_rank, ends, out=sc.buffer("rank", len(ends), key_rank.dtype))
         sc.visited[rk] = sc.stamp
-        ranks = np.flatnonzero(sc.visited == sc.stamp)  # ascending: the local ids in key order
+        marked = np.equal(sc.visited, sc.stamp, out=sc.buffer("mark", len(sc.visited), bool))
+        ranks = np.flatnonzero(marked)  # ascending: the local ids in key order
         lut = sc.node_scratch
         lut[ranks] = np.arange(len(ranks), dtype=lut.dtype)
-        local = lut[rk].astype(np.int64)
+        local = np.take(lut, rk)  # int32, fresh (packed next)
     by_local = np.empty(len(ranks), dtype=np.int64)
     by_local[local] = ends
     return local, by_local, ranks

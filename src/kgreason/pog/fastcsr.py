@@ -48,9 +48,10 @@ def pack(fields: Sequence[np.ndarray], widths: Sequence[int]) -> np.ndarray:
     and shifts, where int64 division (divmod) costs ~10x more."""
     if sum(widths) > 62:
         raise ValueError(f"ids too wide to pack into int64 codes: {list(widths)} bits")
-    out = np.asarray(fields[0], dtype=np.int64)
+    out = np.array(fields[0], dtype=np.int64)  # a copy, shifted and or-ed in place
     for f, w in zip(fields[1:], widths[1:], strict=True):
-        out = (out << w) | f
+        out <<= w
+        out |= f
     return out
 
 
@@ -59,7 +60,9 @@ def unpack(codes: np.ndarray, widths: Sequence[int]) -> list[np.ndarray]:
     out = []
     shift = 0
     for w in reversed(widths[1:]):
-        out.append((codes >> shift) & ((1 << w) - 1) if shift else codes & ((1 << w) - 1))
+        f = codes >> shift if shift else codes.copy()
+        f &= (1 << w) - 1  # in place: one array per field
+        out.append(f)
         shift += w
     out.append(codes >> shift)
     return out[::-1]
