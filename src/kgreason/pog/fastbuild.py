@@ -9,13 +9,14 @@ are then sorted once per direction by pog/fastcsr.py's bucketed sort.
 
 API:
     from_store(kg, eids, topics, inverse_of) -> ArrayClusteredGraph
-    fold_inverse_arrays(h, r, t, rel_names, inverse_of) -> mask of the edges kept
+    fold_inverse_arrays(h, r, t, rel_names, inverse_of, bases=None) -> mask of the edges kept
+    suffix_bases(rel_names) -> the name-pair table fold_inverse_arrays can reuse
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -28,30 +29,78 @@ if TYPE_CHECKING:
     from kgreason.kg.store.walk import ScratchPool
 
 
+#: name_pairs as a table: (bases[r, s] = id of relation r's name less INVERSE_SUFFIXES[s],
+#: -1 if none; name -> id), built once per store (`suffix_bases`)
+SuffixBases = tuple[np.ndarray, dict[str, int]]
+
+
+def suffix_bases(rel_names: Sequence[str]) -> SuffixBases | None:
+    """The table fold_inverse_arrays reads instead of running name_pairs over the present
+    relations' names on every question (a Python loop over ~10^3 names); None when names
+    repeat (the plain path then decides)."""
+    from kgreason.kg.inverses import INVERSE_SUFFIXES
+
+    ids = {x: i for i, x in enumerate(rel_names)}
+    if len(ids) != len(rel_names):
+        return None
+    bases = np.full((len(rel_names), len(INVERSE_SUFFIXES)), -1, dtype=np.int64)
+    for i, x in enumerate(rel_names):
+        for k, suf in enumerate(INVERSE_SUFFIXES):
+            base = ids.get(x[: -len(suf)]) if x.endswith(suf) else None
+            if base is not None:
+                bases[i, k] = base
+    return bases, ids
+
+
+def _inverse_ids(
+    present: np.ndarray, table: SuffixBases, inverse_of: Mapping[str, str]
+) -> np.ndarray:
+    """inv[r] = the relation r folds into (-1: none), among the present relations: the
+    first suffix whose base is present (name_pairs), then inverse_of's pairs override."""
+    bases, ids = table
+    inv = np.full(len(present), -1, dtype=np.int64)
+    for k in range(bases.shape[1]):
+        c = bases[:, k]
+        ok = (inv < 0) & present & (c >= 0) & present[np.maximum(c, 0)]
+        inv[ok] = c[ok]
+    for a, b in inverse_of.items():
+        ia, ib = ids.get(a), ids.get(b)
+        if ia is not None and present[ia]:
+            inv[ia] = ib if ib is not None and present[ib] else -1
+    return inv
+
+
 def fold_inverse_arrays(
     h: np.ndarray,
     r: np.ndarray,
     t: np.ndarray,
     rel_names: Sequence[str],
     inverse_of: Mapping[str, str],
+    *,
+    bases: SuffixBases | None = None,
 ) -> np.ndarray:
     """Mask of the edges kept by kg.inverses.fold_inverse_triples, on ids: an (h, inv, t)
-    whose mirror (t, r, h) is present goes."""
+    whose mirror (t, r, h) is present goes. `bases`: suffix_bases(rel_names), when kept."""
     from kgreason.kg.inverses import name_pairs
 
     keep = np.ones(len(h), dtype=bool)
     m = len(rel_names)
     if not len(h) or not m:
         return keep
-    present = np.flatnonzero(np.bincount(r, minlength=m))
-    names = {rel_names[i]: i for i in present.tolist()}
-    pairs = name_pairs(names)
-    pairs.update({k: v for k, v in inverse_of.items() if k in names})
-    ids = {names[k]: names[v] for k, v in pairs.items() if k in names and v in names}
-    if not ids:
-        return keep
-    inv = np.full(m, -1, dtype=np.int64)
-    inv[list(ids)] = list(ids.values())
+    counts = np.bincount(r, minlength=m)
+    if bases is not None:
+        inv = _inverse_ids(counts > 0, bases, inverse_of)
+        if not (inv >= 0).any():
+            return keep
+    else:
+        names = {rel_names[i]: i for i in np.flatnonzero(counts).tolist()}
+        pairs = name_pairs(names)
+        pairs.update({k: v for k, v in inverse_of.items() if k in names})
+        ids = {names[k]: names[v] for k, v in pairs.items() if k in names and v in names}
+        if not ids:
+            return keep
+        inv = np.full(m, -1, dtype=np.int64)
+        inv[list(ids)] = list(ids.values())
     n = int(max(h.max(), t.max())) + 1
     return ~mirror_mask(h, r, t, inv, n)
 
@@ -126,7 +175,11 @@ def from_store(
     if triples is None:
         triples = kg.graph.triples(eids)
     h, r, t = (np.asarray(x, dtype=np.int64) for x in triples)
-    keep = fold_inverse_arrays(h, r, t, kg.relations, inverse_of)
+    memo = kg.graph.memo  # the suffix table, once per store
+    if "suffix_bases" not in memo:
+        memo["suffix_bases"] = suffix_bases(kg.relations)
+    bases = cast("SuffixBases | None", memo["suffix_bases"])
+    keep = fold_inverse_arrays(h, r, t, kg.relations, inverse_of, bases=bases)
     if not keep.all():
         h, r, t = h[keep], r[keep], t[keep]
     # heads come in runs of one head (sorted edge ids; a walk's out-rows of one node):

@@ -1,0 +1,118 @@
+"""Kernels added for issue 15's subgraph and clustering stages, against plain references:
+radix_sort (LSD, digit skipping), row_positions (format.ranges), WalkScratch.buffer,
+Found, fastcsr.pack/unpack, and fold_inverse_arrays' suffix table (name_pairs)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kgreason.kg.store.format import ranges
+from kgreason.kg.store.walk import Found, WalkScratch, radix_sort, row_positions
+from kgreason.pog.fastbuild import fold_inverse_arrays, suffix_bases
+from kgreason.pog.fastcsr import pack, unpack
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 4095, 4096, 20_000])
+@pytest.mark.parametrize(
+    "bound", [1, 2, 255, 256, 1 << 16, (1 << 16) + 1, 1 << 31, 1 << 47, 1 << 62]
+)
+def test_radix_sort_is_np_sort(n, bound):
+    rng = np.random.default_rng(n + bound % 1009)
+    x = rng.integers(0, bound, size=n)
+    if n > 3:
+        x[:3] = [0, bound - 1, bound - 1]  # the dtype limits of the range
+    got = radix_sort(x, bound)
+    assert got.dtype == np.int64 and got.tolist() == np.sort(x).tolist()
+
+
+@pytest.mark.parametrize("low", [1, 7, 16, 18, 20])
+def test_radix_sort_skips_digits_already_in_order(low):
+    """Codes (high, low) that come ordered by their low bits sort fully when only the bits
+    from `low` up are sorted (what the in-edge CSR relies on)."""
+    rng = np.random.default_rng(low)
+    lo = np.sort(rng.integers(0, 1 << low, size=30_000))
+    hi = rng.integers(0, 1 << 20, size=30_000)
+    codes = (hi << low) | lo
+    assert radix_sort(codes, 1 << (low + 20), sorted_bits=low).tolist() == np.sort(codes).tolist()
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_row_positions_is_ranges(seed):
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(0, 30))
+    counts = rng.integers(0, 6, size=k)
+    counts[rng.random(k) < 0.3] = 0  # empty segments anywhere, also first and last
+    starts = rng.integers(0, 10**9, size=k)
+    want = ranges(starts, counts)
+    assert row_positions(starts, counts).tolist() == want.tolist()
+    buf = np.full(len(want) + 5, -7, dtype=np.int64)  # into a longer buffer's prefix
+    got = row_positions(starts, counts, buf[: len(want)])
+    assert got.tolist() == want.tolist() and buf[len(want) :].tolist() == [-7] * 5
+
+
+def test_scratch_buffers_are_kept_per_name_and_dtype_and_grow():
+    sc = WalkScratch(4, 4)
+    a = sc.buffer("x", 10, np.int64)
+    a[:] = 5
+    assert sc.buffer("x", 8, np.int64).base is a.base  # reused, not reallocated
+    assert sc.buffer("x", 3, np.int32).dtype == np.int32  # another dtype: its own
+    b = sc.buffer("x", 50, np.int64)
+    assert len(b) == 50 and sc.buffer("x", 50, np.int64).base is b.base
+
+
+def test_found_appends_in_order():
+    f = Found(10, np.dtype(np.int64), np.dtype(np.int32))
+    for part in ([3, 1], [], [9, 9, 2]):
+        h, r, t = f.claim(np.array(part, dtype=np.int64))
+        h[:], r[:], t[:] = [x + 1 for x in part], part, [x + 2 for x in part]
+    assert f.eids[: f.count].tolist() == [3, 1, 9, 9, 2]
+    assert [x.tolist() for x in f.triples()] == [
+        [4, 2, 10, 10, 3],
+        [3, 1, 9, 9, 2],
+        [5, 3, 11, 11, 4],
+    ]
+
+
+@pytest.mark.parametrize("widths", [(1, 1, 1), (18, 11, 18), (30, 2, 30), (20, 22, 20)])
+def test_pack_unpack_roundtrip_and_order(widths):
+    rng = np.random.default_rng(sum(widths))
+    fields = [rng.integers(0, 1 << w, size=2000) for w in widths]
+    fields[0][:2] = [0, (1 << widths[0]) - 1]
+    f0 = fields[0].copy()
+    codes = pack(fields, widths)
+    assert np.array_equal(fields[0], f0)  # the inputs are not modified in place
+    assert all(np.array_equal(a, b) for a, b in zip(unpack(codes, widths), fields, strict=True))
+    order = np.lexsort(fields[::-1])
+    assert np.array_equal(np.argsort(codes, kind="stable"), order)
+
+
+SUFFIXES = ["", "_inverse", "_inv", "-inverse", "_reverse", "_reversed", "_inv_inverse"]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_fold_suffix_table_is_name_pairs(seed):
+    """fold_inverse_arrays with the per-store suffix table keeps exactly the edges the
+    name_pairs path keeps: random names with every suffix (and stacked ones), relations
+    absent from the subgraph, and inverse_of pairs that override, point at absent or
+    unknown relations."""
+    rng = np.random.default_rng(seed)
+    stems = [f"r{i}" for i in range(6)]
+    names = sorted({s + rng.choice(SUFFIXES) for s in stems for _ in range(3)})
+    rng.shuffle(names)
+    m = len(names)
+    inverse_of = {str(rng.choice(names)): str(rng.choice(names)) for _ in range(2)}
+    inverse_of["nowhere"] = str(names[0])
+    inverse_of[str(names[-1])] = "missing"
+    n, e = 12, 400
+    h, t = rng.integers(0, n, e), rng.integers(0, n, e)
+    r = rng.integers(0, max(1, m - 2), e)  # the last relations are absent
+    h, t = np.concatenate([h, t[:150]]), np.concatenate([t, h[:150]])  # mirrors
+    r = np.concatenate([r, rng.integers(0, m, 150)])
+    want = fold_inverse_arrays(h, r, t, names, inverse_of)
+    got = fold_inverse_arrays(h, r, t, names, inverse_of, bases=suffix_bases(names))
+    assert got.tolist() == want.tolist()
+
+
+def test_suffix_table_declines_repeated_names():
+    assert suffix_bases(["a", "a_inv", "a"]) is None
