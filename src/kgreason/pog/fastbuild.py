@@ -106,23 +106,29 @@ def fold_inverse_arrays(
 
 
 def _relabel_by_rank(
-    ends: np.ndarray, key_rank: np.ndarray, pool: ScratchPool
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(local id of each end, store id of each local id, key rank of each local id): local
-    ids number the distinct ends in key order. Linear: a mark per store node, a scan. The
-    mark and the rank -> local table are a walk scratch of the store's pool (its stamped
-    byte mask and int32 scratch; rank space has the size of node space): per-question
-    arrays of the store's size cost a page fault per page touched."""
+    parts: Sequence[np.ndarray], key_rank: np.ndarray, pool: ScratchPool
+) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """(local id of each end, per part; store id of each local id; key rank of each local
+    id): local ids number the distinct ends (node ids in `parts`) in key order. Linear: a
+    mark per store node, a scan. The mark and the rank -> local table are a walk scratch
+    of the store's pool (its stamped byte mask and int32 scratch; rank space has the size
+    of node space): per-question arrays of the store's size cost a page fault per page
+    touched. The parts are not concatenated (one fresh array less)."""
     with pool.take() as sc:
-        rk = np.take(key_rank, ends, out=sc.buffer("rank", len(ends), key_rank.dtype))
-        sc.visited[rk] = sc.stamp
+        buf = sc.buffer("rank", sum(len(x) for x in parts), key_rank.dtype)
+        rks, a = [], 0
+        for x in parts:  # (mode="clip": ids are valid, and `out` is buffered otherwise)
+            rks.append(np.take(key_rank, x, out=buf[a : a + len(x)], mode="clip"))
+            a += len(x)
+        sc.visited[buf] = sc.stamp
         marked = np.equal(sc.visited, sc.stamp, out=sc.buffer("mark", len(sc.visited), bool))
         ranks = np.flatnonzero(marked)  # ascending: the local ids in key order
         lut = sc.node_scratch
         lut[ranks] = np.arange(len(ranks), dtype=lut.dtype)
-        local = np.take(lut, rk)  # int32, fresh (packed next)
+        local = [np.take(lut, rk, mode="clip") for rk in rks]  # int32, fresh (packed next)
     by_local = np.empty(len(ranks), dtype=np.int64)
-    by_local[local] = ends
+    for x, lx in zip(parts, local, strict=True):
+        by_local[lx] = x
     return local, by_local, ranks
 
 
@@ -174,7 +180,8 @@ def from_store(
     (`keys.rank`), so no name is decoded here."""
     if triples is None:
         triples = kg.graph.triples(eids)
-    h, r, t = (np.asarray(x, dtype=np.int64) for x in triples)
+    h, t = (np.asarray(x, dtype=np.int64) for x in triples[::2])
+    r = np.asarray(triples[1])  # (int32 from the walk: a value, never an index here)
     memo = kg.graph.memo  # the suffix table, once per store
     if "suffix_bases" not in memo:
         memo["suffix_bases"] = suffix_bases(kg.relations)
@@ -188,15 +195,16 @@ def from_store(
     step[:1] = True
     np.not_equal(h[1:], h[:-1], out=step[1:])
     starts = np.flatnonzero(step)
-    ends = np.concatenate([h[starts], t])
     ranks: np.ndarray | None = None
     if kg.index.key_rank is not None:
-        local, by_local, ranks = _relabel_by_rank(ends, kg.index.key_rank, kg.graph.scratch)
+        parts = [h[starts], t]
+        (lhs, lt), by_local, ranks = _relabel_by_rank(parts, kg.index.key_rank, kg.graph.scratch)
     else:
-        local, by_local = _relabel_by_keys(kg, ends)
+        local, by_local = _relabel_by_keys(kg, np.concatenate([h[starts], t]))
+        lhs, lt = local[: len(starts)], local[len(starts) :]
     names = NodeNames(len(by_local), lambda ids: kg.index.keys.many(by_local[ids]))
     index = NodeIndex(names, _lookup(kg, by_local, ranks))
     w = edge_widths(len(by_local), len(kg.relations))
-    lh = np.repeat(local[: len(starts)], np.diff(np.append(starts, len(h))))
-    codes = unique_codes(pack((lh, r, local[len(starts) :]), w), 1 << sum(w))
+    lh = np.repeat(lhs, np.diff(np.append(starts, len(h))))
+    codes = unique_codes(pack((lh, r, lt), w), 1 << sum(w))
     return ArrayClusteredGraph.from_codes(codes, names, kg.relations, index, topics)
