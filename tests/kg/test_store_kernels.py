@@ -116,3 +116,15 @@ def test_fold_suffix_table_is_name_pairs(seed):
 
 def test_suffix_table_declines_repeated_names():
     assert suffix_bases(["a", "a_inv", "a"]) is None
+
+
+@pytest.mark.parametrize("disorder", [0.0, 0.01, 0.2, 0.5, 1.0])
+def test_sort_codes_on_every_degree_of_presortedness(disorder):
+    """sort_codes picks timsort or the radix sort by how sorted the input is: both np.sort."""
+    from kgreason.pog.fastcsr import sort_codes
+
+    rng = np.random.default_rng(int(disorder * 100))
+    codes = np.sort(rng.integers(0, 1 << 37, size=50_000))
+    swap = rng.random(len(codes)) < disorder
+    codes[swap] = rng.permutation(codes[swap])
+    assert sort_codes(codes, 1 << 37).tolist() == np.sort(codes).tolist()
