@@ -24,8 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kgreason.kg.store.build_index import ranges
-from kgreason.kg.store.walk import radix_sort
+from kgreason.kg.store.walk import radix_sort, row_positions
 
 #: below this many codes a plain sort is as fast as the bucketed one
 SMALL_SORT = 1 << 12
@@ -103,9 +102,12 @@ def unique_codes(codes: np.ndarray, hi: int) -> np.ndarray:
 
 
 def row_ptr(src: np.ndarray, n: int) -> np.ndarray:
-    """CSR row pointer of rows grouped by `src` (ids < n)."""
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(src, minlength=n), out=ptr[1:])
+    """CSR row pointer of rows grouped by `src` (ids < n). One array: the counts, summed
+    and shifted in place (each fresh array of n costs page faults)."""
+    ptr = np.bincount(src, minlength=n + 1).astype(np.int64, copy=False)
+    np.cumsum(ptr, out=ptr)
+    ptr[1:] = ptr[:-1]  # (overlapping: numpy copies as memmove would)
+    ptr[0] = 0
     return ptr
 
 
@@ -145,7 +147,7 @@ def bfs(
         unseen -= slots
         if slots <= BOTTOM_UP * unseen:  # top-down: the frontier's neighbours
             parts = [
-                nbr[ranges(ptr[frontier], c)]
+                nbr[row_positions(ptr[frontier], c)]
                 for (ptr, nbr), c in zip(rows, _degree(rows, frontier), strict=True)
             ]
             nb = np.concatenate(parts) if len(parts) > 1 else parts[0]
@@ -157,8 +159,10 @@ def bfs(
             rest = np.flatnonzero(dist < 0)
             hit = np.zeros(len(rest), dtype=bool)
             for (ptr, nbr), c in zip(rows, _degree(rows, rest), strict=True):
-                near = dist[nbr[ranges(ptr[rest], c)]] == d - 1
-                hit[np.repeat(np.arange(len(rest)), c)[near]] = True
+                near = dist[nbr[row_positions(ptr[rest], c)]] == d - 1
+                some = np.flatnonzero(c)  # a node has a neighbour in the frontier: any
+                if len(some):  # of its run of `near` (reduceat: runs must not be empty)
+                    hit[some] |= np.logical_or.reduceat(near, np.cumsum(c)[some] - c[some])
             frontier = rest[hit]
             dist[frontier] = d
     return dist

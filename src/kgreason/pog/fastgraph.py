@@ -131,7 +131,9 @@ class ArrayClusteredGraph(ClusteredGraph):
             inbound = (dst_, rel_, src_)
         self.idst, self.irel, self.isrc = inbound
         self.iptr = row_ptr(self.idst, n)
-        self.degree = np.diff(self.optr) + np.diff(self.iptr)
+        self.degree = self.optr[1:] - self.optr[:-1]  # (one array, summed in place)
+        self.degree += self.iptr[1:]
+        self.degree -= self.iptr[:-1]
         self.present = present if present is not None else np.ones(n, dtype=bool)
         self.extra = frozenset(x for x in extra if x not in index)
         self.variant = "pog"
