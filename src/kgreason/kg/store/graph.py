@@ -15,7 +15,6 @@ their public names are importable from here too.
 from __future__ import annotations
 
 from functools import cached_property
-from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +38,7 @@ from kgreason.kg.store.walk import (
     Found,
     ScratchPool,
     WalkScratch,
+    chunk_bounds,
     first_occurrences,
     left_out,
     row_positions,
@@ -68,16 +68,6 @@ LEFT_OUT_SCAN = 1 << 16
 #: Rows of a slice expand dedupes at once, at least (it reads a slice in parts of about
 #: the edges still wanted, so the rows past a cut are only counted).
 PART_MIN = 1 << 12
-
-
-def _chunk_bounds(cum: np.ndarray, budget: int) -> list[tuple[int, int]]:
-    """Split a frontier (cumulative row counts `cum`) into runs of about `budget` rows:
-    (start, end) indices; a run ends at the node that reaches the next multiple."""
-    if len(cum) == 0 or cum[-1] <= budget:
-        return [(0, len(cum))]
-    cuts = np.searchsorted(cum, np.arange(budget, int(cum[-1]), budget), side="left") + 1
-    edges = [0, *np.unique(cuts).tolist(), len(cum)]
-    return [(x, y) for x, y in pairwise(edges) if y > x]
 
 
 class CSRGraph:
@@ -195,7 +185,7 @@ class CSRGraph:
             lens = np.stack([dout, din], axis=1)
             cum = np.cumsum(dout + din)
             level_edges, read = int(cum[-1]) if len(cum) else 0, 0
-            bounds = _chunk_bounds(cum, max(CHUNK_EDGES, 2 * (max_triples - count)))
+            bounds = chunk_bounds(cum, max(CHUNK_EDGES, 2 * (max_triples - count)))
             for ci, (c0, c1) in enumerate(bounds):
                 seg = lens[c0:c1].ravel()
                 buf = sc.buffer("pos", int(seg.sum()), np.int64)  # this chunk's only
@@ -268,13 +258,8 @@ class CSRGraph:
         the two rows comes first (O(n) with a byte mask, no per-edge scratch)."""
         n, seen, stamp = self.n_edges, sc.seen, sc.stamp
         # masks over the slice, not index arrays per direction: fewer and smaller
-        # temporaries (gathers clip: an out-row reads rev_eid[0], then takes its position)
-        inn = p >= n
-        eid = sc.buffer("eid", len(p), np.int64)  # int64: ids index `seen` (int32 casts)
-        eid[:] = p
-        q = np.subtract(p, n, out=sc.buffer("q", len(p), np.int64))
-        tmp = np.take(self.rev_eid, q, mode="clip", out=sc.buffer("i", len(p), self.rev_eid.dtype))
-        np.copyto(eid, tmp, where=inn)
+        # temporaries
+        eid, inn = self._slice_eids(p, sc)
         fo = (seen[eid] != stamp) & ~inn  # unseen out-rows (their eid is their position)
         efo = eid[fo]
         seen[efo] = PAIR
@@ -298,17 +283,30 @@ class CSRGraph:
         seen[efo] = 0
         return eid, np.flatnonzero(keep)
 
+    def _slice_eids(self, p: np.ndarray, sc: WalkScratch) -> tuple[np.ndarray, np.ndarray]:
+        """(edge id, is an in-row) of each position of a slice, in the scratch's buffers
+        (valid until the next call). Edge ids are int64: they index `seen`, where int32
+        would cost a cast; the gather clips (an out-row reads rev_eid[0], then keeps its
+        own position)."""
+        n = self.n_edges
+        inn = p >= n
+        eid = sc.buffer("eid", len(p), np.int64)
+        eid[:] = p
+        q = np.subtract(p, n, out=sc.buffer("q", len(p), np.int64))
+        tmp = sc.buffer("i", len(p), self.rev_eid.dtype)
+        np.copyto(eid, np.take(self.rev_eid, q, mode="clip", out=tmp), where=inn)
+        return eid, inn
+
     def _count_new(self, p: np.ndarray, new: np.ndarray, taken: int, sc: WalkScratch) -> int:
         """How many edges not seen yet the positions `p` hold that `new` (the new edges of
         the part before, `taken` of them kept) does not: counted, not listed."""
-        n, seen, stamp = self.n_edges, sc.seen, sc.stamp
+        seen, stamp = sc.seen, sc.stamp
         seen[new] = stamp  # for the count (the first `taken` stay: they are kept)
-        inn = p >= n
-        po = p[~inn]
-        uo = po[seen[po] != stamp]
+        eid, inn = self._slice_eids(p, sc)
+        uo = eid[(seen[eid] != stamp) & ~inn]
         seen[uo] = PAIR  # an in-row reading PAIR is the same edge as an out-row here
-        si = seen[self.rev_eid[p[inn] - n]]
-        more = len(uo) + int(np.count_nonzero((si != stamp) & (si != PAIR)))
+        si = seen[eid]
+        more = len(uo) + int(np.count_nonzero(inn & (si != stamp) & (si != PAIR)))
         seen[uo] = 0
         seen[new[taken:]] = 0
         return more

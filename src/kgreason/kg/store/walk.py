@@ -17,6 +17,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -303,3 +304,13 @@ def left_out(
     n_rel = int(np.count_nonzero(np.bincount(np.concatenate(rels))))
     n_ent = count_distinct(np.concatenate(nbrs), sc.node_scratch)
     return n_rel, n_ent, exact
+
+
+def chunk_bounds(cum: np.ndarray, budget: int) -> list[tuple[int, int]]:
+    """Split a frontier (cumulative row counts `cum`) into runs of about `budget` rows:
+    (start, end) indices; a run ends at the node that reaches the next multiple."""
+    if len(cum) == 0 or cum[-1] <= budget:
+        return [(0, len(cum))]
+    cuts = np.searchsorted(cum, np.arange(budget, int(cum[-1]), budget), side="left") + 1
+    edges = [0, *np.unique(cuts).tolist(), len(cum)]
+    return [(x, y) for x, y in pairwise(edges) if y > x]
