@@ -128,3 +128,13 @@ def test_sort_codes_on_every_degree_of_presortedness(disorder):
     swap = rng.random(len(codes)) < disorder
     codes[swap] = rng.permutation(codes[swap])
     assert sort_codes(codes, 1 << 37).tolist() == np.sort(codes).tolist()
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 1000])
+def test_rank_nodes_inverts_key_rank(n):
+    from kgreason.pog.fastbuild import rank_nodes
+
+    key_rank = np.random.default_rng(n).permutation(n).astype(np.int32)
+    inv = rank_nodes(key_rank)
+    assert inv.tolist() == np.argsort(key_rank).tolist()
+    assert all(key_rank[inv[k]] == k for k in range(n))

@@ -105,12 +105,20 @@ def fold_inverse_arrays(
     return ~mirror_mask(h, r, t, inv, n)
 
 
+def rank_nodes(key_rank: np.ndarray) -> np.ndarray:
+    """The node of each key rank (key_rank's inverse permutation), built once per store:
+    the store ids of a subgraph's local ids are then one ordered gather."""
+    out = np.empty(len(key_rank), dtype=key_rank.dtype)
+    out[key_rank] = np.arange(len(key_rank), dtype=key_rank.dtype)
+    return out
+
+
 def _relabel_by_rank(
-    parts: Sequence[np.ndarray], key_rank: np.ndarray, pool: ScratchPool
+    parts: Sequence[np.ndarray], key_rank: np.ndarray, rank_node: np.ndarray, pool: ScratchPool
 ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     """(local id of each end, per part; store id of each local id; key rank of each local
     id): local ids number the distinct ends (node ids in `parts`) in key order. Linear: a
-    mark per store node, a scan. The mark and the rank -> local table are a walk scratch
+    mark per store node, a scan; `rank_node` (rank_nodes) gives the local ids' nodes. The mark and the rank -> local table are a walk scratch
     of the store's pool (its stamped byte mask and int32 scratch; rank space has the size
     of node space): per-question arrays of the store's size cost a page fault per page
     touched. The parts are not concatenated (one fresh array less)."""
@@ -126,10 +134,7 @@ def _relabel_by_rank(
         lut = sc.node_scratch
         lut[ranks] = np.arange(len(ranks), dtype=lut.dtype)
         local = [np.take(lut, rk, mode="clip") for rk in rks]  # int32, fresh (packed next)
-    by_local = np.empty(len(ranks), dtype=np.int64)
-    for x, lx in zip(parts, local, strict=True):
-        by_local[lx] = x
-    return local, by_local, ranks
+    return local, rank_node[ranks].astype(np.int64), ranks
 
 
 def _relabel_by_keys(kg: StoreKG, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -197,8 +202,13 @@ def from_store(
     starts = np.flatnonzero(step)
     ranks: np.ndarray | None = None
     if kg.index.key_rank is not None:
+        if "rank_node" not in memo:
+            memo["rank_node"] = rank_nodes(kg.index.key_rank)
+        rank_node = cast(np.ndarray, memo["rank_node"])
         parts = [h[starts], t]
-        (lhs, lt), by_local, ranks = _relabel_by_rank(parts, kg.index.key_rank, kg.graph.scratch)
+        (lhs, lt), by_local, ranks = _relabel_by_rank(
+            parts, kg.index.key_rank, rank_node, kg.graph.scratch
+        )
     else:
         local, by_local = _relabel_by_keys(kg, np.concatenate([h[starts], t]))
         lhs, lt = local[: len(starts)], local[len(starts) :]
