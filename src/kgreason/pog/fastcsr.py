@@ -24,7 +24,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kgreason.kg.store.walk import radix_sort, row_positions
+from kgreason.kg.store.build_index import ranges
+from kgreason.kg.store.walk import radix_sort
 
 #: below this many codes a plain sort is as fast as the bucketed one
 SMALL_SORT = 1 << 12
@@ -147,7 +148,7 @@ def bfs(
         unseen -= slots
         if slots <= BOTTOM_UP * unseen:  # top-down: the frontier's neighbours
             parts = [
-                nbr[row_positions(ptr[frontier], c)]
+                nbr[ranges(ptr[frontier], c)]
                 for (ptr, nbr), c in zip(rows, _degree(rows, frontier), strict=True)
             ]
             nb = np.concatenate(parts) if len(parts) > 1 else parts[0]
@@ -159,10 +160,8 @@ def bfs(
             rest = np.flatnonzero(dist < 0)
             hit = np.zeros(len(rest), dtype=bool)
             for (ptr, nbr), c in zip(rows, _degree(rows, rest), strict=True):
-                near = dist[nbr[row_positions(ptr[rest], c)]] == d - 1
-                some = np.flatnonzero(c)  # a node has a neighbour in the frontier: any
-                if len(some):  # of its run of `near` (reduceat: runs must not be empty)
-                    hit[some] |= np.logical_or.reduceat(near, np.cumsum(c)[some] - c[some])
+                near = dist[nbr[ranges(ptr[rest], c)]] == d - 1
+                hit[np.repeat(np.arange(len(rest)), c)[near]] = True
             frontier = rest[hit]
             dist[frontier] = d
     return dist
