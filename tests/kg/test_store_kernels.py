@@ -138,3 +138,25 @@ def test_rank_nodes_inverts_key_rank(n):
     inv = rank_nodes(key_rank)
     assert inv.tolist() == np.argsort(key_rank).tolist()
     assert all(key_rank[inv[k]] == k for k in range(n))
+
+
+def test_grouped_walk_keeps_the_triples_of_its_edges(tmp_path):
+    """expand_grouped's Expansion.triples is triples(eids), row by row (cut or not)."""
+    from kgreason.kg.loaders import Source
+    from kgreason.kg.store import StoreKG, build_store
+
+    rng = np.random.default_rng(3)
+    rows = [
+        f"n{rng.integers(0, 60)}\tr{rng.integers(0, 5)}\tn{rng.integers(0, 60)}\n"
+        for _ in range(700)
+    ]
+    rows += [f"hub\tr{k % 3}\tn{k % 60}\n" for k in range(200)]
+    (tmp_path / "g.tsv").write_text("".join(rows))
+    build_store([Source(tmp_path / "g.tsv")], tmp_path / "store")
+    g = StoreKG(tmp_path / "store").graph
+    for seeds in ([0], [1, 5], [g.n_nodes - 1]):
+        for depth, cap in ((1, 3), (2, 40), (3, 10_000), (2, 0)):
+            res = g.expand_grouped(np.array(seeds), depth, cap)
+            assert res.triples is not None
+            for got, want in zip(res.triples, g.triples(res.eids), strict=True):
+                assert got.tolist() == want.tolist()
