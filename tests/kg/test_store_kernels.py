@@ -61,7 +61,11 @@ def test_scratch_buffers_are_kept_per_name_and_dtype_and_grow():
     assert len(b) == 50 and sc.buffer("x", 50, np.int64).base is b.base
 
 
-def test_found_appends_in_order():
+@pytest.mark.parametrize("start", [1, 2, 100])
+def test_found_appends_in_order(monkeypatch, start):
+    from kgreason.kg.store import walk
+
+    monkeypatch.setattr(walk, "FOUND_START", start)  # growth by doubling past it
     f = Found(10, np.dtype(np.int64), np.dtype(np.int32))
     for part in ([3, 1], [], [9, 9, 2]):
         h, r, t = f.claim(np.array(part, dtype=np.int64))

@@ -230,6 +230,7 @@ def test_expand_keeps_the_triples_of_its_edges(store, monkeypatch, chunk, scan, 
     monkeypatch.setattr(graph_mod, "CHUNK_EDGES", chunk)
     monkeypatch.setattr(graph_mod, "LEFT_OUT_SCAN", scan)
     monkeypatch.setattr(graph_mod, "PART_MIN", part)
+    monkeypatch.setattr(walk_mod, "FOUND_START", 1 + part)  # Found's buffers grow, too
     rng = np.random.default_rng(1)
     for noise in (np.zeros(len(store.graph.noise), bool), store.graph.noise):
         g = CSRGraph(store.path, noise)

@@ -84,22 +84,36 @@ class Expansion:
         return self._groups
 
 
+#: Found's first buffers hold at most this many edges; past it they grow by doubling (a
+#: huge max_triples must not reserve gigabytes of address space up front)
+FOUND_START = 1 << 20
+
+
 class Found:
     """The edges a walk takes, written in place as it goes: edge ids (int64) and their
-    (head, rel, tail), in discovery order. The buffers have the most the walk may take,
-    allocated untouched (np.empty), so only what is written costs memory, and no batch
-    is copied again at the end (fresh pages cost more than the walk's reads)."""
+    (head, rel, tail), in discovery order. The buffers are allocated untouched
+    (np.empty) for the most the walk may take (up to FOUND_START, then doubled), so only
+    what is written costs memory, and no batch is copied again at the end (fresh pages
+    cost more than the walk's reads)."""
 
     def __init__(self, capacity: int, node_dtype: np.dtype, rel_dtype: np.dtype):
-        self.eids: np.ndarray = np.empty(capacity, dtype=np.int64)
-        self.h: np.ndarray = np.empty(capacity, dtype=node_dtype)
-        self.r: np.ndarray = np.empty(capacity, dtype=rel_dtype)
-        self.t: np.ndarray = np.empty(capacity, dtype=node_dtype)
+        size = min(capacity, FOUND_START)
+        self.eids: np.ndarray = np.empty(size, dtype=np.int64)
+        self.h: np.ndarray = np.empty(size, dtype=node_dtype)
+        self.r: np.ndarray = np.empty(size, dtype=rel_dtype)
+        self.t: np.ndarray = np.empty(size, dtype=node_dtype)
         self.count = 0
 
     def claim(self, eids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Append `eids`; returns the (head, rel, tail) slots to fill for them."""
         a, b = self.count, self.count + len(eids)
+        if b > len(self.eids):
+            size = max(b, 2 * len(self.eids))
+            for name in ("eids", "h", "r", "t"):
+                old = getattr(self, name)
+                new = np.empty(size, dtype=old.dtype)
+                new[:a] = old[:a]
+                setattr(self, name, new)
         self.eids[a:b] = eids
         self.count = b
         return self.h[a:b], self.r[a:b], self.t[a:b]
