@@ -2,13 +2,16 @@
 
 Why this shape (issue 15): the stage runs on every question over up to 2x10^5 edges, so it
 decodes no name, builds no Python object per edge, and hashes nothing (numpy 2.x's
-`np.unique` hashes, 25x slower than sorting). Local ids follow the stored key order
-(`keys.rank`, a permutation of the store's nodes): one boolean mark per store node and a
-scan give the distinct ranks in order, i.e. the local ids, with no sort at all; the edges
-are then sorted once per direction by pog/fastcsr.py's bucketed sort.
+`np.unique` hashes, 25x slower than sorting). The walk hands over each edge's (head,
+rel, tail) (`Expansion.triples`), so no head is looked up. Local ids follow the stored key
+order (`keys.rank`, a permutation of the store's nodes): one mark per store node and a
+scan give the distinct ranks in order, i.e. the local ids, with no sort at all (the mark
+and the rank table are the store's pooled walk scratch, the rank -> node table is built
+once per store); the edges are then sorted by pog/fastcsr.py's radix sort, the in-edges
+from the out-edges' order (only the digits above the head's).
 
 API:
-    from_store(kg, eids, topics, inverse_of) -> ArrayClusteredGraph
+    from_store(kg, eids, topics, inverse_of, triples=None) -> ArrayClusteredGraph
     fold_inverse_arrays(h, r, t, rel_names, inverse_of, bases=None) -> mask of the edges kept
     suffix_bases(rel_names) -> the name-pair table fold_inverse_arrays can reuse
 """

@@ -1,14 +1,18 @@
 """What a breadth-first walk over a CSRGraph works with and returns: edge batches, the
-result (`Expansion`), the per-walk masks (`WalkScratch`, pooled per graph) and the O(n)
-array helpers (order-preserving dedupe, a radix sort for edge ids).
+result (`Expansion`, with the found edges' triples: `Found`), the per-walk masks and work
+buffers (`WalkScratch`, pooled per graph) and the O(n) array helpers (order-preserving
+dedupe, row positions, the radix sort the store's sorts share, the cut's left-out scan).
 
 Why a pool: a walk marks visited nodes and seen edges in arrays as long as the graph. A
 fresh np.zeros/np.empty per walk costs a page fault on every page the walk touches (tens
 of thousands at 10M triples, more time than the walk's own work), so each graph keeps the
-arrays of finished walks; stamps (WalkScratch) make clearing them unnecessary. One walk owns its scratch
-until it ends; concurrent walks (server worker threads) each take their own. A graph
-keeps at most POOL_KEEP of them (n_edges + 5 * n_nodes bytes each once touched: 15 MB at
-10M triples); edge-sized int32 scratch (expand_grouped's dedupe) is not kept.
+arrays of finished walks; stamps (WalkScratch) make clearing them unnecessary. The same
+holds for a walk's large temporaries (row positions, edge ids, gathers: a fault costs
+~2.5 us on the measuring VM, a 2x10^5-row int64 array 400 of them), so they are
+WalkScratch buffers too. One walk owns its scratch until it ends; concurrent walks
+(server worker threads) each take their own. A graph keeps at most POOL_KEEP of them
+(n_edges + 5 * n_nodes bytes each once touched: 15 MB at 10M triples, plus the buffers:
+a few MB); edge-sized int32 scratch (expand_grouped's dedupe) is not kept.
 """
 
 from __future__ import annotations
