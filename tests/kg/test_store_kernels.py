@@ -164,3 +164,13 @@ def test_grouped_walk_keeps_the_triples_of_its_edges(tmp_path):
             assert res.triples is not None
             for got, want in zip(res.triples, g.triples(res.eids), strict=True):
                 assert got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 50, 5000])
+def test_count_distinct_is_len_unique(n):
+    from kgreason.kg.store.walk import count_distinct
+
+    rng = np.random.default_rng(n)
+    values = rng.integers(0, max(1, n // 3), size=n)  # many repeats
+    scratch = np.full(max(1, n), -5, dtype=np.int32)
+    assert count_distinct(values, scratch) == len(np.unique(values))

@@ -215,8 +215,15 @@ def first_occurrences(values: np.ndarray, scratch: np.ndarray) -> np.ndarray:
 
 
 def count_distinct(values: np.ndarray, scratch: np.ndarray) -> int:
-    """len(np.unique(values)) in O(n) (numpy's unique hashes or sorts; far slower here)."""
-    return len(first_occurrences(values, scratch))
+    """len(np.unique(values)) in O(n) (numpy's unique hashes or sorts; far slower here).
+    Each value's slot keeps the index of ONE of its occurrences (whichever write lands
+    last), so exactly one occurrence per value reads its own index back: a plain scatter,
+    no ufunc.at (first_occurrences needs the first one, this count does not)."""
+    if len(values) < 2:
+        return len(values)
+    order = np.arange(len(values), dtype=np.int32)
+    scratch[values] = order
+    return int(np.count_nonzero(scratch[values] == order))
 
 
 def radix_sort(values: np.ndarray, bound: int, *, sorted_bits: int = 0) -> np.ndarray:
