@@ -66,16 +66,19 @@ def test_found_appends_in_order(monkeypatch, start):
     from kgreason.kg.store import walk
 
     monkeypatch.setattr(walk, "FOUND_START", start)  # growth by doubling past it
-    f = Found(10, np.dtype(np.int64), np.dtype(np.int32))
+    f = Found(10, np.dtype(np.int32))
     for part in ([3, 1], [], [9, 9, 2]):
-        h, r, t = f.claim(np.array(part, dtype=np.int64))
-        h[:], r[:], t[:] = [x + 1 for x in part], part, [x + 2 for x in part]
+        own, nbr, rel, inn = f.claim(np.array(part, dtype=np.int64))
+        own[:], nbr[:], rel[:] = [x + 1 for x in part], [x + 2 for x in part], part
+        inn[:] = [x % 2 == 1 for x in part]
     assert f.eids[: f.count].tolist() == [3, 1, 9, 9, 2]
-    assert [x.tolist() for x in f.triples()] == [
+    own, nbr, rel, inn = f.rows()
+    assert [own.tolist(), nbr.tolist(), rel.tolist()] == [
         [4, 2, 10, 10, 3],
-        [3, 1, 9, 9, 2],
         [5, 3, 11, 11, 4],
+        [3, 1, 9, 9, 2],
     ]
+    assert inn.tolist() == [True, True, True, True, False]
 
 
 @pytest.mark.parametrize("widths", [(1, 1, 1), (18, 11, 18), (30, 2, 30), (20, 22, 20)])
@@ -174,3 +177,42 @@ def test_count_distinct_is_len_unique(n):
     values = rng.integers(0, max(1, n // 3), size=n)  # many repeats
     scratch = np.full(max(1, n), -5, dtype=np.int32)
     assert count_distinct(values, scratch) == len(np.unique(values))
+
+
+def test_from_store_on_walk_rows_is_from_store_on_edge_ids(tmp_path):
+    """Clustering from the walk's rows (what prepare_graph passes) builds the same graph
+    as from the sorted edge ids alone (heads looked up), inverse pairs folded, on both
+    bounds, cut or not."""
+    from kgreason.kg.inverses import known_inverses
+    from kgreason.kg.loaders import Source
+    from kgreason.kg.store import StoreKG, build_store
+    from kgreason.pog.fastbuild import from_store
+    from kgreason.pog.settings import PoGSettings
+    from kgreason.pog.subgraph import walk_subgraph
+
+    rng = np.random.default_rng(5)
+    rows = []
+    for _ in range(600):
+        h, t = f"n{rng.integers(0, 50)}", f"n{rng.integers(0, 50)}"
+        r = f"r{rng.integers(0, 4)}"
+        rows.append(f"{h}\t{r}\t{t}\n")
+        if r == "r0" and rng.random() < 0.7:  # an inverse relation, mostly mirrored
+            rows.append(f"{t}\tr0_inverse\t{h}\n")
+    rows += [f"hub\tr1\tn{k}\n" for k in range(50)] + rows[:20]  # a hub, repeated triples
+    (tmp_path / "g.tsv").write_text("".join(rows))
+    build_store([Source(tmp_path / "g.tsv")], tmp_path / "store")
+    kg = StoreKG(tmp_path / "store")
+    inv = known_inverses(kg)
+    cols = ("h", "r", "t", "idst", "irel", "isrc", "optr", "iptr", "present")
+    folded = 0
+    for bound in ("edge-order", "relation-aware"):
+        for cap in (5, 60, 300, 100_000):
+            s = PoGSettings(max_subgraph_triples=cap, subgraph_bound=bound)
+            for topics in (["n1"], ["hub", "n7"], ["n3", "n4", "n5"]):
+                _, walk = walk_subgraph(kg, topics, s)
+                a = from_store(kg, walk.eids, topics, inv, rows=walk.rows)
+                b = from_store(kg, np.sort(walk.eids), topics, inv)
+                assert all(np.array_equal(getattr(a, c), getattr(b, c)) for c in cols)
+                assert a.names.tolist() == b.names.tolist()
+                folded += a.triple_count() < len(set(walk.eids.tolist())) - 20
+    assert folded  # inverse edges beside their mirrors were folded (not only repeats)

@@ -84,28 +84,40 @@ def fold_inverse_arrays(
 ) -> np.ndarray:
     """Mask of the edges kept by kg.inverses.fold_inverse_triples, on ids: an (h, inv, t)
     whose mirror (t, r, h) is present goes. `bases`: suffix_bases(rel_names), when kept."""
+    inv = fold_ids(r, rel_names, inverse_of, bases=bases) if len(h) else None
+    if inv is None:
+        return np.ones(len(h), dtype=bool)
+    n = int(max(h.max(), t.max())) + 1
+    return ~mirror_mask(h, r, t, inv, n)
+
+
+def fold_ids(
+    r: np.ndarray,
+    rel_names: Sequence[str],
+    inverse_of: Mapping[str, str],
+    *,
+    bases: SuffixBases | None = None,
+) -> np.ndarray | None:
+    """inv[r] = the relation r folds into (-1: none) among the relations present in `r`;
+    None when no pair is present (then nothing folds and no head/tail is needed)."""
     from kgreason.kg.inverses import name_pairs
 
-    keep = np.ones(len(h), dtype=bool)
     m = len(rel_names)
-    if not len(h) or not m:
-        return keep
+    if not len(r) or not m:
+        return None
     counts = np.bincount(r, minlength=m)
     if bases is not None:
         inv = _inverse_ids(counts > 0, bases, inverse_of)
-        if not (inv >= 0).any():
-            return keep
-    else:
-        names = {rel_names[i]: i for i in np.flatnonzero(counts).tolist()}
-        pairs = name_pairs(names)
-        pairs.update({k: v for k, v in inverse_of.items() if k in names})
-        ids = {names[k]: names[v] for k, v in pairs.items() if k in names and v in names}
-        if not ids:
-            return keep
-        inv = np.full(m, -1, dtype=np.int64)
-        inv[list(ids)] = list(ids.values())
-    n = int(max(h.max(), t.max())) + 1
-    return ~mirror_mask(h, r, t, inv, n)
+        return inv if (inv >= 0).any() else None
+    names = {rel_names[i]: i for i in np.flatnonzero(counts).tolist()}
+    pairs = name_pairs(names)
+    pairs.update({k: v for k, v in inverse_of.items() if k in names})
+    ids = {names[k]: names[v] for k, v in pairs.items() if k in names and v in names}
+    if not ids:
+        return None
+    inv = np.full(m, -1, dtype=np.int64)
+    inv[list(ids)] = list(ids.values())
+    return inv
 
 
 def rank_nodes(key_rank: np.ndarray) -> np.ndarray:
@@ -181,43 +193,59 @@ def from_store(
     inverse_of: Mapping[str, str],
     *,
     triples: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    rows: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> ArrayClusteredGraph:
     """The ArrayClusteredGraph of a store subgraph (edge ids, any order), inverse pairs
-    folded. `triples`: the edges' (head, rel, tail) when the walk kept them
-    (`Expansion.triples`); else they are looked up. Local ids follow the stored key order
-    (`keys.rank`), so no name is decoded here."""
-    if triples is None:
-        triples = kg.graph.triples(eids)
-    h, t = (np.asarray(x, dtype=np.int64) for x in triples[::2])
-    r = np.asarray(triples[1])  # (int32 from the walk: a value, never an index here)
-    memo = kg.graph.memo  # the suffix table, once per store
+    folded. `rows`: the walk's rows of those edges (`Expansion.rows`: reading node,
+    neighbour, relation, in-row), or `triples`: their (head, rel, tail); else they are
+    looked up. Local ids follow the stored key order (`keys.rank`), so no name is decoded
+    here."""
+    inn: np.ndarray | None = None
+    if rows is not None:
+        own, nbr = (np.asarray(x, dtype=np.int64) for x in rows[:2])
+        r, inn = np.asarray(rows[2]), rows[3]  # (r: a value here, never an index)
+    else:
+        if triples is None:
+            triples = kg.graph.triples(eids)
+        own, nbr = (np.asarray(x, dtype=np.int64) for x in triples[::2])
+        r = np.asarray(triples[1])
+    memo = kg.graph.memo  # tables derived once per store
     if "suffix_bases" not in memo:
         memo["suffix_bases"] = suffix_bases(kg.relations)
     bases = cast("SuffixBases | None", memo["suffix_bases"])
-    keep = fold_inverse_arrays(h, r, t, kg.relations, inverse_of, bases=bases)
-    if not keep.all():
-        h, r, t = h[keep], r[keep], t[keep]
-    # heads come in runs of one head (sorted edge ids; a walk's out-rows of one node):
-    # look each run's head up once
-    step = np.empty(len(h), dtype=bool)
+    inv = fold_ids(r, kg.relations, inverse_of, bases=bases)
+    if inv is not None:  # some inverse pair is present: heads and tails are needed
+        h, t = (own, nbr) if inn is None else (np.where(inn, nbr, own), np.where(inn, own, nbr))
+        keep = ~mirror_mask(h, r, t, inv, int(max(h.max(), t.max())) + 1)
+        if not keep.all():
+            own, nbr, r = own[keep], nbr[keep], r[keep]
+            inn = None if inn is None else inn[keep]
+    # reading nodes come in runs (a walk reads a node's rows together; sorted edge ids
+    # have their heads in runs): look each run's node up once
+    step = np.empty(len(own), dtype=bool)
     step[:1] = True
-    np.not_equal(h[1:], h[:-1], out=step[1:])
+    np.not_equal(own[1:], own[:-1], out=step[1:])
     starts = np.flatnonzero(step)
     ranks: np.ndarray | None = None
     if kg.index.key_rank is not None:
         if "rank_node" not in memo:
             memo["rank_node"] = rank_nodes(kg.index.key_rank)
         rank_node = cast(np.ndarray, memo["rank_node"])
-        parts = [h[starts], t]
-        (lhs, lt), by_local, ranks = _relabel_by_rank(
+        parts = [own[starts], nbr]
+        (l_runs, l_nbr), by_local, ranks = _relabel_by_rank(
             parts, kg.index.key_rank, rank_node, kg.graph.scratch
         )
     else:
-        local, by_local = _relabel_by_keys(kg, np.concatenate([h[starts], t]))
-        lhs, lt = local[: len(starts)], local[len(starts) :]
+        local, by_local = _relabel_by_keys(kg, np.concatenate([own[starts], nbr]))
+        l_runs, l_nbr = local[: len(starts)], local[len(starts) :]
     names = NodeNames(len(by_local), lambda ids: kg.index.keys.many(by_local[ids]))
     index = NodeIndex(names, _lookup(kg, by_local, ranks))
     w = edge_widths(len(by_local), len(kg.relations))
-    lh = np.repeat(lhs, np.diff(np.append(starts, len(h))))
+    l_own = np.repeat(l_runs, np.diff(np.append(starts, len(own))))
+    lh, lt = (
+        (l_own, l_nbr)
+        if inn is None
+        else (np.where(inn, l_nbr, l_own), np.where(inn, l_own, l_nbr))
+    )
     codes = unique_codes(pack((lh, r, lt), w), 1 << sum(w))
     return ArrayClusteredGraph.from_codes(codes, names, kg.relations, index, topics)

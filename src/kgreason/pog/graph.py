@@ -68,7 +68,7 @@ async def prepare_graph(
     fast_graph = None
     if store is not None:
         inv = known_inverses(kg)
-        clustered = fast_graph = from_store(store, walk.eids, topics, inv, triples=walk.triples)
+        clustered = fast_graph = from_store(store, walk.eids, topics, inv, rows=walk.rows)
     else:
         clustered = ClusteredGraph.from_triples(
             fold_inverse_triples(sub.triples, known_inverses(kg)),

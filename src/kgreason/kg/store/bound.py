@@ -226,7 +226,7 @@ def expand_grouped(
         n_fgroups = len(frontier)
         paths: list[tuple[np.ndarray, np.ndarray]] = []
         found: list[np.ndarray] = []
-        kept: list[tuple[np.ndarray, ...]] = []  # (head, rel, tail) of each batch found
+        kept: list[tuple[np.ndarray, ...]] = []  # Expansion.rows of each batch found
         table = GroupTable(n_keys)
         res = Expansion(np.zeros(0, dtype=np.int64), False)
         count = 0
@@ -262,8 +262,8 @@ def expand_grouped(
             sc.see(new)
             count += len(new)
             found.append(new)
-            nb, out, own = ed.nbr[sel], ed.out[sel], frontier[ed.owner[sel]]
-            kept.append((np.where(out, own, nb), ed.rel[sel], np.where(out, nb, own)))
+            nb = ed.nbr[sel]
+            kept.append((frontier[ed.owner[sel]], nb, ed.rel[sel], ~ed.out[sel]))
             fresh = np.flatnonzero(sc.unvisited(nb))
             fi = fresh[first_index(nb[fresh], sc.node_scratch)]
             frontier = nb[fi]
@@ -273,8 +273,11 @@ def expand_grouped(
                 fgroup = ginv[fi]
                 n_fgroups = len(gkeys)
     res.eids = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
-    h, r, t = (np.concatenate(x) for x in zip(*kept, strict=True)) if kept else (res.eids,) * 3
-    res.triples = h, r, t
+    if kept:
+        own, nbr, rel, inn = (np.concatenate(x) for x in zip(*kept, strict=True))
+        res.rows = own, nbr, rel, inn
+    else:
+        res.rows = res.eids, res.eids, res.eids, np.zeros(0, dtype=bool)
     if res.truncated:
         res.reason = f"max_triples={max_triples} reached (relation-aware)"
         res.group_table = table

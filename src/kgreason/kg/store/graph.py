@@ -173,9 +173,7 @@ class CSRGraph:
         # the rows of new edges (any other row's neighbour is visited already: it is the
         # owner of an earlier row of the same edge, or was reached with it).
         frontier = self.walk_start(seeds, sc)
-        found = Found(
-            max(0, min(max_triples, self.n_edges)), np.dtype(np.int64), self.fwd_rel.dtype
-        )
+        found = Found(max(0, min(max_triples, self.n_edges)), self.fwd_rel.dtype)
         count = 0
         for level in range(depth):
             nxt: list[np.ndarray] = []
@@ -232,7 +230,7 @@ class CSRGraph:
                                 level + 1,
                                 level_edges - read + len(new) + more - need,
                                 *self._left_out(tail, rest, chunks, sc),
-                                triples=found.triples(),
+                                rows=found.rows(),
                             )
                         sc.see(new)
                         count += len(new)
@@ -244,7 +242,7 @@ class CSRGraph:
             frontier = np.concatenate(nxt) if nxt else np.zeros(0, dtype=np.int64)
             if len(frontier) == 0:
                 break
-        return Expansion(found.eids[: found.count], False, triples=found.triples())
+        return Expansion(found.eids[: found.count], False, rows=found.rows())
 
     def _new_rows(
         self, p: np.ndarray, owners: np.ndarray, sc: WalkScratch
@@ -336,25 +334,19 @@ class CSRGraph:
         self, found: Found, eids: np.ndarray, pos: np.ndarray, owner: np.ndarray, sc: WalkScratch
     ) -> np.ndarray:
         """Write the edges `eids` (rows at `pos`, read by node `owner` each) into `found`
-        with their (head, rel, tail); returns each row's neighbour. Gathers with
-        mode="clip" and masked copies instead of split index arrays: few temporaries (a
-        fresh page costs more than the reads here, so work arrays are the scratch's). The
-        neighbours returned are valid until the next call."""
-        h, r, t = found.claim(eids)
+        with their rows; returns each row's neighbour. Gathers with mode="clip" and masked
+        copies instead of split index arrays: few temporaries (a fresh page costs more
+        than the reads here, so work arrays are the scratch's)."""
+        own, nb, r, inn = found.claim(eids)
         k, n = len(pos), self.n_edges
-        inn = pos >= n
+        np.greater_equal(pos, n, out=inn)
         q = np.subtract(pos, n, out=sc.buffer("q", k, np.int64))  # < 0 on out-rows: clipped
         tmp = sc.buffer("i", k, self.fwd_dst.dtype)
-        nb = sc.buffer("nb", k, np.int64)  # int64: an index next
-        nb[:] = np.take(self.fwd_dst, pos, mode="clip", out=tmp)
+        nb[:] = np.take(self.fwd_dst, pos, mode="clip", out=tmp)  # int64: an index next
         np.copyto(nb, np.take(self.rev_src, q, mode="clip", out=tmp), where=inn)
         np.take(self.fwd_rel, pos, mode="clip", out=r)
         np.copyto(r, np.take(self.rev_rel, q, mode="clip", out=tmp), where=inn)
-        out = ~inn
-        h[:] = nb
-        np.copyto(h, owner, where=out)
-        t[:] = owner
-        np.copyto(t, nb, where=out)
+        own[:] = owner
         return nb
 
     def _nbrs(self, pos: np.ndarray) -> np.ndarray:

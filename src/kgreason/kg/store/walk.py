@@ -72,12 +72,21 @@ class Expansion:
     unread_rows: int = 0
     #: expand_grouped only: the truncated groups as arrays (`groups` builds the objects)
     group_table: GroupTable | None = None
-    #: (head, rel, tail) node/relation ids of `eids`, row by row, when the walk kept them
-    #: (CSRGraph.expand does: clustering then needs no lookup of the heads)
-    triples: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(
+    #: the rows that took `eids`, when the walk kept them (both walks do): the node that
+    #: read each row, its neighbour, the relation, and whether it was an in-row (the
+    #: neighbour is the head). Clustering reads them instead of looking heads up.
+    rows: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = field(
         default=None, repr=False, compare=False
     )
     _groups: list[GroupCut] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def triples(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """(head, rel, tail) node/relation ids of `eids`, row by row (from `rows`)."""
+        if self.rows is None:
+            return None
+        own, nbr, rel, inn = self.rows
+        return np.where(inn, nbr, own), rel, np.where(inn, own, nbr)
 
     @property
     def groups(self) -> list[GroupCut]:
@@ -94,36 +103,40 @@ FOUND_START = 1 << 20
 
 
 class Found:
-    """The edges a walk takes, written in place as it goes: edge ids (int64) and their
-    (head, rel, tail), in discovery order. The buffers are allocated untouched
-    (np.empty) for the most the walk may take (up to FOUND_START, then doubled), so only
-    what is written costs memory, and no batch is copied again at the end (fresh pages
-    cost more than the walk's reads)."""
+    """The edges a walk takes, written in place as it goes: edge ids (int64) and the rows
+    that took them (Expansion.rows: reading node, neighbour, relation, in-row), in
+    discovery order. The buffers are allocated untouched (np.empty) for the most the walk
+    may take (up to FOUND_START, then doubled), so only what is written costs memory, and
+    no batch is copied again at the end (fresh pages cost more than the walk's reads)."""
 
-    def __init__(self, capacity: int, node_dtype: np.dtype, rel_dtype: np.dtype):
+    NAMES = ("eids", "own", "nbr", "rel", "inn")
+
+    def __init__(self, capacity: int, rel_dtype: np.dtype):
         size = min(capacity, FOUND_START)
         self.eids: np.ndarray = np.empty(size, dtype=np.int64)
-        self.h: np.ndarray = np.empty(size, dtype=node_dtype)
-        self.r: np.ndarray = np.empty(size, dtype=rel_dtype)
-        self.t: np.ndarray = np.empty(size, dtype=node_dtype)
+        self.own: np.ndarray = np.empty(size, dtype=np.int64)
+        self.nbr: np.ndarray = np.empty(size, dtype=np.int64)
+        self.rel: np.ndarray = np.empty(size, dtype=rel_dtype)
+        self.inn: np.ndarray = np.empty(size, dtype=bool)
         self.count = 0
 
-    def claim(self, eids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Append `eids`; returns the (head, rel, tail) slots to fill for them."""
+    def claim(self, eids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Append `eids`; returns the (own, nbr, rel, inn) slots to fill for them."""
         a, b = self.count, self.count + len(eids)
         if b > len(self.eids):
             size = max(b, 2 * len(self.eids))
-            for name in ("eids", "h", "r", "t"):
+            for name in self.NAMES:
                 old = getattr(self, name)
                 new = np.empty(size, dtype=old.dtype)
                 new[:a] = old[:a]
                 setattr(self, name, new)
         self.eids[a:b] = eids
         self.count = b
-        return self.h[a:b], self.r[a:b], self.t[a:b]
+        return self.own[a:b], self.nbr[a:b], self.rel[a:b], self.inn[a:b]
 
-    def triples(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return self.h[: self.count], self.r[: self.count], self.t[: self.count]
+    def rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        c = self.count
+        return self.own[:c], self.nbr[:c], self.rel[:c], self.inn[:c]
 
 
 class WalkScratch:
