@@ -67,8 +67,11 @@ def unpack(codes: np.ndarray, widths: Sequence[int]) -> list[np.ndarray]:
     out = []
     shift = 0
     for w in reversed(widths[1:]):
-        f = codes >> shift if shift else codes.copy()
-        f &= (1 << w) - 1  # in place: one array per field
+        if shift:
+            f = codes >> shift
+            f &= (1 << w) - 1  # in place: one array per field
+        else:
+            f = codes & ((1 << w) - 1)
         out.append(f)
         shift += w
     out.append(codes >> shift)
@@ -103,12 +106,9 @@ def unique_codes(codes: np.ndarray, hi: int) -> np.ndarray:
 
 
 def row_ptr(src: np.ndarray, n: int) -> np.ndarray:
-    """CSR row pointer of rows grouped by `src` (ids < n). One array: the counts, summed
-    and shifted in place (each fresh array of n costs page faults)."""
-    ptr = np.bincount(src, minlength=n + 1).astype(np.int64, copy=False)
-    np.cumsum(ptr, out=ptr)
-    ptr[1:] = ptr[:-1]  # (overlapping: numpy copies as memmove would)
-    ptr[0] = 0
+    """CSR row pointer of rows grouped by `src` (ids < n)."""
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=n), out=ptr[1:])
     return ptr
 
 
