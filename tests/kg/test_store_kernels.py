@@ -61,6 +61,15 @@ def test_scratch_buffers_are_kept_per_name_and_dtype_and_grow():
     assert len(b) == 50 and sc.buffer("x", 50, np.int64).base is b.base
 
 
+def test_scratch_does_not_keep_huge_buffers(monkeypatch):
+    from kgreason.kg.store import walk
+
+    monkeypatch.setattr(walk, "BUFFER_KEEP", 100)
+    sc = WalkScratch(4, 4)
+    a, b = sc.buffer("x", 101, np.int64), sc.buffer("x", 101, np.int64)
+    assert len(a) == len(b) == 101 and not np.shares_memory(a, b) and not sc._bufs
+
+
 @pytest.mark.parametrize("start", [1, 2, 100])
 def test_found_appends_in_order(monkeypatch, start):
     from kgreason.kg.store import walk

@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 
 #: Below this many values np.sort beats radix_sort.
 RADIX_MIN = 1 << 12
+#: WalkScratch.buffer keeps work arrays of at most this many items (8 MB of int64; a
+#: question's slices hold ~4x10^5 rows; only a hub's chunk of rows is larger)
+BUFFER_KEEP = 1 << 20
 #: Finished walks' scratch a graph keeps for reuse, at most (one per concurrent walk).
 POOL_KEEP = 4
 #: WalkScratch stamps run 1..STAMP_MAX; PAIR and DROP are a slice's temporary edge marks.
@@ -157,6 +160,8 @@ class WalkScratch:
         """A work array of n items, kept with the scratch and reused by the next walk (a
         fresh large array faults in every page it touches); only valid until the next
         call with this name. Grows by doubling."""
+        if n > BUFFER_KEEP:  # a hub's rows: not worth keeping that much memory per scratch
+            return np.empty(n, dtype)
         key = f"{name}:{np.dtype(dtype).str}"
         buf = self._bufs.get(key)
         if buf is None or len(buf) < n:
