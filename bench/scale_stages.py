@@ -47,12 +47,21 @@ def load_baseline(src: Path, tmp: Path) -> Any:
     return importlib.import_module("kgreason_base")
 
 
-def runner(pkg: str, store: Path) -> Any:
+def runner(pkg: str, store: Path, with_paths: bool) -> Any:
     kg = importlib.import_module(f"{pkg}.kg.store").StoreKG(store / "store")
     prep = importlib.import_module(f"{pkg}.pog.graph").prepare_graph
     run_sync = importlib.import_module(f"{pkg}.aio").run_sync
     settings = importlib.import_module(f"{pkg}.pog.settings").PoGSettings()
-    return lambda topics: run_sync(prep(kg, topics, settings))
+    paths = importlib.import_module(f"{pkg}.pog.order_free").order_free_paths
+
+    def run(topics: list[str]) -> Any:
+        p = run_sync(prep(kg, topics, settings))
+        if with_paths:  # not timed: the heap a real question leaves to the next one
+            t = list(p.topics)
+            paths(p.graph, t, d_max=settings.d_max, max_paths=settings.max_paths, reference=t)
+        return p
+
+    return run
 
 
 def same_graph(a: Any, b: Any) -> bool:
@@ -75,12 +84,20 @@ def main() -> None:
     ap.add_argument("--baseline-src", type=Path, required=True, help="src dir of the old code")
     ap.add_argument("--every", type=int, default=3, help="every k-th question")
     ap.add_argument("--reps", type=int, default=3, help="calls per question and version")
+    ap.add_argument(
+        "--with-paths",
+        action="store_true",
+        help="also run the (untimed) path search after each call, as a question would",
+    )
     args = ap.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     qs = json.loads((args.store / "questions.json").read_text())[:: args.every]
     with tempfile.TemporaryDirectory() as tmp:
         load_baseline(args.baseline_src, Path(tmp))
-        run = {"old": runner("kgreason_base", args.store), "new": runner("kgreason", args.store)}
+        run = {
+            who: runner(pkg, args.store, args.with_paths)
+            for who, pkg in (("old", "kgreason_base"), ("new", "kgreason"))
+        }
         # rows[(version, kind, mode)] = per question, the stage times (ms)
         rows: dict[tuple[str, str, str], list[list[float]]] = {}
         same = 0
