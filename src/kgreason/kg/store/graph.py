@@ -341,11 +341,12 @@ class CSRGraph:
         k, n = len(pos), self.n_edges
         np.greater_equal(pos, n, out=inn)
         q = np.subtract(pos, n, out=sc.buffer("q", k, np.int64))  # < 0 on out-rows: clipped
-        tmp = sc.buffer("i", k, self.fwd_dst.dtype)
-        nb[:] = np.take(self.fwd_dst, pos, mode="clip", out=tmp)  # int64: an index next
-        np.copyto(nb, np.take(self.rev_src, q, mode="clip", out=tmp), where=inn)
-        np.take(self.fwd_rel, pos, mode="clip", out=r)
-        np.copyto(r, np.take(self.rev_rel, q, mode="clip", out=tmp), where=inn)
+        for fwd, rev, col in ((self.fwd_dst, self.rev_src, nb), (self.fwd_rel, self.rev_rel, r)):
+            # (take's `out` must have the column's dtype: a buffer per dtype)
+            col[:] = np.take(fwd, pos, mode="clip", out=sc.buffer("i", k, fwd.dtype))
+            np.copyto(
+                col, np.take(rev, q, mode="clip", out=sc.buffer("i", k, rev.dtype)), where=inn
+            )
         own[:] = owner
         return nb
 
