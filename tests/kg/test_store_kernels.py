@@ -64,10 +64,11 @@ def test_scratch_buffers_are_kept_per_name_and_dtype_and_grow():
 def test_scratch_does_not_keep_huge_buffers(monkeypatch):
     from kgreason.kg.store import walk
 
-    monkeypatch.setattr(walk, "BUFFER_KEEP", 100)
+    monkeypatch.setattr(walk, "BUFFER_KEEP", 800)  # bytes: 100 int64, 800 bool
     sc = WalkScratch(4, 4)
     a, b = sc.buffer("x", 101, np.int64), sc.buffer("x", 101, np.int64)
     assert len(a) == len(b) == 101 and not np.shares_memory(a, b) and not sc._bufs
+    assert sc.buffer("y", 800, bool).base is sc.buffer("y", 800, bool).base
 
 
 @pytest.mark.parametrize("start", [1, 2, 100])

@@ -12,7 +12,7 @@ holds for a walk's large temporaries (row positions, edge ids, gathers: a fault 
 WalkScratch buffers too. One walk owns its scratch until it ends; concurrent walks
 (server worker threads) each take their own. A graph keeps at most POOL_KEEP of them
 (n_edges + 5 * n_nodes bytes each once touched: 15 MB at 10M triples, plus the buffers:
-a few MB); edge-sized int32 scratch (expand_grouped's dedupe) is not kept.
+~18 MB there); edge-sized int32 scratch (expand_grouped's dedupe) is not kept.
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ if TYPE_CHECKING:
 
 #: Below this many values np.sort beats radix_sort.
 RADIX_MIN = 1 << 12
-#: WalkScratch.buffer keeps work arrays of at most this many items (8 MB of int64; a
-#: question's slices hold ~4x10^5 rows; only a hub's chunk of rows is larger)
-BUFFER_KEEP = 1 << 20
+#: WalkScratch.buffer keeps work arrays of at most this many bytes (a question's slices
+#: hold ~4x10^5 rows: 3 MB of int64; only a hub's chunk of rows is larger)
+BUFFER_KEEP = 1 << 23
 #: Finished walks' scratch a graph keeps for reuse, at most (one per concurrent walk).
 POOL_KEEP = 4
 #: WalkScratch stamps run 1..STAMP_MAX; PAIR and DROP are a slice's temporary edge marks.
@@ -160,7 +160,7 @@ class WalkScratch:
         """A work array of n items, kept with the scratch and reused by the next walk (a
         fresh large array faults in every page it touches); only valid until the next
         call with this name. Grows by doubling."""
-        if n > BUFFER_KEEP:  # a hub's rows: not worth keeping that much memory per scratch
+        if n * np.dtype(dtype).itemsize > BUFFER_KEEP:  # a hub's rows: not kept per scratch
             return np.empty(n, dtype)
         key = f"{name}:{np.dtype(dtype).str}"
         buf = self._bufs.get(key)
