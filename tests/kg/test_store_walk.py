@@ -17,7 +17,7 @@ from kgreason.kg.store import graph as graph_mod
 from kgreason.kg.store import walk as walk_mod
 from kgreason.kg.store.bound import radix_argsort, unique_inverse_counts
 from kgreason.kg.store.graph import CSRGraph, Edges, Expansion
-from kgreason.kg.store.walk import ScratchPool, sort_edge_ids
+from kgreason.kg.store.walk import ScratchPool, slice_owner, sort_edge_ids
 
 FIELDS = (
     "truncated",
@@ -221,3 +221,37 @@ def test_radix_argsort_and_unique_match_numpy(bound):
     assert np.array_equal(u, nu) and np.array_equal(inv, ninv) and np.array_equal(cnt, ncnt)
     e = unique_inverse_counts(keys[:0], bound)
     assert [len(x) for x in e] == [0, 0, 0]
+
+
+@pytest.mark.parametrize("chunk,scan,part", [(1 << 13, 1 << 16, 1 << 12), (3, 5, 1), (40, 7, 5)])
+def test_expand_keeps_the_triples_of_its_edges(store, monkeypatch, chunk, scan, part):
+    """Expansion.triples (what clustering reads instead of looking heads up) is exactly
+    triples(eids), row by row, through slices, parts, cuts and noise."""
+    monkeypatch.setattr(graph_mod, "CHUNK_EDGES", chunk)
+    monkeypatch.setattr(graph_mod, "LEFT_OUT_SCAN", scan)
+    monkeypatch.setattr(graph_mod, "PART_MIN", part)
+    monkeypatch.setattr(walk_mod, "FOUND_START", 1 + part)  # Found's buffers grow, too
+    rng = np.random.default_rng(1)
+    for noise in (np.zeros(len(store.graph.noise), bool), store.graph.noise):
+        g = CSRGraph(store.path, noise)
+        for k in range(30):
+            seeds = rng.integers(0, g.n_nodes, size=1 + k % 3)
+            for depth, cap in ((1, 4), (2, 30), (3, 120), (3, 100_000), (2, 1), (2, 0)):
+                res = g.expand(seeds, depth, cap)
+                assert res.triples is not None
+                for got, want in zip(res.triples, g.triples(res.eids), strict=True):
+                    assert got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_slice_owner_is_the_repeat_of_the_owners(seed):
+    rng = np.random.default_rng(seed)
+    lens = rng.integers(0, 5, size=rng.integers(1, 12))
+    lens[rng.random(len(lens)) < 0.3] = 0  # empty segments, also at either end
+    node = rng.integers(0, 1000, size=len(lens))
+    full = np.repeat(node, lens)
+    ends = np.cumsum(lens)
+    for a in range(len(full) + 1):
+        for b in range(a, len(full) + 2):
+            got = slice_owner(ends, node, a, min(b, len(full)))
+            assert got.tolist() == full[a:b].tolist()

@@ -125,11 +125,15 @@ class ArrayClusteredGraph(ClusteredGraph):
         self.optr, self.orel, self.odst = row_ptr(h, n), r, t
         if inbound is None:
             w = (bits(n), bits(len(self.rel_names)), bits(n))
-            dst_, rel_, src_ = unpack(sort_codes(pack((t, r, h), w), 1 << sum(w)), w)
+            # (h, r, t) order: the codes (t, r, h) already come in order of their h bits
+            codes = sort_codes(pack((t, r, h), w), 1 << sum(w), sorted_bits=w[2])
+            dst_, rel_, src_ = unpack(codes, w)
             inbound = (dst_, rel_, src_)
         self.idst, self.irel, self.isrc = inbound
         self.iptr = row_ptr(self.idst, n)
-        self.degree = np.diff(self.optr) + np.diff(self.iptr)
+        self.degree = self.optr[1:] - self.optr[:-1]  # (one array, summed in place)
+        self.degree += self.iptr[1:]
+        self.degree -= self.iptr[:-1]
         self.present = present if present is not None else np.ones(n, dtype=bool)
         self.extra = frozenset(x for x in extra if x not in index)
         self.variant = "pog"

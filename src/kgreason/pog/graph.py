@@ -23,7 +23,7 @@ from kgreason.pog.clustering import ClusteredGraph
 from kgreason.pog.fastbuild import from_store
 from kgreason.pog.reduction import Reduction, reduce_graph
 from kgreason.pog.settings import PoGSettings
-from kgreason.pog.subgraph import QuestionSubgraph, detect_subgraph, detect_subgraph_store
+from kgreason.pog.subgraph import QuestionSubgraph, detect_subgraph, walk_subgraph
 from kgreason.pog.types import SubgraphStats
 
 
@@ -57,7 +57,7 @@ async def prepare_graph(
     # graph, no Triple objects; PoG-E's per-pair sampling and remote KGs keep the generic one
     store = kg if isinstance(kg, StoreKG) and settings.variant == "pog" else None
     if store is not None:
-        sub, eids = detect_subgraph_store(store, topics, settings)
+        sub, walk = walk_subgraph(store, topics, settings)
     else:
         sub = await detect_subgraph(kg, topics, settings)
     t1 = time.perf_counter()
@@ -67,7 +67,8 @@ async def prepare_graph(
     clustered: ClusteredGraph
     fast_graph = None
     if store is not None:
-        clustered = fast_graph = from_store(store, eids, topics, known_inverses(kg))
+        inv = known_inverses(kg)
+        clustered = fast_graph = from_store(store, walk.eids, topics, inv, rows=walk.rows)
     else:
         clustered = ClusteredGraph.from_triples(
             fold_inverse_triples(sub.triples, known_inverses(kg)),

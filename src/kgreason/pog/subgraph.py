@@ -28,11 +28,18 @@ if TYPE_CHECKING:
 
 class StoreTriples(Sequence[Triple]):
     """A store subgraph's triples as edge ids; Triple objects (sorted) are built only when
-    someone reads them, since the array fast path (pog/fastgraph.py) never needs them."""
+    someone reads them, since the array fast path (pog/fastgraph.py) never needs them.
+    `eids` are sorted on first read (a walk gives them in discovery order)."""
 
-    def __init__(self, kg: StoreKG, eids: np.ndarray):
-        self.kg, self.eids = kg, eids
+    def __init__(self, kg: StoreKG, eids: np.ndarray, *, is_sorted: bool = True):
+        self.kg, self._eids, self._sorted = kg, eids, is_sorted
         self._rows: list[Triple] | None = None
+
+    @property
+    def eids(self) -> np.ndarray:
+        if not self._sorted:
+            self._eids, self._sorted = sort_edge_ids(self._eids, self.kg.graph.n_edges), True
+        return self._eids
 
     def _all(self) -> list[Triple]:
         if self._rows is None:
@@ -40,7 +47,7 @@ class StoreTriples(Sequence[Triple]):
         return self._rows
 
     def __len__(self) -> int:
-        return len(self.eids)
+        return len(self._eids)
 
     @overload
     def __getitem__(self, i: int) -> Triple: ...
@@ -118,19 +125,30 @@ def detect_subgraph_store(
     kg: StoreKG, topic_ids: Sequence[str], settings: PoGSettings, *, depth: int | None = None
 ) -> tuple[QuestionSubgraph, np.ndarray]:
     """detect_subgraph on a local store without building Triple objects: the same edges
-    (CSRGraph.expand is MemoryKG.expand's rule), returned as edge ids beside the subgraph."""
+    (CSRGraph.expand is MemoryKG.expand's rule), returned as edge ids (sorted) beside the
+    subgraph."""
+    sub, _ = walk_subgraph(kg, topic_ids, settings, depth=depth)
+    assert isinstance(sub.triples, StoreTriples)
+    return sub, sub.triples.eids
+
+
+def walk_subgraph(
+    kg: StoreKG, topic_ids: Sequence[str], settings: PoGSettings, *, depth: int | None = None
+) -> tuple[QuestionSubgraph, Expansion]:
+    """detect_subgraph_store with the walk's result as it came: edge ids in discovery order
+    and, when the walk kept them, their (head, rel, tail) (fastbuild.from_store takes
+    them; nothing here sorts)."""
     topics = tuple(dict.fromkeys(topic_ids))
     d = settings.d_max if depth is None else depth
     nodes = kg.node_ids(list(topics))
     grouped = settings.subgraph_bound == "relation-aware"
     expand = kg.graph.expand_grouped if grouped else kg.graph.expand
     res = expand(nodes[nodes >= 0], d, settings.max_subgraph_triples)
-    eids = sort_edge_ids(res.eids, kg.graph.n_edges)
     # a topic without edges is still known when the store has its name
     unknown = [x for x, k in zip(topics, (nodes >= 0).tolist(), strict=True) if not k]
     sub = QuestionSubgraph(
         topics=topics,
-        triples=StoreTriples(kg, eids),
+        triples=StoreTriples(kg, res.eids, is_sorted=False),
         depth=d,
         truncated=res.truncated,
         truncation_reason=res.reason,
@@ -138,7 +156,7 @@ def detect_subgraph_store(
     )
     if res.truncated:
         sub.cut_detail = _grouped_detail(kg, res) if grouped else _edge_order_detail(res, d)
-    return sub, eids
+    return sub, res
 
 
 #: truncated groups named in a cut report, at most (the rest are counted)

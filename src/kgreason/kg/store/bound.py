@@ -226,6 +226,7 @@ def expand_grouped(
         n_fgroups = len(frontier)
         paths: list[tuple[np.ndarray, np.ndarray]] = []
         found: list[np.ndarray] = []
+        kept: list[tuple[np.ndarray, ...]] = []  # Expansion.rows of each batch found
         table = GroupTable(n_keys)
         res = Expansion(np.zeros(0, dtype=np.int64), False)
         count = 0
@@ -262,6 +263,7 @@ def expand_grouped(
             count += len(new)
             found.append(new)
             nb = ed.nbr[sel]
+            kept.append((frontier[ed.owner[sel]], nb, ed.rel[sel], ~ed.out[sel]))
             fresh = np.flatnonzero(sc.unvisited(nb))
             fi = fresh[first_index(nb[fresh], sc.node_scratch)]
             frontier = nb[fi]
@@ -271,6 +273,11 @@ def expand_grouped(
                 fgroup = ginv[fi]
                 n_fgroups = len(gkeys)
     res.eids = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+    if kept:
+        own, nbr, rel, inn = (np.concatenate(x) for x in zip(*kept, strict=True))
+        res.rows = own, nbr, rel, inn
+    else:
+        res.rows = res.eids, res.eids, res.eids, np.zeros(0, dtype=bool)
     if res.truncated:
         res.reason = f"max_triples={max_triples} reached (relation-aware)"
         res.group_table = table

@@ -15,7 +15,6 @@ their public names are importable from here too.
 from __future__ import annotations
 
 from functools import cached_property
-from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -36,10 +35,14 @@ from kgreason.kg.store.walk import (
     PAIR,
     Edges,
     Expansion,
+    Found,
     ScratchPool,
     WalkScratch,
-    count_distinct,
+    chunk_bounds,
     first_occurrences,
+    left_out,
+    row_positions,
+    slice_owner,
     sort_edge_ids,
 )
 
@@ -67,16 +70,6 @@ LEFT_OUT_SCAN = 1 << 16
 PART_MIN = 1 << 12
 
 
-def _chunk_bounds(cum: np.ndarray, budget: int) -> list[tuple[int, int]]:
-    """Split a frontier (cumulative row counts `cum`) into runs of about `budget` rows:
-    (start, end) indices; a run ends at the node that reaches the next multiple."""
-    if len(cum) == 0 or cum[-1] <= budget:
-        return [(0, len(cum))]
-    cuts = np.searchsorted(cum, np.arange(budget, int(cum[-1]), budget), side="left") + 1
-    edges = [0, *np.unique(cuts).tolist(), len(cum)]
-    return [(x, y) for x, y in pairwise(edges) if y > x]
-
-
 class CSRGraph:
     def __init__(self, directory: Path, noise: np.ndarray):
         self.fwd_ptr = load_array(directory, "fwd.indptr")
@@ -93,6 +86,8 @@ class CSRGraph:
         self._any_noise = bool(self.noise.any())
         #: masks and scratch of finished walks, reused (walk.py says why)
         self.scratch = ScratchPool(self.n_nodes, self.n_edges)
+        #: tables derived from this store once, for its readers (fastbuild's suffix table)
+        self.memo: dict[str, object] = {}
 
     @cached_property
     def max_rel(self) -> int:
@@ -178,7 +173,7 @@ class CSRGraph:
         # the rows of new edges (any other row's neighbour is visited already: it is the
         # owner of an earlier row of the same edge, or was reached with it).
         frontier = self.walk_start(seeds, sc)
-        found: list[np.ndarray] = []
+        found = Found(max(0, min(max_triples, self.n_edges)), self.fwd_rel.dtype)
         count = 0
         for level in range(depth):
             nxt: list[np.ndarray] = []
@@ -188,17 +183,21 @@ class CSRGraph:
             lens = np.stack([dout, din], axis=1)
             cum = np.cumsum(dout + din)
             level_edges, read = int(cum[-1]) if len(cum) else 0, 0
-            bounds = _chunk_bounds(cum, max(CHUNK_EDGES, 2 * (max_triples - count)))
+            bounds = chunk_bounds(cum, max(CHUNK_EDGES, 2 * (max_triples - count)))
             for ci, (c0, c1) in enumerate(bounds):
-                pos = ranges(starts[c0:c1].ravel(), lens[c0:c1].ravel())
+                seg = lens[c0:c1].ravel()
+                buf = sc.buffer("pos", int(seg.sum()), np.int64)  # this chunk's only
+                pos = row_positions(starts[c0:c1].ravel(), seg, buf)
+                seg_end, seg_node = np.cumsum(seg), np.repeat(frontier[c0:c1], 2)
                 a = 0
                 while a < len(pos):  # slices, so a hub's edges are read only as far as needed
                     b = a + max(CHUNK_EDGES, 2 * (max_triples - count))
-                    p = pos[a:b]
+                    p, own = pos[a:b], slice_owner(seg_end, seg_node, a, min(b, len(pos)))
                     read += len(p)
                     rest, a = pos[b:], b
                     if self._any_noise:
-                        p = p[~self.noise[self._rels(p)]]
+                        quiet = ~self.noise[self._rels(p)]
+                        p, own = p[quiet], own[quiet]
                     # the slice in parts of about the edges still wanted: once a part
                     # holds the cut, the rest of the slice is only counted
                     start = 0
@@ -220,22 +219,22 @@ class CSRGraph:
                             tp = p[i:j]
                             tail = (self._eids(tp), self._rels(tp), self._nbrs(tp))
                             rest = rest if j >= len(p) else rest[:0]
-                            found.append(new[:need])
-                            # reached by the rows read before the cut
-                            sc.visit(self._nbrs(part[rows[:need]]))
+                            took = rows[:need]
+                            nb = self._keep(found, new[:need], part[took], own[start:m][took], sc)
+                            sc.visit(nb)  # reached by the rows read before the cut
                             chunks = [frontier[x:y] for x, y in bounds[ci + 1 :]]
                             return Expansion(
-                                np.concatenate(found),
+                                found.eids[: found.count],
                                 True,
                                 f"max_triples={max_triples} reached",
                                 level + 1,
                                 level_edges - read + len(new) + more - need,
                                 *self._left_out(tail, rest, chunks, sc),
+                                rows=found.rows(),
                             )
                         sc.see(new)
                         count += len(new)
-                        found.append(new)
-                        nb = self._nbrs(part[rows])
+                        nb = self._keep(found, new, part[rows], own[start:m][rows], sc)
                         nv = first_occurrences(nb[sc.unvisited(nb)], sc.node_scratch)
                         sc.visit(nv)
                         nxt.append(nv)
@@ -243,7 +242,7 @@ class CSRGraph:
             frontier = np.concatenate(nxt) if nxt else np.zeros(0, dtype=np.int64)
             if len(frontier) == 0:
                 break
-        return Expansion(np.concatenate(found) if found else np.zeros(0, dtype=np.int64), False)
+        return Expansion(found.eids[: found.count], False, rows=found.rows())
 
     def _new_rows(
         self, p: np.ndarray, owners: np.ndarray, sc: WalkScratch
@@ -256,47 +255,56 @@ class CSRGraph:
         moment: an in-row reading PAIR is such a pair, and the owners' order says which of
         the two rows comes first (O(n) with a byte mask, no per-edge scratch)."""
         n, seen, stamp = self.n_edges, sc.seen, sc.stamp
-        inn = p >= n
-        oi, ii = np.flatnonzero(~inn), np.flatnonzero(inn)
-        q = p[ii] - n
-        eid = p.copy()
-        ei = self.rev_eid[q].astype(np.int64)
-        eid[ii] = ei
-        fo = oi[seen[p[oi]] != stamp]  # unseen out-rows (their eid is their position)
-        efo = p[fo]
+        # masks over the slice, not index arrays per direction: fewer and smaller
+        # temporaries
+        eid, inn = self._slice_eids(p, sc)
+        fo = (seen[eid] != stamp) & ~inn  # unseen out-rows (their eid is their position)
+        efo = eid[fo]
         seen[efo] = PAIR
-        si = seen[ei]
-        keep = np.zeros(len(p), dtype=bool)
-        keep[fo] = True
-        keep[ii[(si != stamp) & (si != PAIR)]] = True
-        dup = np.flatnonzero(si == PAIR)
+        si = seen[eid]
+        keep = inn & (si != stamp) & (si != PAIR)
+        keep |= fo
+        dup = np.flatnonzero(inn & (si == PAIR))
         if len(dup):
             # which row of each pair comes first: the one whose owner comes first; a
             # self-loop's out-row (a node's out-rows come before its in-rows)
             sc.node_scratch[owners] = np.arange(len(owners), dtype=np.int32)
-            qd = q[dup]
+            qd = p[dup] - n
             tail_owner = sc.node_scratch[np.searchsorted(self.rev_ptr, qd, side="right") - 1]
             head_owner = sc.node_scratch[self.rev_src[qd]]
             in_first = tail_owner < head_owner
-            keep[ii[dup[in_first]]] = True
-            drop = ei[dup[in_first]]  # their out-rows come later: unmark them
+            keep[dup[in_first]] = True
+            drop = eid[dup[in_first]]  # their out-rows come later: unmark them
             if len(drop):
                 seen[drop] = DROP
-                keep[fo[seen[efo] == DROP]] = False
+                keep[np.flatnonzero(fo)[seen[efo] == DROP]] = False
         seen[efo] = 0
         return eid, np.flatnonzero(keep)
+
+    def _slice_eids(self, p: np.ndarray, sc: WalkScratch) -> tuple[np.ndarray, np.ndarray]:
+        """(edge id, is an in-row) of each position of a slice, in the scratch's buffers
+        (valid until the next call). Edge ids are int64: they index `seen`, where int32
+        would cost a cast; the gather clips (an out-row reads rev_eid[0], then keeps its
+        own position)."""
+        n = self.n_edges
+        inn = p >= n
+        eid = sc.buffer("eid", len(p), np.int64)
+        eid[:] = p
+        q = np.subtract(p, n, out=sc.buffer("q", len(p), np.int64))
+        tmp = sc.buffer("i", len(p), self.rev_eid.dtype)
+        np.copyto(eid, np.take(self.rev_eid, q, mode="clip", out=tmp), where=inn)
+        return eid, inn
 
     def _count_new(self, p: np.ndarray, new: np.ndarray, taken: int, sc: WalkScratch) -> int:
         """How many edges not seen yet the positions `p` hold that `new` (the new edges of
         the part before, `taken` of them kept) does not: counted, not listed."""
-        n, seen, stamp = self.n_edges, sc.seen, sc.stamp
+        seen, stamp = sc.seen, sc.stamp
         seen[new] = stamp  # for the count (the first `taken` stay: they are kept)
-        inn = p >= n
-        po = p[~inn]
-        uo = po[seen[po] != stamp]
+        eid, inn = self._slice_eids(p, sc)
+        uo = eid[(seen[eid] != stamp) & ~inn]
         seen[uo] = PAIR  # an in-row reading PAIR is the same edge as an out-row here
-        si = seen[self.rev_eid[p[inn] - n]]
-        more = len(uo) + int(np.count_nonzero((si != stamp) & (si != PAIR)))
+        si = seen[eid]
+        more = len(uo) + int(np.count_nonzero(inn & (si != stamp) & (si != PAIR)))
         seen[uo] = 0
         seen[new[taken:]] = 0
         return more
@@ -322,6 +330,26 @@ class CSRGraph:
         out[inn] = rev[pos[inn] - self.n_edges]
         return out
 
+    def _keep(
+        self, found: Found, eids: np.ndarray, pos: np.ndarray, owner: np.ndarray, sc: WalkScratch
+    ) -> np.ndarray:
+        """Write the edges `eids` (rows at `pos`, read by node `owner` each) into `found`
+        with their rows; returns each row's neighbour. Gathers with mode="clip" and masked
+        copies instead of split index arrays: few temporaries (a fresh page costs more
+        than the reads here, so work arrays are the scratch's)."""
+        own, nb, r, inn = found.claim(eids)
+        k, n = len(pos), self.n_edges
+        np.greater_equal(pos, n, out=inn)
+        q = np.subtract(pos, n, out=sc.buffer("q", k, np.int64))  # < 0 on out-rows: clipped
+        for fwd, rev, col in ((self.fwd_dst, self.rev_src, nb), (self.fwd_rel, self.rev_rel, r)):
+            # (take's `out` must have the column's dtype: a buffer per dtype)
+            col[:] = np.take(fwd, pos, mode="clip", out=sc.buffer("i", k, fwd.dtype))
+            np.copyto(
+                col, np.take(rev, q, mode="clip", out=sc.buffer("i", k, rev.dtype)), where=inn
+            )
+        own[:] = owner
+        return nb
+
     def _nbrs(self, pos: np.ndarray) -> np.ndarray:
         """The neighbour at each position (gather's `nbr`)."""
         return self._column(pos, self.fwd_dst, self.rev_src)
@@ -339,49 +367,9 @@ class CSRGraph:
         """The relation-aware bound: see kgreason.kg.store.bound.expand_grouped."""
         return expand_grouped(self, seeds, depth, max_triples, by_path=by_path)
 
-    def _left_out(
-        self,
-        tail: tuple[np.ndarray, np.ndarray, np.ndarray],
-        rest: np.ndarray,
-        chunks: list[np.ndarray],
-        sc: WalkScratch,
-    ) -> tuple[int, int, bool]:
-        """(relations, entities, exact) held by the edges a cut did not take: the rows of
-        the cut slice from the first edge not taken (`tail`: their eid, rel, nbr), the
-        chunk's unread positions `rest`, then the level's remaining chunks of nodes."""
-        rels: list[np.ndarray] = []
-        nbrs: list[np.ndarray] = []
-        t_eid, t_rel, t_nbr = tail
-        if len(t_eid) >= LEFT_OUT_SCAN:  # the cut slice alone fills the budget
-            rest, chunks = rest[:0], []
-            exact = False
-        else:
-            exact = True
-        head = rest[: max(0, LEFT_OUT_SCAN - len(t_eid))]
-        eds = [Edges(t_eid, t_nbr, t_rel, t_eid, t_eid)]  # owner and out are not used
-        eds.append(self.gather(head, np.zeros(len(head), dtype=np.int64)))
-        scanned = len(t_eid) + len(head)
-        exact = exact and len(head) == len(rest)
-        for k, chunk in enumerate(chunks):
-            if scanned >= LEFT_OUT_SCAN:
-                exact = exact and k == len(chunks)
-                break
-            take = LEFT_OUT_SCAN - scanned
-            dout, din = self.degree(chunk)
-            whole = len(chunk)
-            chunk = chunk[: int(np.searchsorted(np.cumsum(dout + din), take)) + 1]
-            exact = exact and len(chunk) >= whole
-            pos, owner = self.positions(chunk)
-            eds.append(self.gather(pos[:take], owner[:take]))
-            exact = exact and len(pos) <= take
-            scanned += min(len(pos), take)
-        for ed in eds:
-            cut = sc.unseen(ed.eid)
-            rels.append(ed.rel[cut])
-            nbrs.append(ed.nbr[cut & sc.unvisited(ed.nbr)])
-        n_rel = int(np.count_nonzero(np.bincount(np.concatenate(rels))))
-        n_ent = count_distinct(np.concatenate(nbrs), sc.node_scratch)
-        return n_rel, n_ent, exact
+    def _left_out(self, tail, rest, chunks, sc: WalkScratch) -> tuple[int, int, bool]:
+        """What a cut left out (walk.left_out, over at most LEFT_OUT_SCAN edge slots)."""
+        return left_out(self, tail, rest, chunks, sc, LEFT_OUT_SCAN)
 
     def distances(
         self, source: int, depth: int, max_edges: int | None = None

@@ -1,14 +1,18 @@
 """What a breadth-first walk over a CSRGraph works with and returns: edge batches, the
-result (`Expansion`), the per-walk masks (`WalkScratch`, pooled per graph) and the O(n)
-array helpers (order-preserving dedupe, a radix sort for edge ids).
+result (`Expansion`, with the found edges' triples: `Found`), the per-walk masks and work
+buffers (`WalkScratch`, pooled per graph) and the O(n) array helpers (order-preserving
+dedupe, row positions, the radix sort the store's sorts share, the cut's left-out scan).
 
 Why a pool: a walk marks visited nodes and seen edges in arrays as long as the graph. A
 fresh np.zeros/np.empty per walk costs a page fault on every page the walk touches (tens
 of thousands at 10M triples, more time than the walk's own work), so each graph keeps the
-arrays of finished walks; stamps (WalkScratch) make clearing them unnecessary. One walk owns its scratch
-until it ends; concurrent walks (server worker threads) each take their own. A graph
-keeps at most POOL_KEEP of them (n_edges + 5 * n_nodes bytes each once touched: 15 MB at
-10M triples); edge-sized int32 scratch (expand_grouped's dedupe) is not kept.
+arrays of finished walks; stamps (WalkScratch) make clearing them unnecessary. The same
+holds for a walk's large temporaries (row positions, edge ids, gathers: a fault costs
+~2.5 us on the measuring VM, a 2x10^5-row int64 array 400 of them), so they are
+WalkScratch buffers too. One walk owns its scratch until it ends; concurrent walks
+(server worker threads) each take their own. A graph keeps at most POOL_KEEP of them
+(n_edges + 5 * n_nodes bytes each once touched: 15 MB at 10M triples, plus the buffers:
+~18 MB there); edge-sized int32 scratch (expand_grouped's dedupe) is not kept.
 """
 
 from __future__ import annotations
@@ -17,15 +21,20 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 if TYPE_CHECKING:
     from kgreason.kg.store.bound import GroupCut, GroupTable
+    from kgreason.kg.store.graph import CSRGraph
 
-#: Below this many ids np.sort beats the two-pass radix sort of sort_edge_ids.
+#: Below this many values np.sort beats radix_sort.
 RADIX_MIN = 1 << 12
+#: WalkScratch.buffer keeps work arrays of at most this many bytes (a question's slices
+#: hold ~4x10^5 rows: 3 MB of int64; only a hub's chunk of rows is larger)
+BUFFER_KEEP = 1 << 23
 #: Finished walks' scratch a graph keeps for reuse, at most (one per concurrent walk).
 POOL_KEEP = 4
 #: WalkScratch stamps run 1..STAMP_MAX; PAIR and DROP are a slice's temporary edge marks.
@@ -66,7 +75,21 @@ class Expansion:
     unread_rows: int = 0
     #: expand_grouped only: the truncated groups as arrays (`groups` builds the objects)
     group_table: GroupTable | None = None
+    #: the rows that took `eids`, when the walk kept them (both walks do): the node that
+    #: read each row, its neighbour, the relation, and whether it was an in-row (the
+    #: neighbour is the head). Clustering reads them instead of looking heads up.
+    rows: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = field(
+        default=None, repr=False, compare=False
+    )
     _groups: list[GroupCut] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def triples(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """(head, rel, tail) node/relation ids of `eids`, row by row (from `rows`)."""
+        if self.rows is None:
+            return None
+        own, nbr, rel, inn = self.rows
+        return np.where(inn, nbr, own), rel, np.where(inn, own, nbr)
 
     @property
     def groups(self) -> list[GroupCut]:
@@ -75,6 +98,48 @@ class Expansion:
         if self._groups is None:
             self._groups = [] if self.group_table is None else self.group_table.cuts()
         return self._groups
+
+
+#: Found's first buffers hold at most this many edges; past it they grow by doubling (a
+#: huge max_triples must not reserve gigabytes of address space up front)
+FOUND_START = 1 << 20
+
+
+class Found:
+    """The edges a walk takes, written in place as it goes: edge ids (int64) and the rows
+    that took them (Expansion.rows: reading node, neighbour, relation, in-row), in
+    discovery order. The buffers are allocated untouched (np.empty) for the most the walk
+    may take (up to FOUND_START, then doubled), so only what is written costs memory, and
+    no batch is copied again at the end (fresh pages cost more than the walk's reads)."""
+
+    NAMES = ("eids", "own", "nbr", "rel", "inn")
+
+    def __init__(self, capacity: int, rel_dtype: np.dtype):
+        size = min(capacity, FOUND_START)
+        self.eids: np.ndarray = np.empty(size, dtype=np.int64)
+        self.own: np.ndarray = np.empty(size, dtype=np.int64)
+        self.nbr: np.ndarray = np.empty(size, dtype=np.int64)
+        self.rel: np.ndarray = np.empty(size, dtype=rel_dtype)
+        self.inn: np.ndarray = np.empty(size, dtype=bool)
+        self.count = 0
+
+    def claim(self, eids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Append `eids`; returns the (own, nbr, rel, inn) slots to fill for them."""
+        a, b = self.count, self.count + len(eids)
+        if b > len(self.eids):
+            size = max(b, 2 * len(self.eids))
+            for name in self.NAMES:
+                old = getattr(self, name)
+                new = np.empty(size, dtype=old.dtype)
+                new[:a] = old[:a]
+                setattr(self, name, new)
+        self.eids[a:b] = eids
+        self.count = b
+        return self.own[a:b], self.nbr[a:b], self.rel[a:b], self.inn[a:b]
+
+    def rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        c = self.count
+        return self.own[:c], self.nbr[:c], self.rel[:c], self.inn[:c]
 
 
 class WalkScratch:
@@ -89,6 +154,19 @@ class WalkScratch:
         self.seen = np.zeros(n_edges, dtype=np.uint8)
         self.node_scratch = np.empty(n_nodes, dtype=np.int32)
         self.stamp = 0
+        self._bufs: dict[str, np.ndarray] = {}
+
+    def buffer(self, name: str, n: int, dtype: type | np.dtype) -> np.ndarray:
+        """A work array of n items, kept with the scratch and reused by the next walk (a
+        fresh large array faults in every page it touches); only valid until the next
+        call with this name. Grows by doubling."""
+        if n * np.dtype(dtype).itemsize > BUFFER_KEEP:  # a hub's rows: not kept per scratch
+            return np.empty(n, dtype)
+        key = f"{name}:{np.dtype(dtype).str}"
+        buf = self._bufs.get(key)
+        if buf is None or len(buf) < n:
+            buf = self._bufs[key] = np.empty(max(n, 2 * len(buf) if buf is not None else n), dtype)
+        return buf[:n]
 
     def begin(self) -> None:
         """Start a walk: nothing visited or seen."""
@@ -155,20 +233,127 @@ def first_occurrences(values: np.ndarray, scratch: np.ndarray) -> np.ndarray:
 
 
 def count_distinct(values: np.ndarray, scratch: np.ndarray) -> int:
-    """len(np.unique(values)) in O(n) (numpy's unique hashes or sorts; far slower here)."""
-    return len(first_occurrences(values, scratch))
+    """len(np.unique(values)) in O(n) (numpy's unique hashes or sorts; far slower here).
+    Each value's slot keeps the index of ONE of its occurrences (whichever write lands
+    last), so exactly one occurrence per value reads its own index back: a plain scatter,
+    no ufunc.at (first_occurrences needs the first one, this count does not)."""
+    if len(values) < 2:
+        return len(values)
+    order = np.arange(len(values), dtype=np.int32)
+    scratch[values] = order
+    return int(np.count_nonzero(scratch[values] == order))
+
+
+def radix_sort(values: np.ndarray, bound: int, *, sorted_bits: int = 0) -> np.ndarray:
+    """np.sort(values) (int64) for non-negative ints below `bound`, by an LSD radix sort on
+    16-bit digits (numpy's stable argsort of uint16 is a counting sort), over an int32 copy
+    when the values fit: O(n) per digit instead of a comparison sort. `sorted_bits`: the
+    values already come in order of their low `sorted_bits` bits, so those digits are
+    skipped (a stable pass over the higher digits keeps that order among equals).
+    Below RADIX_MIN values np.sort is faster (and used)."""
+    values = np.asarray(values, dtype=np.int64)
+    if len(values) < RADIX_MIN:
+        return np.sort(values)
+    width = max(int(bound - 1).bit_length(), 1)
+    x = values.astype(np.int32) if width < 32 else values
+    for shift in range(sorted_bits, width, 16):
+        digit = np.uint8 if width - shift <= 8 else np.uint16  # as narrow as fits
+        x = x[np.argsort((x >> shift).astype(digit), kind="stable")]
+    return x.astype(np.int64, copy=False)
 
 
 def sort_edge_ids(ids: np.ndarray, bound: int) -> np.ndarray:
-    """np.sort(ids) for non-negative int64 ids below `bound`, by a two-pass LSD radix sort
-    on 16-bit digits (numpy's stable argsort of uint16 is a counting sort) over int32
-    copies: O(n) instead of a comparison sort, 3-4x faster for a subgraph's 10^5 ids."""
-    ids = np.asarray(ids, dtype=np.int64)
-    if len(ids) < RADIX_MIN or bound > 1 << 31:
-        return np.sort(ids)
-    x = ids.astype(np.int32)
-    x = x[np.argsort(x.astype(np.uint16), kind="stable")]
-    if bound > 1 << 16:
-        digit = np.uint8 if bound <= 1 << 24 else np.uint16  # the high digit, as narrow as fits
-        x = x[np.argsort((x >> 16).astype(digit), kind="stable")]
-    return x.astype(np.int64)
+    """np.sort(ids) for non-negative int64 edge ids below `bound` (radix_sort: 3-4x faster
+    than a comparison sort for a subgraph's 10^5 ids)."""
+    return radix_sort(ids, bound)
+
+
+def row_positions(
+    starts: np.ndarray, counts: np.ndarray, out: np.ndarray | None = None
+) -> np.ndarray:
+    """The concatenated aranges of (start, count) pairs (format.ranges) as one int64
+    array (`out`, of the total's length, when given), by a cumulative sum of steps in
+    place (ranges builds three arrays of the total's length; fresh pages cost more than
+    the arithmetic here)."""
+    dtype = np.int64
+    nz = np.flatnonzero(counts)
+    s, c = np.asarray(starts)[nz], np.asarray(counts)[nz]
+    total = int(c.sum())
+    if out is None:
+        out = np.empty(total, dtype=dtype)
+    out.fill(1)
+    if total:
+        first = np.cumsum(c[:-1])  # where each segment after the first begins
+        out[0] = s[0]
+        out[first] = s[1:] - s[:-1] - c[:-1] + 1
+        np.cumsum(out, dtype=dtype, out=out)
+    return out
+
+
+def slice_owner(seg_end: np.ndarray, seg_node: np.ndarray, a: int, b: int) -> np.ndarray:
+    """The node owning each of the rows a .. b - 1 of a run of segments (segment k ends at
+    row seg_end[k] and is owned by seg_node[k]): O(b - a), whatever the run's length."""
+    if b <= a:
+        return np.zeros(0, dtype=np.int64)
+    s0 = int(np.searchsorted(seg_end, a, side="right"))
+    s1 = int(np.searchsorted(seg_end, b - 1, side="right")) + 1
+    ends = np.minimum(seg_end[s0:s1], b)
+    begins = np.maximum(np.concatenate([seg_end[s0 - 1 : s0] if s0 else [0], ends[:-1]]), a)
+    return np.repeat(seg_node[s0:s1], ends - begins)
+
+
+def left_out(
+    graph: CSRGraph,
+    tail: tuple[np.ndarray, np.ndarray, np.ndarray],
+    rest: np.ndarray,
+    chunks: list[np.ndarray],
+    sc: WalkScratch,
+    scan: int,
+) -> tuple[int, int, bool]:
+    """(relations, entities, exact) held by the edges a cut did not take: the rows of
+    the cut slice from the first edge not taken (`tail`: their eid, rel, nbr), the
+    chunk's unread positions `rest`, then the level's remaining chunks of nodes; at most
+    `scan` edge slots (CSRGraph.expand's cut report)."""
+    rels: list[np.ndarray] = []
+    nbrs: list[np.ndarray] = []
+    t_eid, t_rel, t_nbr = tail
+    if len(t_eid) >= scan:  # the cut slice alone fills the budget
+        rest, chunks = rest[:0], []
+        exact = False
+    else:
+        exact = True
+    head = rest[: max(0, scan - len(t_eid))]
+    eds = [Edges(t_eid, t_nbr, t_rel, t_eid, t_eid)]  # owner and out are not used
+    eds.append(graph.gather(head, np.zeros(len(head), dtype=np.int64)))
+    scanned = len(t_eid) + len(head)
+    exact = exact and len(head) == len(rest)
+    for k, chunk in enumerate(chunks):
+        if scanned >= scan:
+            exact = exact and k == len(chunks)
+            break
+        take = scan - scanned
+        dout, din = graph.degree(chunk)
+        whole = len(chunk)
+        chunk = chunk[: int(np.searchsorted(np.cumsum(dout + din), take)) + 1]
+        exact = exact and len(chunk) >= whole
+        pos, owner = graph.positions(chunk)
+        eds.append(graph.gather(pos[:take], owner[:take]))
+        exact = exact and len(pos) <= take
+        scanned += min(len(pos), take)
+    for ed in eds:
+        cut = sc.unseen(ed.eid)
+        rels.append(ed.rel[cut])
+        nbrs.append(ed.nbr[cut & sc.unvisited(ed.nbr)])
+    n_rel = int(np.count_nonzero(np.bincount(np.concatenate(rels))))
+    n_ent = count_distinct(np.concatenate(nbrs), sc.node_scratch)
+    return n_rel, n_ent, exact
+
+
+def chunk_bounds(cum: np.ndarray, budget: int) -> list[tuple[int, int]]:
+    """Split a frontier (cumulative row counts `cum`) into runs of about `budget` rows:
+    (start, end) indices; a run ends at the node that reaches the next multiple."""
+    if len(cum) == 0 or cum[-1] <= budget:
+        return [(0, len(cum))]
+    cuts = np.searchsorted(cum, np.arange(budget, int(cum[-1]), budget), side="left") + 1
+    edges = [0, *np.unique(cuts).tolist(), len(cum)]
+    return [(x, y) for x, y in pairwise(edges) if y > x]
