@@ -32,6 +32,7 @@ print("ok", n)
 
 
 def test_serve_freezes_before_running(monkeypatch):
+    import kgreason
     from kgreason.server import run
 
     calls: list[str] = []
@@ -43,6 +44,6 @@ def test_serve_freezes_before_running(monkeypatch):
             calls.append("run")
 
     monkeypatch.setattr(run, "uvicorn_server", lambda *a, **k: FakeServer())
-    monkeypatch.setattr(run, "freeze_warm_state", lambda: calls.append("freeze") or 0)
+    monkeypatch.setattr(kgreason, "freeze_warm_state", lambda: calls.append("freeze") or 0)
     run.serve(object(), object())  # type: ignore[arg-type]
     assert calls == ["freeze", "run"]

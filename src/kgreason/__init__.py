@@ -42,6 +42,7 @@ _EXPORTS: dict[str, str] = {
     "ChatLLM": "kgreason.llm.base",
     "Embedder": "kgreason.embed.base",
     "run_sync": "kgreason.aio",
+    "freeze_warm_state": "kgreason.heap",
     # errors
     "ConfigError": "kgreason.config",
     "KGError": "kgreason.kg.base",
@@ -87,6 +88,7 @@ __all__ = [
     "__version__",
     "build_embedder",
     "build_llm",
+    "freeze_warm_state",
     "load_settings",
     "open_kg",
     "run_sync",
@@ -112,6 +114,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; never executed
     from kgreason.embed.base import Embedder
     from kgreason.embed.errors import EmbedderError
     from kgreason.embed.factory import build_embedder
+    from kgreason.heap import freeze_warm_state
     from kgreason.kg.base import (
         InvalidIdentifierError,
         KGError,

@@ -11,7 +11,7 @@ from types import FrameType
 
 import uvicorn
 
-from kgreason.heap import freeze_warm_state
+import kgreason
 from kgreason.server.app import create_app
 from kgreason.server.config import ServerConfig, check_bind
 from kgreason.server.protocol import with_head_timeout
@@ -71,5 +71,5 @@ def serve(
 ) -> None:
     server = uvicorn_server(service, config, log_level=log_level)
     server.announce = announce
-    freeze_warm_state()  # the loaded service is permanent: collections skip it (kgreason.heap)
+    kgreason.freeze_warm_state()  # the loaded service is permanent: collections skip it
     server.run()
