@@ -3,7 +3,6 @@ still collected."""
 
 from __future__ import annotations
 
-import gc
 import subprocess
 import sys
 
@@ -28,7 +27,6 @@ print("ok", n)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("ok ")
-    assert gc.get_freeze_count() == 0  # this process was left alone
 
 
 def test_serve_freezes_before_running(monkeypatch):

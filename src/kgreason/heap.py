@@ -1,5 +1,6 @@
-"""Warm state out of the cyclic garbage collector's reach, for processes that answer after
-loading (the server, MCP over stdio, `kgreason ask`, the scale benches).
+"""Warm state out of the cyclic garbage collector's reach, for processes that answer many
+questions after loading (`kgreason serve`, `kgreason mcp`; bench/pog_scale.py does the same
+by hand, so that it can also run older checkouts).
 
 Why (issue 15): a full collection walks every tracked object. After importing kgreason and
 opening a KG that is ~50k objects, 20-30 ms on the bench machine, and the allocations of a

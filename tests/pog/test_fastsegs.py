@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 from tests.pog.synth_graphs import synth_graphs
 
-from kgreason.kg.store.build_index import ranges
-from kgreason.pog.fastsegs import expand_segments, runs, segment_table
+from kgreason.pog.fastsegs import expand_segments, segment_table
 
 
 def _edges(g):
@@ -29,14 +28,6 @@ def _reference(edges, sets, keep):
             if m in ms and keep[v]:
                 want.setdefault((u, key), set()).add(v)
     return {k: sorted(v) for k, v in want.items()}
-
-
-def test_runs_is_ranges_for_positive_counts():
-    rng = np.random.default_rng(3)
-    for size in (0, 1, 2, 50, 5000):
-        counts = rng.integers(1, 9, size)
-        starts = rng.integers(0, 10_000, size)
-        assert runs(starts, counts).tolist() == ranges(starts, counts).tolist()
 
 
 @pytest.mark.parametrize("drop", [0.0, "hub", 0.3, 0.97])
@@ -66,3 +57,17 @@ def test_expand_segments_matches_per_edge_union(drop):
     assert e.code.tolist() == sorted(e.code.tolist())
     assert got == _reference(_edges(g), sets, keep)
     assert e.shared == len(pool) and len(got)
+
+
+def test_segment_table_follows_the_node_hash():
+    """The cached prefix sums belong to one node hash: another hash gets its own table (a
+    search with a different hash must not read set hashes of the first)."""
+    g, _, _, _ = synth_graphs(6_000, seed=6)
+    rng = np.random.default_rng(3)
+    hv1 = rng.integers(0, 2**63, g.n, dtype=np.uint64)
+    hv2 = rng.integers(0, 2**63, g.n, dtype=np.uint64)
+    t1 = segment_table(g, hv1)
+    assert segment_table(g, hv1) is t1
+    t2 = segment_table(g, hv2)
+    assert t2.cum_h[-1] == hv2[t2.pool].sum(dtype=np.uint64)
+    assert t2.cum_h[-1] != t1.cum_h[-1]

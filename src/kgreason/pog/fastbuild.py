@@ -2,8 +2,8 @@
 
 Why this shape (issue 15): the stage runs on every question over up to 2x10^5 edges, so it
 decodes no name, builds no Python object per edge, and hashes nothing (numpy 2.x's
-`np.unique` hashes, 25x slower than sorting). The walk hands over each edge's (head,
-rel, tail) (`Expansion.triples`), so no head is looked up. Local ids follow the stored key
+`np.unique` hashes, 25x slower than sorting). The walk hands over the rows it read
+(`Expansion.rows`: reading node, neighbour, relation, direction), so no head is looked up. Local ids follow the stored key
 order (`keys.rank`, a permutation of the store's nodes): one mark per store node and a
 scan give the distinct ranks in order, i.e. the local ids, with no sort at all (the mark
 and the rank table are the store's pooled walk scratch, the rank -> node table is built
@@ -11,7 +11,7 @@ once per store); the edges are then sorted by pog/fastcsr.py's radix sort, the i
 from the out-edges' order (only the digits above the head's).
 
 API:
-    from_store(kg, eids, topics, inverse_of, triples=None) -> ArrayClusteredGraph
+    from_store(kg, eids, topics, inverse_of, *, rows=None, triples=None) -> ArrayClusteredGraph
     fold_inverse_arrays(h, r, t, rel_names, inverse_of, bases=None) -> mask of the edges kept
     suffix_bases(rel_names) -> the name-pair table fold_inverse_arrays can reuse
 """

@@ -22,7 +22,7 @@ in the pool and lie in any order there, which every reader allows: they slice by
 API:
     segment_table(g, hv) -> Segments (cached on the graph)
     expand_segments(g, members, owner, keep, hv, bad_cum) -> Expanded (entries of the sets)
-    runs(starts, counts) -> format.ranges for counts >= 1;  member_sorted(sorted, q)
+    member_sorted(sorted, q) -> q in sorted, elementwise
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgreason.kg.store.build_index import ranges
+from kgreason.kg.store.walk import row_positions
 from kgreason.pog.fastcsr import bits, distinct_sorted
 
 if TYPE_CHECKING:
@@ -55,6 +56,7 @@ class Segments:
     ln: tuple[np.ndarray, np.ndarray]
     key: tuple[np.ndarray, np.ndarray]  # rank(relation) * 2 + forward
     cum_h: np.ndarray  # prefix sums of the node hashes over pool (uint64, wrapping)
+    hv: np.ndarray  # the node hashes cum_h sums
 
 
 def _runs(node: np.ndarray, rel: np.ndarray, n: int, base: int):
@@ -73,9 +75,9 @@ def _runs(node: np.ndarray, rel: np.ndarray, n: int, base: int):
 
 
 def segment_table(g: ArrayClusteredGraph, hv: np.ndarray) -> Segments:
-    """The graph's segments (computed once per graph: O(edges))."""
+    """The graph's segments (computed once per graph and node hash: O(edges))."""
     got = getattr(g, "_segments", None)
-    if got is not None:
+    if got is not None and got.hv is hv:  # the prefix sums are of this hash
         return got
     n, rank = g.n, g.rel_rank
     out_node = np.repeat(np.arange(n, dtype=np.int64), np.diff(g.optr))
@@ -86,7 +88,7 @@ def segment_table(g: ArrayClusteredGraph, hv: np.ndarray) -> Segments:
     np.cumsum(hv[pool], out=cum_h[1:])
     okey = rank[g.orel[orow]] * 2 + 1 if len(orow) else orow
     ikey = rank[g.irel[irow]] * 2 if len(irow) else irow
-    got = Segments(pool, (optr, iptr), (ostart, istart), (oln, iln), (okey, ikey), cum_h)
+    got = Segments(pool, (optr, iptr), (ostart, istart), (oln, iln), (okey, ikey), cum_h, hv)
     g._segments = got  # type: ignore[attr-defined]
     return got
 
@@ -149,7 +151,7 @@ def expand_segments(
         segs = np.flatnonzero(~clean[g_of_seg] & (nbad < ln))  # not wholly filtered out
         local = np.cumsum(~clean) - 1  # index of each merged group among the merged
         sl = ln[segs]
-        nb = pool[runs(st[segs], sl)]
+        nb = pool[row_positions(st[segs], sl)]
         grp = np.repeat(local[g_of_seg[segs]], sl)
         n_bad = int(nbad[segs].sum())
         late = 0 < n_bad * LATE_FILTER < len(nb)  # few rows to drop: drop them once distinct
@@ -176,18 +178,6 @@ def expand_segments(
         if not live.all():
             code, a, size, h = code[live], a[live], size[live], h[live]
     return Expanded(code, a, size, h, pool, len(sg.pool))
-
-
-def runs(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """format.ranges for counts >= 1 (segments are never empty): one scatter and one
-    cumsum instead of a repeat, an arange and an add over every row."""
-    if not len(counts):
-        return np.zeros(0, dtype=np.int64)
-    out = np.ones(int(counts.sum()), dtype=np.int64)
-    out[0] = starts[0]
-    ends = np.cumsum(counts)[:-1]
-    out[ends] = starts[1:] - (starts[:-1] + counts[:-1] - 1)
-    return np.cumsum(out, out=out)
 
 
 def member_sorted(sorted_values: np.ndarray, q: np.ndarray) -> np.ndarray:

@@ -56,14 +56,10 @@ class _Steps:
     alts: dict[int, tuple[int, ...]]  # step index -> the other keys of its group
     has_t: np.ndarray | None = None  # segment search: the step's set holds the target
 
-    _keys: list[int] | None = None
-
     def codes_of(self, i: int) -> tuple[int, ...]:
-        """The key codes of step i's group, the primary first."""
-        if self._keys is None:  # one tolist, not a numpy scalar per step
-            self._keys = self.key.tolist()
-        alt = self.alts.get(i)
-        return (self._keys[i], *alt) if alt else (self._keys[i],)
+        """The key codes of step i's group, the primary first (per step; the search makes
+        a chunk's groups in bulk with lazyhop.HopMaker.groups, tests compare the two)."""
+        return (int(self.key[i]), *self.alts.get(i, ()))
 
 
 def _rows(g: ArrayClusteredGraph, nodes: np.ndarray, owner: np.ndarray):

@@ -159,13 +159,15 @@ class WalkScratch:
     def buffer(self, name: str, n: int, dtype: type | np.dtype) -> np.ndarray:
         """A work array of n items, kept with the scratch and reused by the next walk (a
         fresh large array faults in every page it touches); only valid until the next
-        call with this name. Grows by doubling."""
+        call with this name. Grows by doubling, up to BUFFER_KEEP bytes."""
         if n * np.dtype(dtype).itemsize > BUFFER_KEEP:  # a hub's rows: not kept per scratch
             return np.empty(n, dtype)
         key = f"{name}:{np.dtype(dtype).str}"
         buf = self._bufs.get(key)
-        if buf is None or len(buf) < n:
-            buf = self._bufs[key] = np.empty(max(n, 2 * len(buf) if buf is not None else n), dtype)
+        if buf is None or len(buf) < n:  # doubling, but never past BUFFER_KEEP
+            cap = BUFFER_KEEP // np.dtype(dtype).itemsize
+            grown = min(2 * len(buf), cap) if buf is not None else n
+            buf = self._bufs[key] = np.empty(max(n, grown), dtype)
         return buf[:n]
 
     def begin(self) -> None:
@@ -256,7 +258,10 @@ def radix_sort(values: np.ndarray, bound: int, *, sorted_bits: int = 0) -> np.nd
         return np.sort(values)
     width = max(int(bound - 1).bit_length(), 1)
     x = values.astype(np.int32) if width < 32 else values
-    for shift in range(sorted_bits, width, 16):
+    passes = range(sorted_bits, width, 16)
+    if not passes:  # already sorted: a copy, as np.sort returns
+        return values.copy()
+    for shift in passes:
         digit = np.uint8 if width - shift <= 8 else np.uint16  # as narrow as fits
         x = x[np.argsort((x >> shift).astype(digit), kind="stable")]
     return x.astype(np.int64, copy=False)
