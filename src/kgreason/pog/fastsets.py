@@ -349,7 +349,9 @@ def _order3(a: np.ndarray, b: np.ndarray, c: np.ndarray | None, w: tuple[int, in
 
 
 def _member_sets(pool: np.ndarray, a: np.ndarray, ln: np.ndarray, t: int) -> np.ndarray:
-    """t in pool[a:a+ln], per set (the sets may overlap and lie in any order)."""
-    cum = np.zeros(len(pool) + 1, dtype=np.int64)
-    np.cumsum(pool == t, out=cum[1:])
-    return cum[a + ln] > cum[a]
+    """t in pool[a:a+ln], per set (the sets may overlap and lie in any order). Only the
+    pool from the lowest start is scanned (new sets are appended after the shared part)."""
+    lo = int(a.min()) if len(a) else len(pool)
+    cum = np.zeros(len(pool) - lo + 1, dtype=np.int64)
+    np.cumsum(pool[lo:] == t, out=cum[1:])
+    return cum[a - lo + ln] > cum[a - lo]
