@@ -144,7 +144,8 @@ HOSTILE = {
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 async def test_hostile_programs_are_stopped_with_a_named_reason(name: str):
     program, kind = HOSTILE[name]
-    ex = ProgramExecutor(SolverLimits(cpu_s=1, memory_mb=256, wall_s=8))
+    # wall clock well past the CPU limit: the limit under test must fire first on a busy box
+    ex = ProgramExecutor(SolverLimits(cpu_s=1, memory_mb=256, wall_s=60))
     llm = ScriptedLLM({"codegen": [fenced(program, "smt2")], "repair": [fenced(SCHOLARSHIP_SMT)]})
     out = await ProgramGenerator(llm, ex, max_repairs=1).generate(
         "z3", "Is Alice eligible?", None, SUB
