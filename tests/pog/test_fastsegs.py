@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from tests.pog.synth_graphs import synth_graphs
 
-from kgreason.pog.fastsegs import expand_segments, segment_table
+from kgreason.pog.fastsegs import expand_segments, key_rows, segment_hashes, segment_table
 
 
 def _edges(g):
@@ -45,7 +45,7 @@ def test_expand_segments_matches_per_edge_union(drop):
     sets += [sorted(hubs[:5].tolist()), sorted(hubs[:5].tolist()), []]  # equal sets, empty
     members = np.array([m for s in sets for m in s], dtype=np.int64)
     owner = np.repeat(np.arange(len(sets)), [len(s) for s in sets])
-    pool = segment_table(g, hv).pool
+    pool = segment_table(g).pool
     bad_cum = np.concatenate([[0], np.cumsum(~keep[pool])])
     e = expand_segments(g, members, owner, keep, hv, bad_cum)
     k2 = 2 * max(len(g.rel_names), 1)
@@ -59,15 +59,42 @@ def test_expand_segments_matches_per_edge_union(drop):
     assert e.shared == len(pool) and len(got)
 
 
-def test_segment_table_follows_the_node_hash():
-    """The cached prefix sums belong to one node hash: another hash gets its own table (a
+def test_segment_hashes_follow_the_node_hash():
+    """The cached prefix sums belong to one node hash: another hash gets its own sums (a
     search with a different hash must not read set hashes of the first)."""
     g, _, _, _ = synth_graphs(6_000, seed=6)
     rng = np.random.default_rng(3)
     hv1 = rng.integers(0, 2**63, g.n, dtype=np.uint64)
     hv2 = rng.integers(0, 2**63, g.n, dtype=np.uint64)
-    t1 = segment_table(g, hv1)
-    assert segment_table(g, hv1) is t1
-    t2 = segment_table(g, hv2)
-    assert t2.cum_h[-1] == hv2[t2.pool].sum(dtype=np.uint64)
-    assert t2.cum_h[-1] != t1.cum_h[-1]
+    pool = segment_table(g).pool
+    c1 = segment_hashes(g, hv1)
+    assert segment_hashes(g, hv1) is c1
+    c2 = segment_hashes(g, hv2)
+    assert c2[-1] == hv2[pool].sum(dtype=np.uint64)
+    assert c2[-1] != c1[-1]
+
+
+def test_key_rows_are_the_node_key_edges():
+    """key_rows gives each (node, key) query exactly its neighbours by that key (none for a
+    key the node lacks), read from the segment pool."""
+    g, _, _, _ = synth_graphs(6_000, seed=7)
+    edges = _edges(g)
+    k2 = 2 * max(len(g.rel_names), 1)
+    rng = np.random.default_rng(2)
+    nodes = rng.integers(0, g.n, 400)
+    codes = rng.integers(0, k2, 400)
+    have = [(m, k) for m, k, _ in edges]
+    pick = rng.choice(len(have), 200)  # half the queries hit a key the node has
+    nodes = np.concatenate([nodes, [have[i][0] for i in pick]]).astype(np.int64)
+    codes = np.concatenate([codes, [have[i][1] for i in pick]]).astype(np.int64)
+    pool = segment_table(g).pool
+    got: dict[int, list[int]] = {i: [] for i in range(len(nodes))}
+    for m, lo, k in key_rows(g, nodes, codes):
+        for i, a, c in zip(np.flatnonzero(m).tolist(), lo.tolist(), k.tolist(), strict=True):
+            got[i] += pool[a : a + c].tolist()
+    want = {
+        i: sorted(v for mm, kk, v in edges if mm == nd and kk == cd)
+        for i, (nd, cd) in enumerate(zip(nodes.tolist(), codes.tolist(), strict=True))
+    }
+    assert got == want
+    assert any(want.values()) and not all(want.values())

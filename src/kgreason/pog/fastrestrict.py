@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgreason.kg.store.build_index import ranges
+from kgreason.pog.fastsegs import KeyRows, key_rows, segment_table
 from kgreason.pog.fastsets import _hash_sets, _member, canon, unique_sorted
 from kgreason.pog.lazyhop import HopMaker, NameSet
 from kgreason.pog.types import Hop
@@ -101,84 +102,41 @@ def kept_members(
     """For each member mem[i] of an ancestor set, paired with d = d_of[i]: has it an edge
     of a key of groups[d] into kept set dk[d] (`sets`: the kept sets side by side, each
     sorted, as (pool, start, lens))? Reads only the edge rows of those keys: each (node,
-    relation) row range is found by a binary search in the (node, relation)-sorted CSRs
-    (`_by_rel`). Either forward from the members (their rows of the group's keys, each
+    relation) row range is one segment of the graph (pog/fastsegs.key_rows). Either forward from the members (their rows of the group's keys, each
     neighbour looked up in the kept set) or backward from the kept sets (their rows of the
     reversed keys, sorted, each member looked up), whichever reads fewer rows: a kept set
     holding a hub reaches far more backward than its pair's members reach forward, and
     the other way round. `way` ("forward"/"backward") forces one (tests)."""
     pool, start, lens = sets
-    n, r_n = g.n, max(len(g.rel_names), 1)
-    rank_rel = np.argsort(g.rel_rank)
-    out_hr, in_hr = _by_rel(g)
+    n, rows_pool = g.n, segment_table(g).pool
     bd = np.array([d for d, cs in enumerate(groups) for _ in cs], dtype=np.int64)
     bc = np.array([c for cs in groups for c in cs], dtype=np.int64)
     # backward: (entry, kept member) queries through the reversed key
     s = dk[bd]
     e_b = np.repeat(np.arange(len(bd)), lens[s])
-    back = _ranges_of(pool[ranges(start[s], lens[s])], bc[e_b] ^ 1, r_n, rank_rel, out_hr, in_hr)
+    back = key_rows(g, pool[ranges(start[s], lens[s])], bc[e_b] ^ 1)
     # forward: (member, entry of its pair) queries through the key; not even searched when
     # there are more of them than backward rows
     d_lo = np.searchsorted(bd, np.arange(len(dk)))
     d_n = np.bincount(bd, minlength=len(dk))[d_of]
-    nbrs = (g.odst, g.isrc)
     if way == "forward" or (way != "backward" and int(d_n.sum()) < _rows_of(back)):
         row = np.repeat(np.arange(len(mem)), d_n)
         ent = ranges(d_lo[d_of], d_n)
-        fwd = _ranges_of(mem[row], bc[ent], r_n, rank_rel, out_hr, in_hr)
+        fwd = key_rows(g, mem[row], bc[ent])
         if way == "forward" or _rows_of(fwd) <= _rows_of(back):
             kept_codes = np.repeat(np.arange(len(start)), lens) * n + pool  # sorted
             inn = np.zeros(len(mem), dtype=bool)
-            for (m, lo, k), nbr in zip(fwd, nbrs, strict=True):
-                x = np.repeat(dk[bd[ent[m]]], k) * n + nbr[ranges(lo, k)]
+            for m, lo, k in fwd:
+                x = np.repeat(dk[bd[ent[m]]], k) * n + rows_pool[ranges(lo, k)]
                 inn[np.repeat(row[m], k)[_member(kept_codes, x)]] = True
             return inn
     near = unique_sorted(
         np.concatenate(
-            [
-                np.repeat(bd[e_b[m]], k) * n + nbr[ranges(lo, k)]
-                for (m, lo, k), nbr in zip(back, nbrs, strict=True)
-            ]
+            [np.repeat(bd[e_b[m]], k) * n + rows_pool[ranges(lo, k)] for m, lo, k in back]
         )
     )
     return _member(near, d_of * n + mem)
 
 
-_Ranges = list[tuple[np.ndarray, np.ndarray, np.ndarray]]
-
-
-def _ranges_of(
-    nodes: np.ndarray,
-    codes: np.ndarray,
-    r_n: int,
-    rank_rel: np.ndarray,
-    out_hr: np.ndarray,
-    in_hr: np.ndarray,
-) -> _Ranges:
-    """For the out-edge and the in-edge CSR: (which queries use it, first row, row count)
-    of the rows of nodes[i] with key codes[i] (forward keys read out-edges)."""
-    q = nodes * r_n + rank_rel[codes >> 1]
-    out = []
-    for f, keys in ((1, out_hr), (0, in_hr)):
-        m = (codes & 1) == f
-        lo = np.searchsorted(keys, q[m], side="left")
-        out.append((m, lo, np.searchsorted(keys, q[m], side="right") - lo))
-    return out
-
-
-def _rows_of(r: _Ranges) -> int:
+def _rows_of(r: KeyRows) -> int:
     return sum(int(k.sum()) for _, _, k in r)
-
-
-def _by_rel(g: ArrayClusteredGraph) -> tuple[np.ndarray, np.ndarray]:
-    """node * R + relation of every out-edge row and every in-edge row (sorted: the CSRs
-    are sorted by (node, relation)), cached on the graph."""
-    got = getattr(g, "_by_rel", None)
-    if got is None:
-        r_n = max(len(g.rel_names), 1)
-        got = (
-            g.h.astype(np.int64) * r_n + g.orel,
-            g.idst.astype(np.int64) * r_n + g.irel,
-        )
-        g._by_rel = got  # type: ignore[attr-defined]
-    return got

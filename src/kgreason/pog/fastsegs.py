@@ -16,18 +16,21 @@ largest cost of the paths stage). Here:
    grouped by (u, key) with sorted runs inside, which numpy's stable sort (timsort) handles
    far faster than a sort of random codes.
 
-The output is fastsets' `_Base` (same entries, same sets, same hashes; sets may now overlap
-in the pool and lie in any order there, which every reader allows: they slice by (a, ln)).
+The output (`Expanded`) holds the same entries, sets and hashes as the row-by-row version;
+sets may overlap in the pool and lie in any order there, which every reader allows (they
+slice by (a, ln)). The same segment index answers fastrestrict's "rows of (node, key)"
+queries (`key_rows`).
 
 API:
-    segment_table(g, hv) -> Segments (cached on the graph)
+    segment_table(g) -> Segments (cached on the graph);  segment_hashes(g, hv) -> prefix sums
     expand_segments(g, members, owner, keep, hv, bad_cum) -> Expanded (entries of the sets)
+    key_rows(g, nodes, codes) -> the pool rows of each (node, key) (fastrestrict)
     member_sorted(sorted, q) -> q in sorted, elementwise
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -55,15 +58,15 @@ class Segments:
     start: tuple[np.ndarray, np.ndarray]
     ln: tuple[np.ndarray, np.ndarray]
     key: tuple[np.ndarray, np.ndarray]  # rank(relation) * 2 + forward
-    cum_h: np.ndarray  # prefix sums of the node hashes over pool (uint64, wrapping)
-    hv: np.ndarray  # the node hashes cum_h sums
+    rcode: tuple[np.ndarray, np.ndarray]  # node * R + relation id (ascending: the CSR order)
 
 
-def _runs(node: np.ndarray, rel: np.ndarray, n: int, base: int):
-    """Segments of one direction's CSR (rows sorted by (node, rel, neighbour))."""
+def _runs(node: np.ndarray, rel: np.ndarray, n: int, r_n: int, base: int):
+    """Segments of one direction's CSR (rows sorted by (node, rel, neighbour)): (ptr,
+    start in the pool, length, row of the first edge, node * r_n + rel)."""
     if not len(node):
         z = np.zeros(0, dtype=np.int64)
-        return np.zeros(n + 1, dtype=np.int64), z, z, z
+        return np.zeros(n + 1, dtype=np.int64), z, z, z, z
     new = np.empty(len(node), dtype=bool)
     new[0] = True
     new[1:] = (node[1:] != node[:-1]) | (rel[1:] != rel[:-1])
@@ -71,33 +74,72 @@ def _runs(node: np.ndarray, rel: np.ndarray, n: int, base: int):
     ln = np.diff(np.append(start, len(node)))
     ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(node[start], minlength=n), out=ptr[1:])
-    return ptr, start + base, ln, start
+    rcode = node[start].astype(np.int64) * r_n + rel[start]
+    return ptr, start + base, ln, start, rcode
 
 
-def segment_table(g: ArrayClusteredGraph, hv: np.ndarray) -> Segments:
-    """The graph's segments (computed once per graph and node hash: O(edges))."""
+def segment_table(g: ArrayClusteredGraph) -> Segments:
+    """The graph's segments (computed once per graph: O(edges))."""
     got = getattr(g, "_segments", None)
-    if got is not None and got.hv is hv:  # the prefix sums are of this hash
+    if got is not None:
         return got
-    n, rank = g.n, g.rel_rank
+    n, rank, r_n = g.n, g.rel_rank, max(len(g.rel_names), 1)
     out_node = np.repeat(np.arange(n, dtype=np.int64), np.diff(g.optr))
-    optr, ostart, oln, orow = _runs(out_node, g.orel, n, 0)
-    iptr, istart, iln, irow = _runs(g.idst, g.irel, n, len(g.odst))
+    optr, ostart, oln, orow, ocode = _runs(out_node, g.orel, n, r_n, 0)
+    iptr, istart, iln, irow, icode = _runs(g.idst, g.irel, n, r_n, len(g.odst))
     pool = np.concatenate([g.odst, g.isrc]).astype(np.int64, copy=False)
-    cum_h = np.zeros(len(pool) + 1, dtype=np.uint64)
-    np.cumsum(hv[pool], out=cum_h[1:])
     okey = rank[g.orel[orow]] * 2 + 1 if len(orow) else orow
     ikey = rank[g.irel[irow]] * 2 if len(irow) else irow
-    got = Segments(pool, (optr, iptr), (ostart, istart), (oln, iln), (okey, ikey), cum_h, hv)
+    got = Segments(pool, (optr, iptr), (ostart, istart), (oln, iln), (okey, ikey), (ocode, icode))
     g._segments = got  # type: ignore[attr-defined]
     return got
 
 
+def segment_hashes(g: ArrayClusteredGraph, hv: np.ndarray) -> np.ndarray:
+    """Prefix sums of the node hashes `hv` over the segment pool (uint64, wrapping), so a
+    segment's set hash is a difference; cached on the graph for this hv."""
+    got = getattr(g, "_segment_hashes", None)
+    if got is not None and got[0] is hv:
+        return got[1]
+    pool = segment_table(g).pool
+    cum_h = np.zeros(len(pool) + 1, dtype=np.uint64)
+    np.cumsum(hv[pool], out=cum_h[1:])
+    g._segment_hashes = (hv, cum_h)  # type: ignore[attr-defined]
+    return cum_h
+
+
+#: per CSR direction (out, in): (which queries, first row in the pool, row count)
+KeyRows = list[tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+
+def key_rows(g: ArrayClusteredGraph, nodes: np.ndarray, codes: np.ndarray) -> KeyRows:
+    """The pool rows of nodes[i] by key code codes[i] (rank(relation) * 2 + forward): each
+    is one segment, found by a binary search among the direction's segment codes; forward
+    keys read the out-edges. A node without that key has 0 rows."""
+    sg = segment_table(g)
+    r_n = max(len(g.rel_names), 1)
+    q = nodes * r_n + np.argsort(g.rel_rank)[codes >> 1]
+    out = []
+    for d, fwd in ((0, 1), (1, 0)):
+        m = (codes & 1) == fwd
+        rc, qm = sg.rcode[d], q[m]
+        if not len(rc):
+            z = np.zeros(len(qm), dtype=np.int64)
+            out.append((m, z, z))
+            continue
+        i = np.minimum(np.searchsorted(rc, qm), len(rc) - 1)
+        hit = rc[i] == qm
+        out.append((m, np.where(hit, sg.start[d][i], 0), np.where(hit, sg.ln[d][i], 0)))
+    return out
+
+
 @dataclass
 class Expanded:
-    """Entries (u * k2 + key, sorted) of distinct sets; entry i's reached set is
+    """Entries (u * k2 + key, sorted) of distinct sets u; entry i's reached set is
     pool[a[i] : a[i] + ln[i]] (sorted, distinct); h its set hash. `pool` starts with
-    Segments.pool (`shared` elements) and continues with the merged sets."""
+    Segments.pool (`shared` elements), which sets reference in place, and continues with
+    the merged sets. `estart`: the entries of u are estart[u] .. estart[u + 1] (set by
+    fastsets.expand_distinct once its batches are joined)."""
 
     code: np.ndarray
     a: np.ndarray
@@ -105,6 +147,7 @@ class Expanded:
     h: np.ndarray
     pool: np.ndarray
     shared: int
+    estart: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
 def expand_segments(
@@ -118,7 +161,7 @@ def expand_segments(
     """The (u, key) entries of the sets given as members with their owner u (members of one
     owner together, owners ascending). `bad_cum`: prefix counts of not-kept nodes over
     Segments.pool (which segments a filter touches)."""
-    sg = segment_table(g, hv)
+    sg, cum_h = segment_table(g), segment_hashes(g, hv)
     n, k2 = g.n, 2 * max(len(g.rel_names), 1)
     parts = []
     for d in (0, 1):
@@ -142,7 +185,7 @@ def expand_segments(
     code = gc[heads]
     a = s0.copy()
     size = l0.copy()
-    h = sg.cum_h[s0 + l0] - sg.cum_h[s0]
+    h = cum_h[s0 + l0] - cum_h[s0]
     pool = sg.pool
     merge = np.flatnonzero(~clean)
     if len(merge):  # the rows of the other groups: gathered, filtered, sorted per group

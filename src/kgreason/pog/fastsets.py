@@ -30,7 +30,7 @@ import numpy as np
 
 from kgreason.kg.store.build_index import ranges
 from kgreason.pog.fastcsr import bits, distinct_sorted, pack
-from kgreason.pog.fastsegs import expand_segments, segment_table
+from kgreason.pog.fastsegs import Expanded, expand_segments, segment_table
 from kgreason.pog.fastsegs import member_sorted as _member  # noqa: F401 (fastpaths, fastrestrict)
 
 if TYPE_CHECKING:
@@ -131,21 +131,6 @@ def _hash_sets(hv: np.ndarray, nodes: np.ndarray, start: np.ndarray, lens: np.nd
     return out
 
 
-@dataclass
-class _Base:
-    """(key, reached set) entries of distinct sets u, sorted by (u, key); entry i's set is
-    pool[a[i] : a[i] + ln[i]]. The pool starts with the graph's segment pool (`shared`
-    elements, pog/fastsegs.py), which sets reference in place, then the merged sets."""
-
-    code: np.ndarray  # u * k2 + key
-    a: np.ndarray
-    ln: np.ndarray
-    h: np.ndarray
-    pool: np.ndarray
-    estart: np.ndarray  # entries of u: estart[u] .. estart[u + 1]
-    shared: int = 0
-
-
 def expand_distinct(
     g: ArrayClusteredGraph,
     nodes: np.ndarray,
@@ -154,7 +139,7 @@ def expand_distinct(
     keep: np.ndarray,
     hv: np.ndarray,
     bad_cum: np.ndarray,
-) -> _Base:
+) -> Expanded:
     """The entries of the sets reps (their index u = position in reps), in batches of about
     BATCH_ROWS edge rows (pog/fastsegs.py reads segments, and rows only where it merges)."""
     k2 = 2 * max(len(g.rel_names), 1)
@@ -162,7 +147,7 @@ def expand_distinct(
     deg = np.add.reduceat(g.degree[nodes].astype(np.int64), off[:-1])[reps] if len(reps) else lens
     deg = np.where(lens > 0, deg, 0)
     cum = np.cumsum(deg)
-    out: _Base | None = None
+    out: Expanded | None = None
     u0 = 0
     while u0 < len(reps) or out is None:
         base = cum[u0 - 1] if u0 else 0
@@ -172,26 +157,25 @@ def expand_distinct(
         members = nodes[ranges(off[sel], lens[u0:u1])]
         owner = np.repeat(np.arange(u0, u1, dtype=np.int64), lens[u0:u1])
         e = expand_segments(g, members, owner, keep, hv, bad_cum)
-        part = _Base(e.code, e.a, e.ln, e.h, e.pool, np.zeros(0, dtype=np.int64), e.shared)
-        out = part if out is None else _concat_base(out, part)
+        out = e if out is None else _concat_base(out, e)
         u0 = max(u1, u0 + 1)
     out.estart = np.searchsorted(out.code // k2, np.arange(len(reps) + 1))
     return out
 
 
-def _concat_base(x: _Base | None, y: _Base) -> _Base:
+def _concat_base(x: Expanded | None, y: Expanded) -> Expanded:
     """x's entries then y's (both over the same shared pool prefix)."""
     if x is None:
         return y
     ya = np.where(y.a < y.shared, y.a, y.a + (len(x.pool) - y.shared))
-    return _Base(
+    return Expanded(
         np.concatenate([x.code, y.code]),
         np.concatenate([x.a, ya]),
         np.concatenate([x.ln, y.ln]),
         np.concatenate([x.h, y.h]),
         np.concatenate([x.pool, y.pool[y.shared :]]),
-        np.concatenate([x.estart[:-1], y.estart + len(x.code)]),
         x.shared,
+        np.concatenate([x.estart[:-1], y.estart + len(x.code)]),
     )
 
 
@@ -215,7 +199,7 @@ class LevelSteps:
         first = canon(lv.nodes, off[:-1], lv.lens, _hash_sets(hv, lv.nodes, off[:-1], lv.lens))
         self.reps, self.u = np.unique(first, return_inverse=True)  # u by first appearance
         self.u = self.u.reshape(-1)
-        self.base: _Base | None = None
+        self.base: Expanded | None = None
         self.have = 0  # distinct sets expanded so far
         self.tin = np.zeros(0, dtype=bool)
         self.bad_cum: np.ndarray | None = None
@@ -236,11 +220,11 @@ class LevelSteps:
         n_p = len(self.lv.lens)
         return [(p0, min(p0 + CHUNK_PATHS, n_p)) for p0 in range(0, n_p, CHUNK_PATHS)]
 
-    def _ensure(self, upto: int) -> _Base:
+    def _ensure(self, upto: int) -> Expanded:
         if upto > self.have or self.base is None:
             lv = self.lv
             if self.bad_cum is None:  # not-kept nodes over the segment pool, counted once
-                pool = segment_table(self.g, self.hv).pool
+                pool = segment_table(self.g).pool
                 self.bad_cum = np.zeros(len(pool) + 1, dtype=np.int64)
                 np.cumsum(~self.keep[pool], out=self.bad_cum[1:])
             new = expand_distinct(
