@@ -11,7 +11,7 @@ once per store); the edges are then sorted by pog/fastcsr.py's radix sort, the i
 from the out-edges' order (only the digits above the head's).
 
 API:
-    from_store(kg, eids, topics, inverse_of, *, rows=None, triples=None) -> ArrayClusteredGraph
+    from_store(kg, eids, topics, inverse_of, *, rows=None) -> ArrayClusteredGraph
     fold_inverse_arrays(h, r, t, rel_names, inverse_of, bases=None) -> mask of the edges kept
     suffix_bases(rel_names) -> the name-pair table fold_inverse_arrays can reuse
 """
@@ -192,21 +192,18 @@ def from_store(
     topics: Sequence[str],
     inverse_of: Mapping[str, str],
     *,
-    triples: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     rows: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> ArrayClusteredGraph:
     """The ArrayClusteredGraph of a store subgraph (edge ids, any order), inverse pairs
     folded. `rows`: the walk's rows of those edges (`Expansion.rows`: reading node,
-    neighbour, relation, in-row), or `triples`: their (head, rel, tail); else they are
-    looked up. Local ids follow the stored key order (`keys.rank`), so no name is decoded
-    here."""
+    neighbour, relation, in-row); without them the triples are looked up. Local ids follow
+    the stored key order (`keys.rank`), so no name is decoded here."""
     inn: np.ndarray | None = None
     if rows is not None:
         own, nbr = (np.asarray(x, dtype=np.int64) for x in rows[:2])
         r, inn = np.asarray(rows[2]), rows[3]  # (r: a value here, never an index)
     else:
-        if triples is None:
-            triples = kg.graph.triples(eids)
+        triples = kg.graph.triples(eids)
         own, nbr = (np.asarray(x, dtype=np.int64) for x in triples[::2])
         r = np.asarray(triples[1])
     memo = kg.graph.memo  # tables derived once per store

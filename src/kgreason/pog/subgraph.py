@@ -136,8 +136,8 @@ def walk_subgraph(
     kg: StoreKG, topic_ids: Sequence[str], settings: PoGSettings, *, depth: int | None = None
 ) -> tuple[QuestionSubgraph, Expansion]:
     """detect_subgraph_store with the walk's result as it came: edge ids in discovery order
-    and, when the walk kept them, their (head, rel, tail) (fastbuild.from_store takes
-    them; nothing here sorts)."""
+    and the rows that took them (`Expansion.rows`, which fastbuild.from_store takes);
+    nothing here sorts."""
     topics = tuple(dict.fromkeys(topic_ids))
     d = settings.d_max if depth is None else depth
     nodes = kg.node_ids(list(topics))
