@@ -29,3 +29,10 @@ def synth_graphs(n: int = 6_000, seed: int = 11, *, mirror: int = 0):
     )
     deg = np.bincount(np.concatenate([h, t]), minlength=len(names))
     return fast, slow, names, deg
+
+
+def two_hops_from(slow: ClusteredGraph, a: str, rng, nodes) -> str:
+    """A random node two undirected hops from `a` (through a random neighbour), or any
+    node when that neighbour has none: a second topic that a path can reach."""
+    near = sorted(slow.neighbors_undirected(rng.choice(sorted(slow.neighbors_undirected(a)))))
+    return rng.choice(near) if near else rng.choice(nodes)
