@@ -1,5 +1,5 @@
 """Kernels added for issue 15's subgraph and clustering stages, against plain references:
-radix_sort (LSD, digit skipping), row_positions (format.ranges), WalkScratch.buffer,
+radix_sort (LSD, digit skipping), format.ranges, WalkScratch.buffer,
 Found, fastcsr.pack/unpack, and fold_inverse_arrays' suffix table (name_pairs)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from kgreason.kg.store.format import ranges
-from kgreason.kg.store.walk import Found, WalkScratch, radix_sort, row_positions
+from kgreason.kg.store.walk import Found, WalkScratch, radix_sort
 from kgreason.pog.fastbuild import fold_inverse_arrays, suffix_bases
 from kgreason.pog.fastcsr import pack, unpack
 
@@ -38,17 +38,19 @@ def test_radix_sort_skips_digits_already_in_order(low):
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_row_positions_is_ranges(seed):
+def test_ranges_are_the_concatenated_aranges(seed):
     rng = np.random.default_rng(seed)
     k = int(rng.integers(0, 30))
     counts = rng.integers(0, 6, size=k)
     counts[rng.random(k) < 0.3] = 0  # empty segments anywhere, also first and last
     starts = rng.integers(0, 10**9, size=k)
-    want = ranges(starts, counts)
-    assert row_positions(starts, counts).tolist() == want.tolist()
+    want = [
+        v for s, c in zip(starts.tolist(), counts.tolist(), strict=True) for v in range(s, s + c)
+    ]
+    assert ranges(starts, counts).tolist() == want
     buf = np.full(len(want) + 5, -7, dtype=np.int64)  # into a longer buffer's prefix
-    got = row_positions(starts, counts, buf[: len(want)])
-    assert got.tolist() == want.tolist() and buf[len(want) :].tolist() == [-7] * 5
+    got = ranges(starts, counts, buf[: len(want)])
+    assert got.tolist() == want and buf[len(want) :].tolist() == [-7] * 5
 
 
 def test_scratch_buffers_are_kept_per_name_and_dtype_and_grow():

@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgreason.kg.store.build_index import ranges
-from kgreason.kg.store.walk import row_positions
 from kgreason.pog.fastcsr import bits, distinct_sorted
 
 if TYPE_CHECKING:
@@ -194,7 +193,7 @@ def expand_segments(
         segs = np.flatnonzero(~clean[g_of_seg] & (nbad < ln))  # not wholly filtered out
         local = np.cumsum(~clean) - 1  # index of each merged group among the merged
         sl = ln[segs]
-        nb = pool[row_positions(st[segs], sl)]
+        nb = pool[ranges(st[segs], sl)]
         grp = np.repeat(local[g_of_seg[segs]], sl)
         n_bad = int(nbad[segs].sum())
         late = 0 < n_bad * LATE_FILTER < len(nb)  # few rows to drop: drop them once distinct

@@ -34,15 +34,24 @@ def hash_many(strings: Iterable[str]) -> np.ndarray:
     return np.frombuffer(digests, dtype="<u8").astype(np.uint64)
 
 
-def ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Concatenation of arange(s, s + c) for each (s, c), vectorised."""
+def ranges(starts: np.ndarray, counts: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Concatenation of arange(s, s + c) for each (s, c), vectorised, as one int64 array
+    (`out`, of the total's length, when given). Filled by a cumulative sum of steps in
+    place: the repeat / arange / add form built three arrays of the total's length, and
+    fresh pages cost more than the arithmetic (measured 1.1-14x slower, except for runs of
+    one or two rows, where it is 1.3x faster)."""
     counts = np.asarray(counts, dtype=np.int64)
-    total = int(counts.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    ends = np.cumsum(counts)
-    offs = np.repeat(np.asarray(starts, dtype=np.int64) - (ends - counts), counts)
-    return offs + np.arange(total, dtype=np.int64)
+    nz = np.flatnonzero(counts)
+    s, c = np.asarray(starts, dtype=np.int64)[nz], counts[nz]
+    total = int(c.sum())
+    if out is None:
+        out = np.empty(total, dtype=np.int64)
+    if total:
+        out.fill(1)
+        out[0] = s[0]
+        out[np.cumsum(c[:-1])] = s[1:] - s[:-1] - c[:-1] + 1  # where each run begins
+        np.cumsum(out, out=out)
+    return out
 
 
 def load_array(directory: Path, name: str) -> np.ndarray:

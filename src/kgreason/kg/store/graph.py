@@ -41,7 +41,6 @@ from kgreason.kg.store.walk import (
     chunk_bounds,
     first_occurrences,
     left_out,
-    row_positions,
     slice_owner,
     sort_edge_ids,
 )
@@ -187,7 +186,7 @@ class CSRGraph:
             for ci, (c0, c1) in enumerate(bounds):
                 seg = lens[c0:c1].ravel()
                 buf = sc.buffer("pos", int(seg.sum()), np.int64)  # this chunk's only
-                pos = row_positions(starts[c0:c1].ravel(), seg, buf)
+                pos = ranges(starts[c0:c1].ravel(), seg, buf)
                 seg_end, seg_node = np.cumsum(seg), np.repeat(frontier[c0:c1], 2)
                 a = 0
                 while a < len(pos):  # slices, so a hub's edges are read only as far as needed

@@ -273,28 +273,6 @@ def sort_edge_ids(ids: np.ndarray, bound: int) -> np.ndarray:
     return radix_sort(ids, bound)
 
 
-def row_positions(
-    starts: np.ndarray, counts: np.ndarray, out: np.ndarray | None = None
-) -> np.ndarray:
-    """The concatenated aranges of (start, count) pairs (format.ranges) as one int64
-    array (`out`, of the total's length, when given), by a cumulative sum of steps in
-    place (ranges builds three arrays of the total's length; fresh pages cost more than
-    the arithmetic here)."""
-    dtype = np.int64
-    nz = np.flatnonzero(counts)
-    s, c = np.asarray(starts)[nz], np.asarray(counts)[nz]
-    total = int(c.sum())
-    if out is None:
-        out = np.empty(total, dtype=dtype)
-    out.fill(1)
-    if total:
-        first = np.cumsum(c[:-1])  # where each segment after the first begins
-        out[0] = s[0]
-        out[first] = s[1:] - s[:-1] - c[:-1] + 1
-        np.cumsum(out, dtype=dtype, out=out)
-    return out
-
-
 def slice_owner(seg_end: np.ndarray, seg_node: np.ndarray, a: int, b: int) -> np.ndarray:
     """The node owning each of the rows a .. b - 1 of a run of segments (segment k ends at
     row seg_end[k] and is owned by seg_node[k]): O(b - a), whatever the run's length."""
