@@ -2,8 +2,8 @@
 
 Split from pog/fastpaths.py (the forward search); the kept sets become NameSets, so no name
 is decoded here (pog/lazyhop.py). Which members of a set are kept (`kept_members`) reads
-only the edge rows of the hop's keys, found by binary search in the (node, relation)-sorted
-CSRs, from the side that reads fewer rows: until issue 15's session 20 it read every edge of
+only the edge rows of the hop's keys, each (node, key) one segment of the graph's segment
+index (pog/fastsegs.key_rows), from the side that reads fewer rows: until issue 15's session 20 it read every edge of
 every kept set once per hop group paired with it (the target, often a hub, once per group).
 """
 
