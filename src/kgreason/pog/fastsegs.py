@@ -36,15 +36,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgreason.kg.store.build_index import ranges
-from kgreason.pog.fastcsr import bits, distinct_sorted
+from kgreason.pog.kernels.union import union_groups
 
 if TYPE_CHECKING:
     from kgreason.pog.fastgraph import ArrayClusteredGraph
-
-
-#: filter after deduplicating when fewer than 1 / LATE_FILTER of the rows are dropped (a
-#: free search drops only its start node: masking every row first cost ~8 ms per 10^6 rows)
-LATE_FILTER = 16
 
 
 @dataclass
@@ -192,30 +187,23 @@ def expand_segments(
         nbad = bad_cum[st + ln] - bad_cum[st]
         segs = np.flatnonzero(~clean[g_of_seg] & (nbad < ln))  # not wholly filtered out
         local = np.cumsum(~clean) - 1  # index of each merged group among the merged
-        sl = ln[segs]
-        nb = pool[ranges(st[segs], sl)]
-        grp = np.repeat(local[g_of_seg[segs]], sl)
-        n_bad = int(nbad[segs].sum())
-        late = 0 < n_bad * LATE_FILTER < len(nb)  # few rows to drop: drop them once distinct
-        if n_bad and not late:
-            ok = keep[nb]
-            grp, nb = grp[ok], nb[ok]
-        w = bits(n)  # (group, node) packed by shifts: unpacking by division costs ~10x
-        codes = distinct_sorted(np.sort((grp << w) | nb, kind="stable"))
-        if late:
-            codes = codes[keep[codes & ((1 << w) - 1)]]
-        mg, mnodes = codes >> w, codes & ((1 << w) - 1)
-        msize = np.bincount(mg, minlength=len(merge))
+        nodes, msize, mh = union_groups(
+            pool,
+            st[segs],
+            ln[segs],
+            local[g_of_seg[segs]],
+            len(merge),
+            keep,
+            hv,
+            n,
+            int(nbad[segs].sum()),
+        )
         ma = np.zeros(len(merge), dtype=np.int64)
         np.cumsum(msize[:-1], out=ma[1:])
         a[merge] = ma + len(pool)
         size[merge] = msize
-        mh = np.zeros(len(merge), dtype=np.uint64)
-        nz = msize > 0
-        if nz.any():
-            mh[nz] = np.add.reduceat(hv[mnodes], ma[nz])
         h[merge] = mh
-        pool = np.concatenate([pool, mnodes])
+        pool = np.concatenate([pool, nodes])
         live = size > 0
         if not live.all():
             code, a, size, h = code[live], a[live], size[live], h[live]

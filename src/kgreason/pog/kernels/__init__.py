@@ -1,0 +1,85 @@
+"""Compiled loops for PoG's graph stages at scale (issue 15), each beside its numpy form.
+
+Why: after vectorising the graph stages with numpy, what was left at 10M triples were steps
+numpy can only do by sorting or by many passes over the same rows (merging sorted runs,
+dropping repeats). A plain loop does them in one pass; numba compiles it (llvmlite: no
+compiler needed on the user's machine).
+
+Rules every kernel module here follows:
+- the numpy form is the reference: tests run both on the same inputs and compare;
+- the compiled form is used only for inputs of at least `min_rows` rows (per kernel), so
+  small KGs (the embedded default, MetaQA) never import numba (~0.3 s) or compile it;
+- a loop is compiled for one explicit signature, on first use or by `warm()`; numba caches
+  the machine code on disk (beside this package, else in the user's cache directory), so
+  a later process loads it (~0.1 s) instead of compiling (~0.5-1 s per loop);
+- KGREASON_JIT=0 turns every kernel off (numpy everywhere), KGREASON_JIT=1 on at any size;
+- if numba is missing or cannot compile a loop, numpy is used and the reason logged once.
+
+Modules: `union` (fastsegs' per-group set unions).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import logging
+import os
+from collections.abc import Callable
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+#: the kernel modules; each has LOOPS = [(loop, signature)] and a `warm_inputs()` smoke call
+MODULES = ("union",)
+
+
+def jit_mode() -> str:
+    """'off', 'on' (every size) or 'auto' (large inputs), from KGREASON_JIT."""
+    v = os.environ.get("KGREASON_JIT", "").strip().lower()
+    if v in ("0", "off", "false", "no"):
+        return "off"
+    if v in ("1", "on", "true", "yes", "always"):
+        return "on"
+    return "auto"
+
+
+def use_jit(rows: int, min_rows: int, jit: bool | None = None) -> bool:
+    """Whether a kernel call on `rows` rows takes the compiled form (`jit` forces it)."""
+    if jit is not None:
+        return jit
+    mode = jit_mode()
+    return mode == "on" or (mode == "auto" and rows >= min_rows)
+
+
+@functools.cache
+def compiled(loop: Callable[..., Any], signature: str) -> Callable[..., Any] | None:
+    """`loop` compiled by numba for `signature` (once per process), or None when numba is
+    not installed or cannot compile it (logged once; callers then use numpy)."""
+    try:
+        import numba
+    except ImportError as e:  # an install without numba: numpy everywhere
+        log.info("numba not importable (%s): PoG's graph stages use numpy only", e)
+        return None
+    try:  # an explicit signature compiles now (or loads numba's disk cache), not mid-question
+        try:
+            return numba.njit(signature, cache=True, nogil=True)(loop)
+        except RuntimeError:  # no writable cache location: compile in this process only
+            return numba.njit(signature, cache=False, nogil=True)(loop)
+    except Exception as e:  # any compiler failure means: use numpy
+        log.warning("numba could not compile %s (%s): using numpy", loop.__name__, e)
+        return None
+
+
+def warm() -> bool:
+    """Compile (or load from numba's disk cache) every kernel now and run each once on a
+    tiny input, so the first large question does not pay it. For long-running entry points
+    (`kgreason serve`, `kgreason mcp`, benches). True when every compiled form is in use;
+    False with KGREASON_JIT=0 or without numba."""
+    if jit_mode() == "off":
+        return False
+    ok = True
+    for name in MODULES:
+        mod = importlib.import_module(f"{__name__}.{name}")
+        ok &= all(compiled(loop, sig) is not None for loop, sig in mod.LOOPS)
+        ok &= bool(mod.warm_inputs())
+    return ok
