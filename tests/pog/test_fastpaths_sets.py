@@ -135,3 +135,27 @@ def test_synthetic_kg_both_expansions(level_mode):
                 )
                 found += len(ents) == 2 and bool(x.paths)
     assert found
+
+
+def test_carried_set_hashes_are_the_sets_hashes(monkeypatch, level_mode):
+    """A level's set hashes carried over from the steps that made it (t's hash taken out of
+    a segment search's sets) equal the hashes of its sets as stored."""
+    if level_mode == "per-path":
+        pytest.skip("_RowSteps levels read no hashes")
+    fast, _, names, deg = synth_graphs()
+    init = fastsets.LevelSteps.__init__
+    checked = []
+
+    def checking_init(self, g, lv, prev, keep, hv, t=-1):
+        if lv.h is not None:
+            off = lv.offsets()
+            want = fastsets._hash_sets(hv, lv.nodes, off[:-1], lv.lens)
+            np.testing.assert_array_equal(lv.h, want)
+            checked.append(len(lv.lens))
+        init(self, g, lv, prev, keep, hv, t)
+
+    monkeypatch.setattr(fastsets.LevelSteps, "__init__", checking_init)
+    hubs = [names[i] for i in np.argsort(-deg)[:3]]
+    for ents, hi in (([hubs[0]], 3), ([hubs[0], hubs[1]], 5), ([hubs[2], hubs[0]], 5)):
+        find_entity_paths(fast, ents, min_len=1, max_len=hi, max_paths=2000)
+    assert len(checked) >= 3 and sum(checked) > 100

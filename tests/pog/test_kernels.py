@@ -112,3 +112,37 @@ def test_without_numba_numpy_answers(monkeypatch):
 def test_warm_compiles_every_kernel(monkeypatch):
     monkeypatch.delenv("KGREASON_JIT", raising=False)
     assert kernels.warm() is True
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("drop", [0.0, "start", 0.3, 0.97])
+def test_expand_segments_compiled_equals_numpy(monkeypatch, seed, drop):
+    """fastsegs.expand_segments through kernels.segments gives the numpy form's entries,
+    field for field (codes, pool offsets, sizes, hashes, the merged pool)."""
+    from tests.pog.synth_graphs import synth_graphs
+
+    from kgreason.pog.fastsegs import expand_segments, segment_table
+
+    g, _, _, _ = synth_graphs(6_000, seed=seed)
+    rng = np.random.default_rng(seed)
+    hv = rng.integers(0, 2**63, g.n, dtype=np.uint64)
+    keep = np.ones(g.n, dtype=bool)
+    if drop == "start":
+        keep[g.isrc[0]] = False
+    else:
+        keep = rng.random(g.n) >= drop
+    hubs = np.argsort(-np.diff(g.optr))[:5]
+    sets = [sorted(set(rng.choice(g.n, size=k, replace=False).tolist())) for k in (1, 3, 40, 300)]
+    sets += [sorted(hubs.tolist()), sorted(hubs.tolist()), [], [int(hubs[0])]]
+    members = np.array([m for s in sets for m in s], dtype=np.int64)
+    owner = np.repeat(np.arange(len(sets)), [len(s) for s in sets])
+    pool = segment_table(g).pool
+    bad_cum = np.concatenate([[0], np.cumsum(~keep[pool])])
+    got = {}
+    for mode in ("0", "1"):
+        monkeypatch.setenv("KGREASON_JIT", mode)
+        got[mode] = expand_segments(g, members, owner, keep, hv, bad_cum)
+    a, b = got["0"], got["1"]
+    for field in ("code", "a", "ln", "h", "pool"):
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
+    assert a.shared == b.shared and len(a.code)

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgreason.kg.store.build_index import ranges
+from kgreason.pog.kernels import segments, use_jit
 from kgreason.pog.kernels.union import union_groups
 
 if TYPE_CHECKING:
@@ -82,8 +83,8 @@ def segment_table(g: ArrayClusteredGraph) -> Segments:
     optr, ostart, oln, orow, ocode = _runs(out_node, g.orel, n, r_n, 0)
     iptr, istart, iln, irow, icode = _runs(g.idst, g.irel, n, r_n, len(g.odst))
     pool = np.concatenate([g.odst, g.isrc]).astype(np.int64, copy=False)
-    okey = rank[g.orel[orow]] * 2 + 1 if len(orow) else orow
-    ikey = rank[g.irel[irow]] * 2 if len(irow) else irow
+    okey = (rank[g.orel[orow]] * 2 + 1 if len(orow) else orow).astype(np.int64, copy=False)
+    ikey = (rank[g.irel[irow]] * 2 if len(irow) else irow).astype(np.int64, copy=False)
     got = Segments(pool, (optr, iptr), (ostart, istart), (oln, iln), (okey, ikey), (ocode, icode))
     g._segments = got  # type: ignore[attr-defined]
     return got
@@ -157,6 +158,12 @@ def expand_segments(
     Segments.pool (which segments a filter touches)."""
     sg, cum_h = segment_table(g), segment_hashes(g, hv)
     n, k2 = g.n, 2 * max(len(g.rel_names), 1)
+    if use_jit(int(g.degree[members].sum()), segments.MIN_ROWS):
+        got = segments.expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2)
+        if got is not None:
+            code, a, size, h, nodes = got
+            pool = np.concatenate([sg.pool, nodes]) if len(nodes) else sg.pool
+            return Expanded(code, a, size, h, pool, len(sg.pool))
     parts = []
     for d in (0, 1):
         ptr = sg.ptr[d]

@@ -55,6 +55,7 @@ class _Steps:
     nodes: np.ndarray
     alts: dict[int, tuple[int, ...]]  # step index -> the other keys of its group
     has_t: np.ndarray | None = None  # segment search: the step's set holds the target
+    h: np.ndarray | None = None  # each step's set hash (sum of the node hashes)
 
     def codes_of(self, i: int) -> tuple[int, ...]:
         """The key codes of step i's group, the primary first (per step; the search makes
@@ -196,7 +197,8 @@ class LevelSteps:
         self.g, self.lv, self.prev, self.keep, self.hv, self.t = g, lv, prev, keep, hv, t
         self.k2 = 2 * max(len(g.rel_names), 1)
         off = lv.offsets()
-        first = canon(lv.nodes, off[:-1], lv.lens, _hash_sets(hv, lv.nodes, off[:-1], lv.lens))
+        h = lv.h if lv.h is not None else _hash_sets(hv, lv.nodes, off[:-1], lv.lens)
+        first = canon(lv.nodes, off[:-1], lv.lens, h)
         self.reps, self.u = np.unique(first, return_inverse=True)  # u by first appearance
         self.u = self.u.reshape(-1)
         self.base: Expanded | None = None
@@ -319,6 +321,7 @@ class LevelSteps:
             alts,
         )
         st.has_t = tin[c] if self.t >= 0 else np.zeros(len(c), dtype=bool)
+        st.h = s_h[c]
         return st
 
 
