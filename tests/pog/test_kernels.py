@@ -146,3 +146,33 @@ def test_expand_segments_compiled_equals_numpy(monkeypatch, seed, drop):
     for field in ("code", "a", "ln", "h", "pool"):
         np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
     assert a.shared == b.shared and len(a.code)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_segment_table_compiled_equals_numpy(monkeypatch, seed):
+    """fastsegs.segment_table's runs through kernels.segments: the same table, field for
+    field (both CSR directions), on skewed graphs and on a graph with isolated nodes."""
+    from tests.pog.synth_graphs import synth_graphs
+
+    from kgreason.pog.fastgraph import ArrayClusteredGraph
+    from kgreason.pog.fastsegs import segment_table
+
+    g, _, _, _ = synth_graphs(6_000, seed=seed)
+    names = np.array([f"e{i}" for i in range(9)], dtype=object)
+    h, r, t = (
+        np.array(x, dtype=np.int64) for x in ([0, 0, 0, 2, 7], [1, 1, 0, 1, 0], [2, 7, 2, 0, 2])
+    )
+    small = ArrayClusteredGraph.from_arrays(h, r, t, names, ["a", "b"])
+    for graph in (g, small):
+        got = {}
+        for mode in ("0", "1"):
+            monkeypatch.setenv("KGREASON_JIT", mode)
+            graph.__dict__.pop("_segments", None)
+            got[mode] = segment_table(graph)
+        a, b = got["0"], got["1"]
+        np.testing.assert_array_equal(a.pool, b.pool)
+        for field in ("ptr", "start", "ln", "key", "rcode"):
+            for d in (0, 1):
+                x, y = getattr(a, field)[d], getattr(b, field)[d]
+                assert x.dtype == y.dtype, field
+                np.testing.assert_array_equal(x, y, err_msg=f"{field}[{d}]")

@@ -79,12 +79,20 @@ def segment_table(g: ArrayClusteredGraph) -> Segments:
     if got is not None:
         return got
     n, rank, r_n = g.n, g.rel_rank, max(len(g.rel_names), 1)
-    out_node = np.repeat(np.arange(n, dtype=np.int64), np.diff(g.optr))
-    optr, ostart, oln, orow, ocode = _runs(out_node, g.orel, n, r_n, 0)
-    iptr, istart, iln, irow, icode = _runs(g.idst, g.irel, n, r_n, len(g.odst))
     pool = np.concatenate([g.odst, g.isrc]).astype(np.int64, copy=False)
-    okey = (rank[g.orel[orow]] * 2 + 1 if len(orow) else orow).astype(np.int64, copy=False)
-    ikey = (rank[g.irel[irow]] * 2 if len(irow) else irow).astype(np.int64, copy=False)
+    done = None
+    if use_jit(len(pool), segments.MIN_ROWS):
+        o = segments.runs(g.optr, g.orel, rank, n, r_n, 0, 1)
+        i = segments.runs(g.iptr, g.irel, rank, n, r_n, len(g.odst), 0)
+        done = None if o is None or i is None else (o, i)
+    if done is not None:
+        (optr, ostart, oln, okey, ocode), (iptr, istart, iln, ikey, icode) = done
+    else:
+        out_node = np.repeat(np.arange(n, dtype=np.int64), np.diff(g.optr))
+        optr, ostart, oln, orow, ocode = _runs(out_node, g.orel, n, r_n, 0)
+        iptr, istart, iln, irow, icode = _runs(g.idst, g.irel, n, r_n, len(g.odst))
+        okey = (rank[g.orel[orow]] * 2 + 1 if len(orow) else orow).astype(np.int64, copy=False)
+        ikey = (rank[g.irel[irow]] * 2 if len(irow) else irow).astype(np.int64, copy=False)
     got = Segments(pool, (optr, iptr), (ostart, istart), (oln, iln), (okey, ikey), (ocode, icode))
     g._segments = got  # type: ignore[attr-defined]
     return got

@@ -282,7 +282,9 @@ class LevelSteps:
                 pool = np.concatenate([pool, m_pool])
                 s_a = np.concatenate([s_a, m_a])
                 s_ln = np.concatenate([s_ln, m_ln])
-                s_h = np.concatenate([s_h, _hash_sets(self.hv, pool, m_a, m_ln)])
+                # the new sets lie at the pool's end: hash only them (not the whole pool)
+                m_h = _hash_sets(self.hv, m_pool, m_a - (len(pool) - len(m_pool)), m_ln)
+                s_h = np.concatenate([s_h, m_h])
                 if self.t >= 0:
                     tin = np.concatenate([tin, _member_sets(pool, m_a, m_ln, self.t)])
                 e_sid[at[ch]] = m_sid

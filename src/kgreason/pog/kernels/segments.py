@@ -187,6 +187,35 @@ def _sort_merged(out, ea, esz, emulti, bucket, n, base):  # pragma: no cover (co
             j += 1
 
 
+def _runs_loop(ptr, rel, rank, n, r_n, base, fwd):  # pragma: no cover (compiled)
+    """fastsegs._runs on one CSR direction (rows sorted by (node, rel, neighbour)): per
+    node its segments' range (ptr), and per segment its pool start, length, key and
+    node * r_n + rel."""
+    rows = len(rel)
+    sptr = np.zeros(n + 1, dtype=np.int64)
+    start = np.empty(rows, dtype=np.int64)
+    ln = np.empty(rows, dtype=np.int64)
+    key = np.empty(rows, dtype=np.int64)
+    rcode = np.empty(rows, dtype=np.int64)
+    s = 0
+    for v in range(n):
+        sptr[v] = s
+        j = ptr[v]
+        end = ptr[v + 1]
+        while j < end:
+            r = rel[j]
+            j0 = j
+            while j < end and rel[j] == r:
+                j += 1
+            start[s] = base + j0
+            ln[s] = j - j0
+            key[s] = rank[r] * 2 + fwd
+            rcode[s] = v * r_n + r
+            s += 1
+    sptr[n] = s
+    return sptr, start[:s].copy(), ln[:s].copy(), key[:s].copy(), rcode[:s].copy()
+
+
 _ARR = "int64[:]"
 #: (loop, numba signature) of each compiled loop
 LOOPS = [
@@ -198,6 +227,10 @@ LOOPS = [
         + ", int64[:], int64[:], int64, int64, int64)",
     ),
     (
+        _runs_loop,
+        "UniTuple(int64[::1], 5)(int64[:], int64[:], int64[:], int64, int64, int64, int64)",
+    ),
+    (
         _sort_merged,
         "void(int64[::1], int64[::1], int64[::1], boolean[::1], int64[::1], int64, int64)",
     ),
@@ -207,7 +240,7 @@ LOOPS = [
 def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2):
     """The compiled expand_segments: (code, a, size, h, merged nodes), or None when the
     kernels are not available (the caller then uses numpy)."""
-    loops = [compiled(loop, sig) for loop, sig in LOOPS]
+    loops = [compiled(*LOOPS[0]), compiled(*LOOPS[2])]
     if loops[0] is None or loops[1] is None:
         return None
     i64 = np.int64
@@ -235,6 +268,23 @@ def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2):
     return code, a, size, h, nodes
 
 
+def runs(ptr, rel, rank, n, r_n, base, fwd):
+    """The compiled fastsegs._runs (without its rows output), or None (numpy then)."""
+    loop = compiled(*LOOPS[1])
+    if loop is None:
+        return None
+    i64 = np.int64
+    return loop(
+        ptr.astype(i64, copy=False),
+        rel.astype(i64, copy=False),
+        rank.astype(i64, copy=False),
+        n,
+        r_n,
+        base,
+        fwd,
+    )
+
+
 def warm_inputs() -> bool:
     """One compiled call on a one-node graph with a self-loop (kernels.warm)."""
     from types import SimpleNamespace
@@ -259,4 +309,5 @@ def warm_inputs() -> bool:
         1,
         2,
     )
-    return got is not None and len(got[0]) == 2
+    ptr_r = runs(ptr, zero, zero, 1, 1, 0, 1)
+    return got is not None and len(got[0]) == 2 and ptr_r is not None and len(ptr_r[1]) == 1
