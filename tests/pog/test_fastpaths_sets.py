@@ -83,7 +83,7 @@ def _graphs():
 def level_mode(request, monkeypatch):
     """Both level expansions: LevelSteps (threshold 0) and _RowSteps (every level small);
     "batched": LevelSteps reading a few rows per batch and a few partial paths per chunk, so
-    batches and chunks are joined over the shared segment pool (fastsets._concat_base)."""
+    batches and chunks are joined over one level pool (fastsegs.Pool)."""
     monkeypatch.setattr(
         fastpaths, "SMALL_LEVEL_ROWS", 1 << 40 if request.param == "per-path" else 0
     )

@@ -153,6 +153,34 @@ class Expanded:
     estart: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
+class Pool:
+    """A level's append-only node buffer: the segment pool first (`shared`), then the
+    merged sets as they are made. Growth doubles the buffer, so appending costs amortised
+    O(appended) (a concatenation per batch and per chunk copied the whole pool each time);
+    views handed out earlier stay valid (a regrown buffer is a new array)."""
+
+    def __init__(self, shared: np.ndarray):
+        self.shared = len(shared)
+        self.buf = np.empty(max(2 * len(shared), 1 << 12), dtype=np.int64)
+        self.buf[: len(shared)] = shared
+        self.used = len(shared)
+
+    def append(self, x: np.ndarray) -> int:
+        """Appends x; returns where it starts."""
+        need = self.used + len(x)
+        if need > len(self.buf):
+            grown = np.empty(max(need, 2 * len(self.buf)), dtype=np.int64)
+            grown[: self.used] = self.buf[: self.used]
+            self.buf = grown
+        at = self.used
+        self.buf[at:need] = x
+        self.used = need
+        return at
+
+    def view(self) -> np.ndarray:
+        return self.buf[: self.used]
+
+
 def expand_segments(
     g: ArrayClusteredGraph,
     members: np.ndarray,
@@ -160,18 +188,21 @@ def expand_segments(
     keep: np.ndarray,
     hv: np.ndarray,
     bad_cum: np.ndarray,
+    out: Pool | None = None,
 ) -> Expanded:
     """The (u, key) entries of the sets given as members with their owner u (members of one
     owner together, owners ascending). `bad_cum`: prefix counts of not-kept nodes over
-    Segments.pool (which segments a filter touches)."""
+    Segments.pool (which segments a filter touches). Merged sets are appended to `out`
+    (default: a new Pool over the segment pool); the entries' `a` index its buffer."""
     sg, cum_h = segment_table(g), segment_hashes(g, hv)
     n, k2 = g.n, 2 * max(len(g.rel_names), 1)
+    out = Pool(sg.pool) if out is None else out
     if use_jit(int(g.degree[members].sum()), segments.MIN_ROWS):
-        got = segments.expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2)
+        got = segments.expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, out.used)
         if got is not None:
             code, a, size, h, nodes = got
-            pool = np.concatenate([sg.pool, nodes]) if len(nodes) else sg.pool
-            return Expanded(code, a, size, h, pool, len(sg.pool))
+            out.append(nodes)
+            return Expanded(code, a, size, h, out.view(), out.shared)
     parts = []
     for d in (0, 1):
         ptr = sg.ptr[d]
@@ -183,7 +214,7 @@ def expand_segments(
     gc, st, ln = gc[order], st[order], ln[order]
     if not len(gc):
         z = np.zeros(0, dtype=np.int64)
-        return Expanded(z, z, z, np.zeros(0, dtype=np.uint64), sg.pool, len(sg.pool))
+        return Expanded(z, z, z, np.zeros(0, dtype=np.uint64), out.view(), out.shared)
     head = np.empty(len(gc), dtype=bool)
     head[0] = True
     np.not_equal(gc[1:], gc[:-1], out=head[1:])
@@ -215,14 +246,13 @@ def expand_segments(
         )
         ma = np.zeros(len(merge), dtype=np.int64)
         np.cumsum(msize[:-1], out=ma[1:])
-        a[merge] = ma + len(pool)
+        a[merge] = ma + out.append(nodes)
         size[merge] = msize
         h[merge] = mh
-        pool = np.concatenate([pool, nodes])
         live = size > 0
         if not live.all():
             code, a, size, h = code[live], a[live], size[live], h[live]
-    return Expanded(code, a, size, h, pool, len(sg.pool))
+    return Expanded(code, a, size, h, out.view(), out.shared)
 
 
 def member_sorted(sorted_values: np.ndarray, q: np.ndarray) -> np.ndarray:

@@ -30,13 +30,16 @@ import numpy as np
 
 from kgreason.kg.store.build_index import ranges
 from kgreason.pog.fastcsr import bits, distinct_sorted, pack
-from kgreason.pog.fastsegs import Expanded, expand_segments, segment_table
+from kgreason.pog.fastsegs import Expanded, Pool, expand_segments, segment_table
 from kgreason.pog.fastsegs import member_sorted as _member  # noqa: F401 (fastpaths, fastrestrict)
+from kgreason.pog.kernels.canon import differ
 
 if TYPE_CHECKING:
     from kgreason.pog.fastgraph import ArrayClusteredGraph
     from kgreason.pog.fastpaths import _Level
 
+#: the per-entry fields of fastsegs.Expanded
+_ENTRY = ("code", "a", "ln", "h")
 #: partial paths per chunk (bounds the per-path entry arrays)
 CHUNK_PATHS = 4096
 #: edge rows gathered per batch of distinct sets
@@ -109,11 +112,7 @@ def canon(nodes: np.ndarray, start: np.ndarray, lens: np.ndarray, h: np.ndarray)
     bad = lens[i] != lens[j]  # a key collision of two sizes
     cmp = np.flatnonzero(~bad & (start[i] != start[j]))  # one range of nodes is one set
     if len(cmp):
-        ci, cj = i[cmp], j[cmp]
-        cnt = lens[ci]
-        pair = np.repeat(np.arange(len(ci)), cnt)
-        diff = nodes[ranges(start[ci], cnt)] != nodes[ranges(start[cj], cnt)]
-        bad[cmp] = np.bincount(pair, weights=diff, minlength=len(ci)) > 0
+        bad[cmp] = differ(nodes, start, i[cmp], j[cmp], lens[i[cmp]])
     first[i[~bad]] = j[~bad]
     if bad.any():  # a true hash collision (not seen in practice): settle those runs exactly
         for r in np.unique(run[cand[bad]]).tolist():
@@ -140,44 +139,41 @@ def expand_distinct(
     keep: np.ndarray,
     hv: np.ndarray,
     bad_cum: np.ndarray,
+    pool: Pool | None = None,
 ) -> Expanded:
     """The entries of the sets reps (their index u = position in reps), in batches of about
-    BATCH_ROWS edge rows (pog/fastsegs.py reads segments, and rows only where it merges)."""
+    BATCH_ROWS edge rows (pog/fastsegs.py reads segments, and rows only where it merges);
+    merged sets are appended to `pool` (default: a new one over the segment pool)."""
     k2 = 2 * max(len(g.rel_names), 1)
+    pool = Pool(segment_table(g).pool) if pool is None else pool
     lens = off[reps + 1] - off[reps]
     deg = np.add.reduceat(g.degree[nodes].astype(np.int64), off[:-1])[reps] if len(reps) else lens
     deg = np.where(lens > 0, deg, 0)
     cum = np.cumsum(deg)
-    out: Expanded | None = None
+    parts: list[Expanded] = []
     u0 = 0
-    while u0 < len(reps) or out is None:
+    while u0 < len(reps) or not parts:
         base = cum[u0 - 1] if u0 else 0
         u1 = max(int(np.searchsorted(cum, base + BATCH_ROWS, side="right")), u0 + 1)
         u1 = min(u1, len(reps))
         sel = reps[u0:u1]
         members = nodes[ranges(off[sel], lens[u0:u1])]
         owner = np.repeat(np.arange(u0, u1, dtype=np.int64), lens[u0:u1])
-        e = expand_segments(g, members, owner, keep, hv, bad_cum)
-        out = e if out is None else _concat_base(out, e)
+        parts.append(expand_segments(g, members, owner, keep, hv, bad_cum, pool))
         u0 = max(u1, u0 + 1)
+    out = _join(parts, pool)
     out.estart = np.searchsorted(out.code // k2, np.arange(len(reps) + 1))
     return out
 
 
-def _concat_base(x: Expanded | None, y: Expanded) -> Expanded:
-    """x's entries then y's (both over the same shared pool prefix)."""
-    if x is None:
-        return y
-    ya = np.where(y.a < y.shared, y.a, y.a + (len(x.pool) - y.shared))
-    return Expanded(
-        np.concatenate([x.code, y.code]),
-        np.concatenate([x.a, ya]),
-        np.concatenate([x.ln, y.ln]),
-        np.concatenate([x.h, y.h]),
-        np.concatenate([x.pool, y.pool[y.shared :]]),
-        x.shared,
-        np.concatenate([x.estart[:-1], y.estart + len(x.code)]),
-    )
+def _join(parts: list[Expanded], pool: Pool) -> Expanded:
+    """The entries of `parts` in order, over `pool` (which holds every part's sets)."""
+    if len(parts) == 1:
+        e = parts[0]
+        e.pool = pool.view()
+        return e
+    code, a, ln, h = (np.concatenate([getattr(e, f) for e in parts]) for f in _ENTRY)
+    return Expanded(code, a, ln, h, pool.view(), pool.shared)
 
 
 class LevelSteps:
@@ -202,6 +198,7 @@ class LevelSteps:
         self.reps, self.u = np.unique(first, return_inverse=True)  # u by first appearance
         self.u = self.u.reshape(-1)
         self.base: Expanded | None = None
+        self.pool: Pool | None = None  # the level's sets beyond the segment pool
         self.have = 0  # distinct sets expanded so far
         self.tin = np.zeros(0, dtype=bool)
         self.bad_cum: np.ndarray | None = None
@@ -225,10 +222,12 @@ class LevelSteps:
     def _ensure(self, upto: int) -> Expanded:
         if upto > self.have or self.base is None:
             lv = self.lv
-            if self.bad_cum is None:  # not-kept nodes over the segment pool, counted once
-                pool = segment_table(self.g).pool
-                self.bad_cum = np.zeros(len(pool) + 1, dtype=np.int64)
-                np.cumsum(~self.keep[pool], out=self.bad_cum[1:])
+            if self.pool is None:  # not-kept nodes over the segment pool, counted once
+                seg_pool = segment_table(self.g).pool
+                self.pool = Pool(seg_pool)
+                self.bad_cum = np.zeros(len(seg_pool) + 1, dtype=np.int64)
+                np.cumsum(~self.keep[seg_pool], out=self.bad_cum[1:])
+            assert self.bad_cum is not None
             new = expand_distinct(
                 self.g,
                 lv.nodes,
@@ -237,9 +236,18 @@ class LevelSteps:
                 self.keep,
                 self.hv,
                 self.bad_cum,
+                self.pool,
             )
             new.code = new.code + self.have * self.k2  # u numbering continues
-            self.base = _concat_base(self.base, new)
+            if self.base is None:
+                self.base = new
+            else:
+                old = self.base
+                code, a, ln, h = (
+                    np.concatenate([getattr(old, f), getattr(new, f)]) for f in _ENTRY
+                )
+                estart = np.concatenate([old.estart[:-1], new.estart + len(old.code)])
+                self.base = Expanded(code, a, ln, h, new.pool, new.shared, estart)
             if self.t >= 0:
                 tin = _member_sets(new.pool, new.a, new.ln, self.t)
                 self.tin = np.concatenate([self.tin, tin])
@@ -277,14 +285,14 @@ class LevelSteps:
                 keepm = ~inprev & ch[pair]
                 m_pool = mem[keepm]
                 m_ln = (s_ln[sid] - removed)[ch]
-                m_a = np.concatenate([[0], np.cumsum(m_ln)[:-1]]).astype(np.int64) + len(pool)
+                m_rel = np.concatenate([[0], np.cumsum(m_ln)[:-1]]).astype(np.int64)
+                assert self.pool is not None
+                m_a = m_rel + self.pool.append(m_pool)
                 m_sid = len(s_a) + np.arange(int(ch.sum()), dtype=np.int64)
-                pool = np.concatenate([pool, m_pool])
+                pool = self.pool.view()
                 s_a = np.concatenate([s_a, m_a])
                 s_ln = np.concatenate([s_ln, m_ln])
-                # the new sets lie at the pool's end: hash only them (not the whole pool)
-                m_h = _hash_sets(self.hv, m_pool, m_a - (len(pool) - len(m_pool)), m_ln)
-                s_h = np.concatenate([s_h, m_h])
+                s_h = np.concatenate([s_h, _hash_sets(self.hv, m_pool, m_rel, m_ln)])
                 if self.t >= 0:
                     tin = np.concatenate([tin, _member_sets(pool, m_a, m_ln, self.t)])
                 e_sid[at[ch]] = m_sid

@@ -237,9 +237,10 @@ LOOPS = [
 ]
 
 
-def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2):
+def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, base):
     """The compiled expand_segments: (code, a, size, h, merged nodes), or None when the
-    kernels are not available (the caller then uses numpy)."""
+    kernels are not available (the caller then uses numpy). Merged entries' a start at
+    `base` (where the caller will append the merged nodes)."""
     loops = [compiled(*LOOPS[0]), compiled(*LOOPS[2])]
     if loops[0] is None or loops[1] is None:
         return None
@@ -262,9 +263,9 @@ def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2):
         sg.pool,
         n,
         k2,
-        len(sg.pool),
+        base,
     )
-    loops[1](nodes, a, size, multi, bucket, n, len(sg.pool))
+    loops[1](nodes, a, size, multi, bucket, n, base)
     return code, a, size, h, nodes
 
 
@@ -307,6 +308,7 @@ def warm_inputs() -> bool:
         np.arange(3, dtype=np.uint64),
         np.zeros(3, dtype=np.int64),
         1,
+        2,
         2,
     )
     ptr_r = runs(ptr, zero, zero, 1, 1, 0, 1)
