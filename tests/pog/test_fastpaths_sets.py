@@ -90,6 +90,7 @@ def level_mode(request, monkeypatch):
     if request.param == "distinct-sets-batched":
         monkeypatch.setattr(fastsets, "BATCH_ROWS", 7)
         monkeypatch.setattr(fastsets, "CHUNK_PATHS", 3)
+        monkeypatch.setattr(fastsets, "SEGMENT_CHUNK_PATHS", 3)
     return request.param
 
 
@@ -159,3 +160,37 @@ def test_carried_set_hashes_are_the_sets_hashes(monkeypatch, level_mode):
     for ents, hi in (([hubs[0]], 3), ([hubs[0], hubs[1]], 5), ([hubs[2], hubs[0]], 5)):
         find_entity_paths(fast, ents, min_len=1, max_len=hi, max_paths=2000)
     assert len(checked) >= 3 and sum(checked) > 100
+
+
+def test_hits_only_chunks_give_the_same_paths(monkeypatch):
+    """Once a segment-search level has made max_paths + 1 partial paths, its later chunks
+    are read for their hits only (LevelSteps.steps(hits_only=True): only the keys by which
+    a member reaches the target are expanded). Small chunks and small bounds force that
+    path; the paths, bounds and reasons are paths.py's."""
+    monkeypatch.setattr(fastpaths, "SMALL_LEVEL_ROWS", 0)
+    monkeypatch.setattr(fastsets, "SEGMENT_CHUNK_PATHS", 2)
+    calls = {"hits_only": 0}
+    steps = fastsets.LevelSteps.steps
+
+    def counting(self, p0, p1, hits_only=False):
+        calls["hits_only"] += hits_only
+        return steps(self, p0, p1, hits_only)
+
+    monkeypatch.setattr(fastsets.LevelSteps, "steps", counting)
+    fast, slow, names, deg = synth_graphs()
+    hubs = [names[i] for i in np.argsort(-deg)[:6]]
+    pairs = [(a, b) for a in hubs for b in hubs if a != b][:10]
+    a_fast, b_slow = _graphs()
+    cases = [(a_fast, b_slow, ["a", "b"]), (a_fast, b_slow, ["b", "a"])]
+    cases += [(fast, slow, list(p)) for p in pairs]
+    for f, s, ents in cases:
+        for max_paths in (1, 4, 30):
+            x = find_entity_paths(f, ents, min_len=1, max_len=4, max_paths=max_paths)
+            y = find_entity_paths(s, ents, min_len=1, max_len=4, max_paths=max_paths)
+            assert [p.hops for p in x.paths] == [p.hops for p in y.paths], (ents, max_paths)
+            assert (x.bound_hit, x.bound_reason, x.expansions) == (
+                y.bound_hit,
+                y.bound_reason,
+                y.expansions,
+            )
+    assert calls["hits_only"] > 5

@@ -352,7 +352,9 @@ def segment_paths(
         stopped, n_cont, made = False, 0, 0
         level = _level_steps(g, lv, prev, keep, rows, t)
         for p0, p1 in level.chunks():
-            st = level.steps(p0, p1)
+            # once max_paths + 1 partial paths are made, the rest of the level adds only hits
+            full = k == max_len or made <= budget.max_paths or not isinstance(level, LevelSteps)
+            st = level.steps(p0, p1) if full else level.steps(p0, p1, hits_only=True)
             assert st.has_t is not None
             has_t = st.has_t
             hit = np.flatnonzero(has_t)

@@ -189,15 +189,17 @@ def expand_segments(
     hv: np.ndarray,
     bad_cum: np.ndarray,
     out: Pool | None = None,
+    only: np.ndarray | None = None,
 ) -> Expanded:
     """The (u, key) entries of the sets given as members with their owner u (members of one
     owner together, owners ascending). `bad_cum`: prefix counts of not-kept nodes over
     Segments.pool (which segments a filter touches). Merged sets are appended to `out`
-    (default: a new Pool over the segment pool); the entries' `a` index its buffer."""
+    (default: a new Pool over the segment pool); the entries' `a` index its buffer.
+    `only`: sorted owner * k2 + key codes, the only groups wanted (numpy form)."""
     sg, cum_h = segment_table(g), segment_hashes(g, hv)
     n, k2 = g.n, 2 * max(len(g.rel_names), 1)
     out = Pool(sg.pool) if out is None else out
-    if use_jit(int(g.degree[members].sum()), segments.MIN_ROWS):
+    if only is None and use_jit(int(g.degree[members].sum()), segments.MIN_ROWS):
         got = segments.expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, out.used)
         if got is not None:
             code, a, size, h, nodes = got
@@ -210,6 +212,9 @@ def expand_segments(
         sid = ranges(ptr[members], cnt)
         parts.append((np.repeat(owner, cnt) * k2 + sg.key[d][sid], sg.start[d][sid], sg.ln[d][sid]))
     gc, st, ln = (np.concatenate(x) for x in zip(*parts, strict=True))
+    if only is not None:
+        wanted = member_sorted(only, gc)
+        gc, st, ln = gc[wanted], st[wanted], ln[wanted]
     order = np.argsort(gc, kind="stable")  # two nearly sorted runs (owners ascending)
     gc, st, ln = gc[order], st[order], ln[order]
     if not len(gc):

@@ -42,6 +42,9 @@ if TYPE_CHECKING:
 _ENTRY = ("code", "a", "ln", "h")
 #: partial paths per chunk (bounds the per-path entry arrays)
 CHUNK_PATHS = 4096
+#: partial paths per chunk of a segment search: smaller, so that once a level has made
+#: max_paths partial paths the rest of it is read for its hits only (steps(hits_only))
+SEGMENT_CHUNK_PATHS = 256
 #: edge rows gathered per batch of distinct sets
 BATCH_ROWS = 1 << 21
 
@@ -176,6 +179,35 @@ def _join(parts: list[Expanded], pool: Pool) -> Expanded:
     return Expanded(code, a, ln, h, pool.view(), pool.shared)
 
 
+def _append(x: Expanded | None, y: Expanded) -> Expanded:
+    """x's entries then y's (y.estart relative to y; both over one level Pool)."""
+    if x is None:
+        return y
+    code, a, ln, h = (np.concatenate([getattr(x, f), getattr(y, f)]) for f in _ENTRY)
+    estart = np.concatenate([x.estart[:-1], y.estart + len(x.code)])
+    return Expanded(code, a, ln, h, y.pool, y.shared, estart)
+
+
+def keys_reaching(
+    g: ArrayClusteredGraph, members: np.ndarray, owner: np.ndarray, t: int, k2: int
+) -> np.ndarray:
+    """owner * k2 + key, sorted and distinct, for every member with an edge by `key` to t:
+    t's own segments read backwards (t -(key)-> x is x -(key ^ 1)-> t)."""
+    sg = segment_table(g)
+    xs, ks = [], []
+    for d in (0, 1):
+        s0, s1 = int(sg.ptr[d][t]), int(sg.ptr[d][t + 1])
+        ln = sg.ln[d][s0:s1]
+        xs.append(sg.pool[ranges(sg.start[d][s0:s1], ln)])
+        ks.append(np.repeat(sg.key[d][s0:s1] ^ 1, ln))
+    x, kk = np.concatenate(xs), np.concatenate(ks)
+    order = np.argsort(x, kind="stable")
+    x, kk = x[order], kk[order]
+    lo = np.searchsorted(x, members, side="left")
+    cnt = np.searchsorted(x, members, side="right") - lo
+    return unique_sorted(np.repeat(owner, cnt) * k2 + kk[ranges(lo, cnt)])
+
+
 class LevelSteps:
     """The steps of every partial path of one level, chunk by chunk (`steps(p0, p1)`),
     each distinct set expanded once (on first use, so a bound that stops early also
@@ -199,6 +231,8 @@ class LevelSteps:
         self.u = self.u.reshape(-1)
         self.base: Expanded | None = None
         self.pool: Pool | None = None  # the level's sets beyond the segment pool
+        self.hit_base: Expanded | None = None  # steps(hits_only=True): entries holding t
+        self.have_hits = 0
         self.have = 0  # distinct sets expanded so far
         self.tin = np.zeros(0, dtype=bool)
         self.bad_cum: np.ndarray | None = None
@@ -216,17 +250,22 @@ class LevelSteps:
         return self._flat
 
     def chunks(self) -> list[tuple[int, int]]:
-        n_p = len(self.lv.lens)
-        return [(p0, min(p0 + CHUNK_PATHS, n_p)) for p0 in range(0, n_p, CHUNK_PATHS)]
+        n_p, c = len(self.lv.lens), CHUNK_PATHS if self.t < 0 else SEGMENT_CHUNK_PATHS
+        return [(p0, min(p0 + c, n_p)) for p0 in range(0, n_p, c)]
+
+    def _prepare(self) -> tuple[Pool, np.ndarray]:
+        """The level's pool, and the not-kept nodes over the segment pool (counted once)."""
+        if self.pool is None or self.bad_cum is None:
+            seg_pool = segment_table(self.g).pool
+            self.pool = Pool(seg_pool)
+            self.bad_cum = np.zeros(len(seg_pool) + 1, dtype=np.int64)
+            np.cumsum(~self.keep[seg_pool], out=self.bad_cum[1:])
+        return self.pool, self.bad_cum
 
     def _ensure(self, upto: int) -> Expanded:
         if upto > self.have or self.base is None:
             lv = self.lv
-            if self.pool is None:  # not-kept nodes over the segment pool, counted once
-                seg_pool = segment_table(self.g).pool
-                self.pool = Pool(seg_pool)
-                self.bad_cum = np.zeros(len(seg_pool) + 1, dtype=np.int64)
-                np.cumsum(~self.keep[seg_pool], out=self.bad_cum[1:])
+            self._prepare()
             assert self.bad_cum is not None
             new = expand_distinct(
                 self.g,
@@ -239,32 +278,66 @@ class LevelSteps:
                 self.pool,
             )
             new.code = new.code + self.have * self.k2  # u numbering continues
-            if self.base is None:
-                self.base = new
-            else:
-                old = self.base
-                code, a, ln, h = (
-                    np.concatenate([getattr(old, f), getattr(new, f)]) for f in _ENTRY
-                )
-                estart = np.concatenate([old.estart[:-1], new.estart + len(old.code)])
-                self.base = Expanded(code, a, ln, h, new.pool, new.shared, estart)
+            self.base = _append(self.base, new)
             if self.t >= 0:
                 tin = _member_sets(new.pool, new.a, new.ln, self.t)
                 self.tin = np.concatenate([self.tin, tin])
             self.have = upto
         return self.base
 
-    def steps(self, p0: int, p1: int) -> _Steps:
+    def _ensure_hits(self, upto: int) -> Expanded:
+        """Entries (u, key) whose reached set holds t, for the distinct sets below `upto`:
+        those already expanded are taken from `base`; the others expand only the keys by
+        which a member reaches t (found from t's own neighbours)."""
+        if upto > self.have_hits or self.hit_base is None:
+            pool, bad_cum = self._prepare()
+            u0, k2 = self.have_hits, self.k2
+            parts: list[Expanded] = []
+            u_mid = min(max(self.have, u0), upto)  # [u0, u_mid) from base, the rest expanded
+            if u_mid > u0 and self.base is not None:
+                b = self.base
+                e = np.arange(b.estart[u0], b.estart[u_mid])
+                e = e[self.tin[e]]
+                part = Expanded(b.code[e], b.a[e], b.ln[e], b.h[e], pool.view(), pool.shared)
+                part.estart = np.searchsorted(part.code // k2, np.arange(u0, u_mid + 1))
+                parts.append(part)
+            if upto > u_mid:
+                lv = self.lv
+                off, reps = lv.offsets(), self.reps[u_mid:upto]
+                lens = off[reps + 1] - off[reps]
+                members = lv.nodes[ranges(off[reps], lens)]
+                owner = np.repeat(np.arange(u_mid, upto, dtype=np.int64), lens)
+                only = keys_reaching(self.g, members, owner, self.t, k2)
+                part = expand_segments(
+                    self.g, members, owner, self.keep, self.hv, bad_cum, pool, only=only
+                )
+                part.estart = np.searchsorted(part.code // k2, np.arange(u_mid, upto + 1))
+                parts.append(part)
+            for part in parts:
+                self.hit_base = _append(self.hit_base, part)
+            self.have_hits = upto
+        assert self.hit_base is not None
+        return self.hit_base
+
+    def steps(self, p0: int, p1: int, hits_only: bool = False) -> _Steps:
+        """The steps of partial paths p0..p1-1; `hits_only` (segment search): only those
+        whose set holds t, each with its whole set and group (what a level needs once its
+        partial-path bound is reached: the rest would be dropped)."""
         lv, k2, n = self.lv, self.k2, self.g.n
         pp = np.arange(p0, p1, dtype=np.int64)
         uu = self.u[p0:p1]
-        base = self._ensure(int(uu.max()) + 1 if len(uu) else self.have)
+        upto = int(uu.max()) + 1 if len(uu) else self.have
+        if hits_only:
+            base = self._ensure_hits(upto)
+            tin = np.ones(len(base.a), dtype=bool)
+        else:
+            base = self._ensure(upto)
+            tin = self.tin
         cnt = base.estart[uu + 1] - base.estart[uu]
         e_sid = ranges(base.estart[uu], cnt)
         e_p = np.repeat(pp, cnt)
         e_key = base.code[e_sid] % k2
         s_a, s_ln, s_h, pool = base.a, base.ln, base.h, base.pool
-        tin = self.tin
         alive = np.ones(len(e_sid), dtype=bool)
         if self.prev is not None and len(e_sid):  # no immediate backtracking (only these keys)
             g_off, g_flat = self._groups()
