@@ -209,3 +209,20 @@ def test_canon_differ_compiled_equals_numpy(monkeypatch, seed):
     for mode in ("0", "1"):
         monkeypatch.setenv("KGREASON_JIT", mode)
         assert canon(nodes, start, lens, np.zeros(len(sets), dtype=np.uint64)).tolist() == want
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_range_sums_compiled_equals_numpy_and_plain(seed):
+    from kgreason.pog.kernels.sums import range_sums
+
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, 10**6, 500)
+    nodes = rng.integers(0, 500, 3000)
+    a = rng.integers(0, 2900, 200)
+    ln = rng.integers(0, 100, 200)
+    ln[:5] = 0  # empty ranges sum to 0
+    want = [int(values[nodes[x : x + k]].sum()) for x, k in zip(a, ln, strict=True)]
+    for jit in (False, True):
+        assert range_sums(values, nodes, a, ln, jit=jit).tolist() == want
+    z = np.zeros(0, dtype=np.int64)
+    assert range_sums(values, nodes, z, z, jit=True).tolist() == []
