@@ -226,3 +226,24 @@ def test_range_sums_compiled_equals_numpy_and_plain(seed):
         assert range_sums(values, nodes, a, ln, jit=jit).tolist() == want
     z = np.zeros(0, dtype=np.int64)
     assert range_sums(values, nodes, z, z, jit=True).tolist() == []
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sets_holding_compiled_equals_numpy_and_plain(seed):
+    from kgreason.pog.kernels.sums import sets_holding
+
+    rng = np.random.default_rng(seed)
+    pool = np.concatenate(
+        [np.sort(rng.choice(60, rng.integers(0, 12), replace=False)) for _ in range(80)]
+    )
+    bounds = np.concatenate([[0], np.cumsum(rng.integers(0, 12, 79))])
+    a = np.minimum(bounds, len(pool)).astype(np.int64)
+    ln = np.zeros(len(a), dtype=np.int64)  # sets over runs of the pool that are sorted
+    for k in range(len(a)):
+        run = pool[a[k] :]
+        n_sorted = 1 + int(np.argmax(np.append(np.diff(run) <= 0, True))) if len(run) else 0
+        ln[k] = min(n_sorted, rng.integers(0, 12))
+    for t in (0, 7, 33, 59, 99):
+        want = [t in pool[x : x + k].tolist() for x, k in zip(a, ln, strict=True)]
+        for jit in (False, True):
+            assert sets_holding(pool, a, ln, t, jit=jit).tolist() == want

@@ -29,7 +29,25 @@ def _range_sums_loop(values, nodes, a, ln):  # pragma: no cover (compiled)
     return out
 
 
-LOOPS = [(_range_sums_loop, "int64[::1](int64[:], int64[:], int64[:], int64[:])")]
+def _holding_loop(pool, a, ln, t):  # pragma: no cover (compiled)
+    out = np.zeros(len(a), dtype=np.bool_)
+    for k in range(len(a)):
+        lo = a[k]
+        hi = a[k] + ln[k]
+        while lo < hi:  # binary search: each set is sorted
+            mid = (lo + hi) >> 1
+            if pool[mid] < t:
+                lo = mid + 1
+            else:
+                hi = mid
+        out[k] = lo < a[k] + ln[k] and pool[lo] == t
+    return out
+
+
+LOOPS = [
+    (_range_sums_loop, "int64[::1](int64[:], int64[:], int64[:], int64[:])"),
+    (_holding_loop, "boolean[::1](int64[:], int64[:], int64[:], int64)"),
+]
 
 
 def range_sums(
@@ -51,8 +69,27 @@ def range_sums(
     return cs[end] - cs[end - ln]
 
 
+def sets_holding(
+    pool: np.ndarray, a: np.ndarray, ln: np.ndarray, t: int, jit: bool | None = None
+) -> np.ndarray:
+    """Per set pool[a[k] : a[k] + ln[k]] (each sorted; sets may overlap and lie in any
+    order): does it hold t? Compiled: a binary search per set; numpy: one pass over the
+    pool from the lowest start (what the sets span)."""
+    lo = int(a.min()) if len(a) else len(pool)
+    loop = compiled(*LOOPS[1]) if use_jit(len(pool) - lo, MIN_ROWS, jit) else None
+    if loop is not None:
+        i64 = np.int64
+        return loop(
+            pool.astype(i64, copy=False), a.astype(i64, copy=False), ln.astype(i64, copy=False), t
+        )
+    cum = np.zeros(len(pool) - lo + 1, dtype=np.int64)
+    np.cumsum(pool[lo:] == t, out=cum[1:])
+    return cum[a - lo + ln] > cum[a - lo]
+
+
 def warm_inputs() -> bool:
     """One compiled call on one range (kernels.warm)."""
     one = np.ones(1, dtype=np.int64)
     got = range_sums(np.array([0, 7]), np.array([1]), np.zeros(1, dtype=np.int64), one, True)
-    return int(got[0]) == 7
+    held = sets_holding(np.array([1, 3]), np.zeros(1, dtype=np.int64), np.array([2]), 3, True)
+    return int(got[0]) == 7 and bool(held[0])
