@@ -31,7 +31,7 @@ def _expand_loop(
     st1,
     ln0,
     ln1,
-    keep,
+    taken,
     hv,
     cum_h,
     bad_cum,
@@ -63,13 +63,8 @@ def _expand_loop(
     touched = np.empty(k2, dtype=np.int64)
     buf_st = np.empty(tot_segs, dtype=np.int64)
     buf_ln = np.empty(tot_segs, dtype=np.int64)
-    # bit y set: node y is not kept, or already in the entry being merged (cleared again
-    # after each entry); n / 8 bytes, so it stays in the first-level cache
-    taken = np.zeros((n + 63) >> 6, dtype=np.uint64)
-    for y in range(n):
-        if not keep[y]:
-            taken[y >> 6] |= np.uint64(1) << np.uint64(y & 63)
-    bucket = np.zeros(n + 1, dtype=np.int64)
+    # taken: bit y set when node y is not kept, or already in the entry being merged
+    # (cleared after each entry); n / 8 bytes, so it stays in the first-level cache
     n_e = 0
     k = 0
     i = 0
@@ -146,28 +141,37 @@ def _expand_loop(
                     ea[n_e] = base + k0
                     esz[n_e] = k - k0
                     eh[n_e] = acc
-                    if g1 - g0 > 1:  # one segment is a sorted run already
-                        emulti[n_e] = True
-                        for r in range(k0, k):
-                            bucket[out[r] + 1] += 1
+                    emulti[n_e] = g1 - g0 > 1  # one segment is a sorted run already
                     n_e += 1
                 # else: every node filtered out, no entry
             g0 = g1
         i = i1
-    return code[:n_e], ea[:n_e], esz[:n_e], eh[:n_e], emulti[:n_e], out[:k], bucket
+    return code[:n_e], ea[:n_e], esz[:n_e], eh[:n_e], emulti[:n_e], out[:k]
 
 
-def _sort_merged(out, ea, esz, emulti, bucket, n, base):  # pragma: no cover (compiled)
-    """Sort the nodes of every multi-segment entry in place: by node into buckets (entries
-    ascending inside), then back to the entries in node order. bucket[x + 1] counts node
-    x's occurrences in those entries."""
+def _sort_merged(out, ea, esz, emulti, n, base):  # pragma: no cover (compiled)
+    """Sort the nodes of every multi-segment entry in place. Few of them (fewer than n / 8
+    in all): each entry by itself. Else all together in O(nodes + n): by node into
+    buckets (entries ascending inside), then back to the entries in node order."""
     n_e = len(ea)
     tot = 0
-    for x in range(n):
-        tot += bucket[x + 1]
-        bucket[x + 1] = tot
+    for e in range(n_e):
+        if emulti[e]:
+            tot += esz[e]
     if tot == 0:
         return
+    if tot * 8 < n:
+        for e in range(n_e):
+            if emulti[e]:
+                out[ea[e] - base : ea[e] - base + esz[e]].sort()
+        return
+    bucket = np.zeros(n + 1, dtype=np.int64)
+    for e in range(n_e):
+        if emulti[e]:
+            for r in range(ea[e] - base, ea[e] - base + esz[e]):
+                bucket[out[r] + 1] += 1
+    for x in range(n):
+        bucket[x + 1] += bucket[x]
     by_node = np.empty(tot, dtype=np.int64)
     for e in range(n_e):
         if emulti[e]:
@@ -221,9 +225,8 @@ _ARR = "int64[:]"
 LOOPS = [
     (
         _expand_loop,
-        "Tuple((int64[::1], int64[::1], int64[::1], uint64[::1], boolean[::1], int64[::1],"
-        " int64[::1]))("
-        + ", ".join([_ARR] * 10 + ["boolean[:]", "uint64[:]", "uint64[:]"])
+        "Tuple((int64[::1], int64[::1], int64[::1], uint64[::1], boolean[::1], int64[::1]))("
+        + ", ".join([_ARR] * 10 + ["uint64[::1]", "uint64[:]", "uint64[:]"])
         + ", int64[:], int64[:], int64, int64, int64)",
     ),
     (
@@ -232,7 +235,7 @@ LOOPS = [
     ),
     (
         _sort_merged,
-        "void(int64[::1], int64[::1], int64[::1], boolean[::1], int64[::1], int64, int64)",
+        "void(int64[::1], int64[::1], int64[::1], boolean[::1], int64, int64)",
     ),
 ]
 
@@ -245,7 +248,11 @@ def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, base):
     if loops[0] is None or loops[1] is None:
         return None
     i64 = np.int64
-    code, a, size, h, multi, nodes, bucket = loops[0](
+    # bit y of taken: node y is not kept (the loop sets and clears others while merging)
+    packed = np.packbits(~keep.astype(bool, copy=False), bitorder="little")
+    packed = np.concatenate([packed, np.zeros(-len(packed) % 8, dtype=np.uint8)])
+    taken = packed.view("<u8").astype(np.uint64, copy=False)
+    code, a, size, h, multi, nodes = loops[0](
         members.astype(i64, copy=False),
         owner.astype(i64, copy=False),
         sg.ptr[0],
@@ -256,7 +263,7 @@ def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, base):
         sg.start[1],
         sg.ln[0],
         sg.ln[1],
-        keep,
+        taken,
         hv,
         cum_h,
         bad_cum,
@@ -265,7 +272,7 @@ def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, base):
         k2,
         base,
     )
-    loops[1](nodes, a, size, multi, bucket, n, base)
+    loops[1](nodes, a, size, multi, n, base)
     return code, a, size, h, nodes
 
 
