@@ -38,6 +38,7 @@ early also stops the reading. Same paths, same order, same bounds and reasons as
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -91,10 +92,20 @@ class _Level:
         return _member(self.codes(n), p * n + u)
 
 
+@functools.cache
+def _hash_table(bits: int) -> np.ndarray:
+    """2**bits random 64-bit node hashes (made once per process and size class: drawing
+    them per question cost ~1.5 ms at 10M). Graphs share it: never written (not flagged
+    read-only, which the compiled kernels' signatures do not take)."""
+    return np.random.default_rng(0x5EED).integers(0, 2**63, 1 << bits, dtype=np.uint64)
+
+
 def _node_hash(g: ArrayClusteredGraph) -> np.ndarray:
+    """A random 64-bit hash per local node id (set hashes are sums of them; no result
+    depends on the values, equal hashes are verified exactly)."""
     got = getattr(g, "_node_hash", None)
     if got is None:
-        got = np.random.default_rng(0x5EED).integers(0, 2**63, g.n, dtype=np.uint64)
+        got = _hash_table(max(int(g.n - 1).bit_length(), 10))[: g.n]
         g._node_hash = got  # type: ignore[attr-defined]
     return got
 
