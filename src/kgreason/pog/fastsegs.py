@@ -161,7 +161,9 @@ class Pool:
 
     def __init__(self, shared: np.ndarray):
         self.shared = len(shared)
-        self.buf = np.empty(max(2 * len(shared), 1 << 12), dtype=np.int64)
+        # room for merged sets of a quarter of the shared part (fresh memory costs page
+        # faults: most levels merge far less; growth doubles)
+        self.buf = np.empty(len(shared) + max(len(shared) // 4, 1 << 12), dtype=np.int64)
         self.buf[: len(shared)] = shared
         self.used = len(shared)
 

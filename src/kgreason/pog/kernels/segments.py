@@ -194,13 +194,18 @@ def _sort_merged(out, ea, esz, emulti, n, base):  # pragma: no cover (compiled)
 def _runs_loop(ptr, rel, rank, n, r_n, base, fwd):  # pragma: no cover (compiled)
     """fastsegs._runs on one CSR direction (rows sorted by (node, rel, neighbour)): per
     node its segments' range (ptr), and per segment its pool start, length, key and
-    node * r_n + rel."""
-    rows = len(rel)
-    sptr = np.zeros(n + 1, dtype=np.int64)
-    start = np.empty(rows, dtype=np.int64)
-    ln = np.empty(rows, dtype=np.int64)
-    key = np.empty(rows, dtype=np.int64)
-    rcode = np.empty(rows, dtype=np.int64)
+    node * r_n + rel. A counting pass first, so the outputs are allocated at their size
+    (fresh memory costs page faults: over-allocating by rows and copying cost ~2x)."""
+    segs = 0
+    for v in range(n):
+        for j in range(ptr[v], ptr[v + 1]):
+            if j == ptr[v] or rel[j] != rel[j - 1]:
+                segs += 1
+    sptr = np.empty(n + 1, dtype=np.int64)
+    start = np.empty(segs, dtype=np.int64)
+    ln = np.empty(segs, dtype=np.int64)
+    key = np.empty(segs, dtype=np.int64)
+    rcode = np.empty(segs, dtype=np.int64)
     s = 0
     for v in range(n):
         sptr[v] = s
@@ -217,7 +222,7 @@ def _runs_loop(ptr, rel, rank, n, r_n, base, fwd):  # pragma: no cover (compiled
             rcode[s] = v * r_n + r
             s += 1
     sptr[n] = s
-    return sptr, start[:s].copy(), ln[:s].copy(), key[:s].copy(), rcode[:s].copy()
+    return sptr, start, ln, key, rcode
 
 
 _ARR = "int64[:]"
