@@ -139,17 +139,25 @@ def test_expand_segments_compiled_equals_numpy(monkeypatch, seed, drop):
     owner = np.repeat(np.arange(len(sets)), [len(s) for s in sets])
     pool = segment_table(g).pool
     bad_cum = np.concatenate([[0], np.cumsum(~keep[pool])])
-    got = {}
-    for mode in ("0", "1"):
-        monkeypatch.setenv("KGREASON_JIT", mode)
-        # a level pool already holding earlier sets: merged sets go after them
-        level_pool = Pool(pool)
-        level_pool.append(np.arange(seed * 37, dtype=np.int64))
-        got[mode] = expand_segments(g, members, owner, keep, hv, bad_cum, level_pool)
-    a, b = got["0"], got["1"]
-    for field in ("code", "a", "ln", "h", "pool"):
-        np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
-    assert a.shared == b.shared and len(a.code)
+    full = expand_segments(g, members, owner, keep, hv, bad_cum).code
+    # `only`: a sample of the groups, and codes no group has (the hits of a segment search)
+    some = np.unique(np.concatenate([full[::3], full[:4] + 1, [10**12]]))
+    for only in (None, some, np.zeros(0, dtype=np.int64)):
+        got = {}
+        for mode in ("0", "1"):
+            monkeypatch.setenv("KGREASON_JIT", mode)
+            # a level pool already holding earlier sets: merged sets go after them
+            level_pool = Pool(pool)
+            level_pool.append(np.arange(seed * 37, dtype=np.int64))
+            got[mode] = expand_segments(g, members, owner, keep, hv, bad_cum, level_pool, only)
+        a, b = got["0"], got["1"]
+        for field in ("code", "a", "ln", "h", "pool"):
+            np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
+        assert a.shared == b.shared
+        if only is None:
+            assert len(a.code)
+        else:
+            assert set(a.code.tolist()) == set(full.tolist()) & set(only.tolist())
 
 
 @pytest.mark.parametrize("seed", range(3))

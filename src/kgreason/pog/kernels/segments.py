@@ -39,10 +39,13 @@ def _expand_loop(
     n,
     k2,
     base,
+    only,
+    filt,
 ):  # pragma: no cover (compiled)
     """Entries (code = owner * k2 + key, ascending; a; size; hash) of the sets whose members
     are `members` (one owner's together, owners ascending), and the merged sets' nodes
-    (entry a >= base points into them at a - base)."""
+    (entry a >= base points into them at a - base). filt: only the groups whose code is in
+    `only` (sorted)."""
     m = len(members)
     tot_segs = 0
     tot_rows = 0
@@ -60,6 +63,7 @@ def _expand_loop(
     emulti = np.zeros(tot_segs, dtype=np.bool_)
     out = np.empty(tot_rows, dtype=np.int64)
     cnt = np.zeros(k2, dtype=np.int64)
+    allow = np.zeros(k2, dtype=np.bool_)  # filt: this owner's wanted keys
     touched = np.empty(k2, dtype=np.int64)
     buf_st = np.empty(tot_segs, dtype=np.int64)
     buf_ln = np.empty(tot_segs, dtype=np.int64)
@@ -73,17 +77,28 @@ def _expand_loop(
         i1 = i
         while i1 < m and owner[i1] == u:
             i1 += 1
+        lo = 0
+        hi = 0
+        if filt:
+            lo = np.searchsorted(only, u * k2)
+            hi = np.searchsorted(only, (u + 1) * k2)
+            for q in range(lo, hi):
+                allow[only[q] - u * k2] = True
         nt = 0
         for j in range(i, i1):  # count this owner's segments per key
             x = members[j]
             for s in range(ptr0[x], ptr0[x + 1]):
                 c = key0[s]
+                if filt and not allow[c]:
+                    continue
                 if cnt[c] == 0:
                     touched[nt] = c
                     nt += 1
                 cnt[c] += 1
             for s in range(ptr1[x], ptr1[x + 1]):
                 c = key1[s]
+                if filt and not allow[c]:
+                    continue
                 if cnt[c] == 0:
                     touched[nt] = c
                     nt += 1
@@ -100,11 +115,15 @@ def _expand_loop(
             x = members[j]
             for s in range(ptr0[x], ptr0[x + 1]):
                 c = key0[s]
+                if filt and not allow[c]:
+                    continue
                 buf_st[cnt[c]] = st0[s]
                 buf_ln[cnt[c]] = ln0[s]
                 cnt[c] += 1
             for s in range(ptr1[x], ptr1[x + 1]):
                 c = key1[s]
+                if filt and not allow[c]:
+                    continue
                 buf_st[cnt[c]] = st1[s]
                 buf_ln[cnt[c]] = ln1[s]
                 cnt[c] += 1
@@ -145,6 +164,8 @@ def _expand_loop(
                     n_e += 1
                 # else: every node filtered out, no entry
             g0 = g1
+        for q in range(lo, hi):
+            allow[only[q] - u * k2] = False
         i = i1
     return code[:n_e], ea[:n_e], esz[:n_e], eh[:n_e], emulti[:n_e], out[:k]
 
@@ -232,7 +253,7 @@ LOOPS = [
         _expand_loop,
         "Tuple((int64[::1], int64[::1], int64[::1], uint64[::1], boolean[::1], int64[::1]))("
         + ", ".join([_ARR] * 10 + ["uint64[::1]", "uint64[:]", "uint64[:]"])
-        + ", int64[:], int64[:], int64, int64, int64)",
+        + ", int64[:], int64[:], int64, int64, int64, int64[:], boolean)",
     ),
     (
         _runs_loop,
@@ -245,10 +266,11 @@ LOOPS = [
 ]
 
 
-def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, base):
+def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, base, only=None):
     """The compiled expand_segments: (code, a, size, h, merged nodes), or None when the
     kernels are not available (the caller then uses numpy). Merged entries' a start at
-    `base` (where the caller will append the merged nodes)."""
+    `base` (where the caller will append the merged nodes); `only`: sorted group codes,
+    the only groups wanted."""
     loops = [compiled(*LOOPS[0]), compiled(*LOOPS[2])]
     if loops[0] is None or loops[1] is None:
         return None
@@ -276,6 +298,8 @@ def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, base):
         n,
         k2,
         base,
+        np.zeros(0, dtype=np.int64) if only is None else only.astype(np.int64, copy=False),
+        only is not None,
     )
     loops[1](nodes, a, size, multi, n, base)
     return code, a, size, h, nodes
