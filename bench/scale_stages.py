@@ -98,6 +98,11 @@ def main() -> None:
             who: runner(pkg, args.store, args.with_paths)
             for who, pkg in (("old", "kgreason_base"), ("new", "kgreason"))
         }
+        for pkg in ("kgreason_base", "kgreason"):  # compiled kernels loaded before timing
+            try:
+                importlib.import_module(f"{pkg}.pog.kernels").warm()
+            except ImportError:  # a baseline from before pog/kernels
+                pass
         # rows[(version, kind, mode)] = per question, the stage times (ms)
         rows: dict[tuple[str, str, str], list[list[float]]] = {}
         same = 0
