@@ -137,7 +137,7 @@ def bfs(
     over all `rows` (computed when not given)."""
     from kgreason.pog.kernels.reduce import bfs_compiled
 
-    got = bfs_compiled(n, u, max_depth, rows)  # large graphs: one compiled queue walk
+    got = bfs_compiled(n, u, max_depth, rows)  # large graphs: one compiled pass per level
     if got is not None:
         return got
     if degree is None:

@@ -213,7 +213,26 @@ class ArrayClusteredGraph(ClusteredGraph):
         loop = h == t
         if loop.any():
             h, r, t = h[~loop], r[~loop], t[~loop]
-        g = cls(h, r, t, names, rel_names, index)
+        return cls(h, r, t, names, rel_names, index)._with_isolated(index, isolated)
+
+    @classmethod
+    def from_csr(
+        cls,
+        csr: Sequence[np.ndarray],
+        names: NodeNames,
+        rel_names: Sequence[str],
+        index: NodeIndex,
+        isolated: Iterable[str] = (),
+    ) -> ArrayClusteredGraph:
+        """`from_codes` from the arrays kernels.build.csr_compiled made: (h, r, t, optr,
+        idst, irel, isrc, iptr), the same arrays the constructor derives from the codes."""
+        h, r, t, optr, idst, irel, isrc, iptr = csr
+        g = cls(h, r, t, names, rel_names, index, inbound=(idst, irel, isrc), ptrs=(optr, iptr))
+        return g._with_isolated(index, isolated)
+
+    def _with_isolated(self, index: NodeIndex, isolated: Iterable[str]) -> ArrayClusteredGraph:
+        """`present` and `extra` of a graph built from a subgraph with these topics."""
+        g = self
         isolated = list(isolated)
         ids = index.many(isolated)
         g.present = g.degree > 0

@@ -21,12 +21,12 @@ from kgreason.pog.kernels import compiled, use_jit
 MIN_ROWS = 50_000
 
 
-def _bfs_loop(n, u, max_depth, p1, n1, p2, n2):  # pragma: no cover (compiled)
-    """Hop distance from u over the rows (p1, n1) and (p2, n2) (-1: farther than
-    max_depth), level by level and direction-optimising as fastcsr.bfs: a level whose
-    frontier has BOTTOM_UP times the unvisited nodes' slots is found bottom-up (each
-    unvisited node stops at its first neighbour in the frontier)."""
-    dist = np.full(n, -1, dtype=np.int64)
+def _bfs_loop(u, max_depth, p1, n1, p2, n2, dist):  # pragma: no cover (compiled)
+    """Hop distance from u over the rows (p1, n1) and (p2, n2) into `dist` (all -1 on
+    entry; stays -1 farther than max_depth), level by level and direction-optimising as
+    fastcsr.bfs: a level whose frontier has BOTTOM_UP times the unvisited nodes' slots is
+    found bottom-up (each unvisited node stops at its first neighbour in the frontier)."""
+    n = len(dist)
     queue = np.empty(n, dtype=np.int32)
     dist[u] = 0
     queue[0] = u
@@ -76,7 +76,6 @@ def _bfs_loop(n, u, max_depth, p1, n1, p2, n2):  # pragma: no cover (compiled)
             for k in range(hi, end):  # after the scan: a new node is no frontier node
                 dist[queue[k]] = d
         lo, hi = hi, end
-    return dist
 
 
 def _prune_loop(keep, protected, p1, n1, p2, n2):  # pragma: no cover (compiled)
@@ -135,14 +134,10 @@ def _prune_loop(keep, protected, p1, n1, p2, n2):  # pragma: no cover (compiled)
 
 def _restrict_loop(keep, a, b, c, n):  # pragma: no cover (compiled)
     """The rows (a, b, c) with keep[a] and keep[c], in order, and the row pointer of the
-    kept a (rows grouped by a, a < n): one counting pass, one filling pass, exact sizes."""
-    m = 0
-    for i in range(len(a)):
-        if keep[a[i]] and keep[c[i]]:
-            m += 1
-    a2 = np.empty(m, dtype=np.int64)
-    b2 = np.empty(m, dtype=np.int64)
-    c2 = np.empty(m, dtype=np.int64)
+    kept a (rows grouped by a, a < n), in one pass."""
+    a2 = np.empty(len(a), dtype=np.int64)  # (only the pages written are touched)
+    b2 = np.empty(len(a), dtype=np.int64)
+    c2 = np.empty(len(a), dtype=np.int64)
     ptr = np.zeros(n + 1, dtype=np.int64)
     k = 0
     for i in range(len(a)):
@@ -153,18 +148,19 @@ def _restrict_loop(keep, a, b, c, n):  # pragma: no cover (compiled)
             k += 1
     for x in range(n):
         ptr[x + 1] += ptr[x]
-    return a2, b2, c2, ptr
+    return a2[:k], b2[:k], c2[:k], ptr
 
 
 _ROWS = "int64[:], int64[:], int64[:], int64[:]"
 LOOPS = [
-    (_bfs_loop, f"int64[::1](int64, int64, int64, {_ROWS})"),
+    (_bfs_loop, f"void(int64, int64, {_ROWS}, int64[::1])"),
     (_prune_loop, f"boolean[::1](boolean[:], boolean[:], {_ROWS})"),
     (
         _restrict_loop,
         "Tuple((int64[::1], int64[::1], int64[::1], int64[::1]))"
         "(boolean[:], int64[:], int64[:], int64[:], int64)",
     ),
+    (_bfs_loop, f"void(int64, int64, {_ROWS}, int8[::1])"),  # reduction's distances
 ]
 
 
@@ -182,14 +178,24 @@ def _two(rows) -> tuple[np.ndarray, ...]:
     return _i64(p1), _i64(n1), _i64(p2), _i64(n2)
 
 
-def bfs_compiled(n: int, u: int, max_depth: int, rows, jit: bool | None = None):
-    """fastcsr.bfs's distances by the compiled loop, or None when the numpy form is to be
-    used (small graph, KGREASON_JIT=0, no numba). `rows`: one or two CSR (ptr, nbr)."""
+def bfs_compiled(
+    n: int, u: int, max_depth: int, rows, jit: bool | None = None, dtype: type = np.int64
+):
+    """fastcsr.bfs's distances (of `dtype`: int64, or int8 when max_depth < 64, as
+    reduction asks) by the compiled loop, or None when the numpy form is to be used
+    (small graph, KGREASON_JIT=0, no numba). `rows`: one or two CSR (ptr, nbr)."""
     slots = sum(len(nbr) for _, nbr in rows)
     if len(rows) > 2 or not use_jit(slots, MIN_ROWS, jit):
         return None
-    kernel = compiled(*LOOPS[0])
-    return None if kernel is None else kernel(n, u, max_depth, *_two(rows))
+    small = dtype == np.int8
+    if small and not 0 <= max_depth < 64:
+        return None
+    kernel = compiled(*LOOPS[3 if small else 0])
+    if kernel is None:
+        return None
+    dist = np.full(n, -1, dtype=np.int8 if small else np.int64)
+    kernel(u, max_depth, *_two(rows), dist)
+    return dist
 
 
 def prune_compiled(keep, protected, rows, jit: bool | None = None):
@@ -220,8 +226,10 @@ def warm_inputs() -> bool:
     """One compiled call of each loop on a tiny input (kernels.warm)."""
     ptr, nbr = np.array([0, 1, 2], dtype=np.int64), np.array([1, 0], dtype=np.int64)
     d = bfs_compiled(2, 0, 3, [(ptr, nbr)], jit=True)
+    d8 = bfs_compiled(2, 0, 3, [(ptr, nbr)], jit=True, dtype=np.int8)
     k = prune_compiled(np.ones(2, bool), np.zeros(2, bool), [(ptr, nbr)], jit=True)
     z = np.zeros(1, dtype=np.int64)
     got = restrict_compiled(np.ones(1, bool), [(z, z, z)], 1, jit=True)
     ok = got is not None and got[0][3].tolist() == [0, 1]
+    ok = ok and d8 is not None and d8.tolist() == [0, 1]
     return ok and d is not None and d.tolist() == [0, 1] and k is not None and not k.any()
