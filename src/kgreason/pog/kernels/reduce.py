@@ -19,6 +19,8 @@ from kgreason.pog.kernels import compiled, use_jit
 
 #: edge slots (row entries) below which numpy is used (MetaQA's graphs never load numba)
 MIN_ROWS = 50_000
+#: nodes above which numpy is used (the loops queue and stamp nodes in int32)
+MAX_NODES = (1 << 31) - 4
 
 
 def _bfs_loop(u, max_depth, p1, n1, p2, n2, dist):  # pragma: no cover (compiled)
@@ -185,7 +187,7 @@ def bfs_compiled(
     reduction asks) by the compiled loop, or None when the numpy form is to be used
     (small graph, KGREASON_JIT=0, no numba). `rows`: one or two CSR (ptr, nbr)."""
     slots = sum(len(nbr) for _, nbr in rows)
-    if len(rows) > 2 or not use_jit(slots, MIN_ROWS, jit):
+    if len(rows) > 2 or n > MAX_NODES or not use_jit(slots, MIN_ROWS, jit):
         return None
     small = dtype == np.int8
     if small and not 0 <= max_depth < 64:
@@ -202,7 +204,7 @@ def prune_compiled(keep, protected, rows, jit: bool | None = None):
     """fastcsr.prune_dead_ends's mask over the kept nodes' rows (both directions of
     every edge), or None when the numpy form is to be used."""
     slots = sum(len(nbr) for _, nbr in rows)
-    if len(rows) > 2 or not use_jit(slots, MIN_ROWS, jit):
+    if len(rows) > 2 or len(keep) > MAX_NODES or not use_jit(slots, MIN_ROWS, jit):
         return None
     kernel = compiled(*LOOPS[1])
     if kernel is None:

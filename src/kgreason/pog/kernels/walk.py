@@ -178,6 +178,8 @@ def walk_compiled(graph, sc, frontier, depth, max_triples, chunk_edges, found, j
     distinct `frontier`, writing into `found` (walk.Found); (count, info, cut frontier)
     as _walk_loop, or None when the numpy form is to be used (small store, KGREASON_JIT=0,
     no numba, other column dtypes, Found buffers that may grow)."""
+    if not use_jit(graph.n_edges, MIN_EDGES, jit):
+        return None
     cols = (graph.fwd_ptr, graph.fwd_rel, graph.fwd_dst, graph.rev_ptr, graph.rev_rel)
     cols += (graph.rev_src, graph.rev_eid)
     if (
@@ -186,7 +188,6 @@ def walk_compiled(graph, sc, frontier, depth, max_triples, chunk_edges, found, j
         or any(c.dtype != d for c, d in zip(cols, _DTYPES, strict=True))
         or found.rel.dtype != np.int32
         or not all(c.flags.c_contiguous for c in cols)
-        or not use_jit(graph.n_edges, MIN_EDGES, jit)
     ):
         return None
     kernel = compiled(*LOOPS[0])
