@@ -17,6 +17,7 @@ CSR array, the stats, the bounds hit, the subgraph's edge ids).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import os
@@ -99,10 +100,8 @@ def main() -> None:
             for who, pkg in (("old", "kgreason_base"), ("new", "kgreason"))
         }
         for pkg in ("kgreason_base", "kgreason"):  # compiled kernels loaded before timing
-            try:
+            with contextlib.suppress(ImportError):  # a baseline from before pog/kernels
                 importlib.import_module(f"{pkg}.pog.kernels").warm()
-            except ImportError:  # a baseline from before pog/kernels
-                pass
         # rows[(version, kind, mode)] = per question, the stage times (ms)
         rows: dict[tuple[str, str, str], list[list[float]]] = {}
         same = 0

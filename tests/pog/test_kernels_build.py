@@ -13,6 +13,7 @@ from tests.kg.test_store_walk import FIELDS, _random_store, reference_expand
 from kgreason.kg.store import graph as graph_mod
 from kgreason.kg.store.graph import CSRGraph
 from kgreason.pog import fastcsr
+from kgreason.pog.kernels import build as kbuild
 from kgreason.pog.kernels import reduce as kred
 from kgreason.pog.kernels import walk as kwalk
 
@@ -217,3 +218,70 @@ def test_walk_kernel_is_used_and_leaves_the_same_marks(store, monkeypatch):
 def test_walk_of_no_seeds(store, monkeypatch):
     a, b = _walks(store.graph, monkeypatch, np.zeros(0, np.int64), 3, 10)
     assert len(a.eids) == len(b.eids) == 0 and not a.truncated and not b.truncated
+
+
+# --- clustering: the radix sort and the fused relabel + CSR loop ----------------------
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_radix_compiled_equals_np_sort(seed):
+    rng = np.random.default_rng(300 + seed)
+    for width in (1, 7, 16, 17, 33, 46, 62):
+        n = int(rng.integers(0, 3000))
+        v = rng.integers(0, 1 << width, n, dtype=np.int64)
+        got = kbuild.radix_compiled(v, width, jit=True)
+        assert got is not None and got.tolist() == np.sort(v).tolist()
+        sb = min(width, 9)  # values already in order of their low bits
+        w = np.sort(v & ((1 << sb) - 1)) | (v >> sb << sb)
+        assert kbuild.radix_compiled(w, width, sb, jit=True).tolist() == np.sort(w).tolist()
+    same = np.full(100, 5, dtype=np.int64)  # every digit shared: all passes skipped
+    got = kbuild.radix_compiled(same, 3, jit=True)
+    assert got.tolist() == same.tolist() and got is not same
+
+
+def _graph_arrays(g):
+    return [
+        getattr(g, x).tolist()
+        for x in ("h", "r", "t", "optr", "idst", "irel", "isrc", "iptr", "present")
+    ]
+
+
+@pytest.mark.parametrize("cap", [1, 40, 300, 100_000])
+def test_cluster_compiled_equals_numpy_and_plain(store, monkeypatch, cap):
+    """from_store through the fused loop builds the numpy path's graph, array by array,
+    and its triples are the store subgraph's, folded, without self-loops."""
+    from kgreason.kg.inverses import fold_inverse_triples
+    from kgreason.pog import fastbuild
+
+    kg = store
+    rng = np.random.default_rng(cap)
+    used = []
+    real = kbuild.cluster_compiled
+
+    def spy(*a, **k):
+        got = real(*a, **k)
+        used.append(got is not None)
+        return got
+
+    monkeypatch.setattr(fastbuild, "cluster_compiled", spy)
+    inverse = {"r2": "r0"}
+    for _ in range(6):
+        seeds = rng.integers(0, kg.graph.n_nodes, 2)
+        res = kg.graph.expand(seeds, 3, cap)
+        topics = kg.index.keys.many(seeds)
+        graphs = {}
+        for mode in ("0", "1"):
+            monkeypatch.setenv("KGREASON_JIT", mode)
+            graphs[mode] = fastbuild.from_store(kg, res.eids, topics, inverse, rows=res.rows)
+        a, b = graphs["0"], graphs["1"]
+        assert _graph_arrays(a) == _graph_arrays(b)
+        assert a.names[np.arange(a.n)].tolist() == b.names[np.arange(b.n)].tolist()
+        assert [a.index.get(x) for x in topics] == [b.index.get(x) for x in topics]
+        want = fold_inverse_triples(kg.triples_of(res.eids), inverse)
+        assert b.triples() == {x for x in want if x.head != x.tail}
+        hs, rs, ts = b.h, b.r, b.t
+        codes = list(zip(hs.tolist(), rs.tolist(), ts.tolist(), strict=True))
+        assert codes == sorted(set(codes)) and all(x != z for x, _, z in codes)
+        inn = list(zip(b.idst.tolist(), b.irel.tolist(), b.isrc.tolist(), strict=True))
+        assert inn == sorted((z, y, x) for x, y, z in codes)
+    assert any(used) and not all(used)  # compiled with KGREASON_JIT=1 only

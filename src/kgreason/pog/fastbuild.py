@@ -26,6 +26,7 @@ import numpy as np
 from kgreason.pog.fastcsr import mirror_mask, pack, unique_codes
 from kgreason.pog.fastgraph import ArrayClusteredGraph, edge_widths
 from kgreason.pog.fastnames import NodeIndex, NodeNames
+from kgreason.pog.kernels.build import cluster_compiled
 
 if TYPE_CHECKING:
     from kgreason.kg.store.kg import StoreKG
@@ -217,6 +218,17 @@ def from_store(
         if not keep.all():
             own, nbr, r = own[keep], nbr[keep], r[keep]
             inn = None if inn is None else inn[keep]
+    if kg.index.key_rank is not None:
+        if "rank_node" not in memo:
+            memo["rank_node"] = rank_nodes(kg.index.key_rank)
+        with kg.graph.scratch.take() as sc:  # large subgraphs: one compiled loop
+            got = cluster_compiled(own, nbr, r, inn, kg.index.key_rank, sc, len(kg.relations))
+        if got is not None:  # the same arrays as below (kernels/build.py)
+            *csr, ranks = got
+            by_local = cast(np.ndarray, memo["rank_node"])[ranks].astype(np.int64)
+            names = NodeNames(len(by_local), lambda ids: kg.index.keys.many(by_local[ids]))
+            index = NodeIndex(names, _lookup(kg, by_local, ranks))
+            return ArrayClusteredGraph.from_csr(csr, names, kg.relations, index, topics)
     # reading nodes come in runs (a walk reads a node's rows together; sorted edge ids
     # have their heads in runs): look each run's node up once
     step = np.empty(len(own), dtype=bool)
