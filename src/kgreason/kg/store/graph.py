@@ -173,11 +173,11 @@ class CSRGraph:
         # owner of an earlier row of the same edge, or was reached with it).
         frontier = self.walk_start(seeds, sc)
         found = Found(max(0, min(max_triples, self.n_edges)), self.fwd_rel.dtype)
-        from kgreason.pog.kernels.walk import walk_compiled  # (numba only on large stores)
+        from kgreason.pog.kernels.walk import expansion, walk_compiled  # (numba: large only)
 
         got = walk_compiled(self, sc, frontier, depth, max_triples, CHUNK_EDGES, found)
         if got is not None:  # the same walk as one compiled loop (kernels/walk.py)
-            return self._compiled_expansion(got, found, sc, max_triples)
+            return expansion(self, got, found, sc, max_triples, LEFT_OUT_SCAN)
         count = 0
         for level in range(depth):
             nxt: list[np.ndarray] = []
@@ -247,37 +247,6 @@ class CSRGraph:
             if len(frontier) == 0:
                 break
         return Expansion(found.eids[: found.count], False, rows=found.rows())
-
-    def _compiled_expansion(
-        self, got: tuple, found: Found, sc: WalkScratch, max_triples: int
-    ) -> Expansion:
-        """The Expansion of a compiled walk (kernels/walk.py): its edges, and for a cut
-        the report the numpy loop gives (the left-out scan from the cut row on, by
-        `left_out` over the cut slice's rest, the chunk's rest and the later chunks)."""
-        count, info, frontier, deg = got
-        found.count = int(count)
-        if not info[0]:
-            return Expansion(found.eids[: found.count], False, rows=found.rows())
-        level, ci, budget, u, b, read, more, total = info[1:].tolist()
-        bounds = chunk_bounds(np.cumsum(deg), budget)
-        c0, c1 = bounds[ci]
-        pos = self._positions(frontier[c0:c1])
-        tp = pos[u:b]
-        if self._any_noise:
-            tp = tp[~self.noise[self._rels(tp)]]
-        rest = pos[b:] if len(tp) <= LEFT_OUT_SCAN else pos[:0]
-        tp = tp[:LEFT_OUT_SCAN]
-        tail = (self._eids(tp), self._rels(tp), self._nbrs(tp))
-        chunks = [frontier[x:y] for x, y in bounds[ci + 1 :]]
-        return Expansion(
-            found.eids[: found.count],
-            True,
-            f"max_triples={max_triples} reached",
-            level + 1,
-            total - read + more,
-            *self._left_out(tail, rest, chunks, sc),
-            rows=found.rows(),
-        )
 
     def _new_rows(
         self, p: np.ndarray, owners: np.ndarray, sc: WalkScratch

@@ -17,9 +17,15 @@ left-out scan from there exactly as before.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from kgreason.pog.kernels import compiled, use_jit
+
+if TYPE_CHECKING:
+    from kgreason.kg.store.graph import CSRGraph
+    from kgreason.kg.store.walk import Expansion, Found, WalkScratch
 
 #: store edges below which numpy is used (MetaQA's store never loads numba)
 MIN_EDGES = 500_000
@@ -209,6 +215,41 @@ def walk_compiled(graph, sc, frontier, depth, max_triples, chunk_edges, found, j
         found.nbr,
         found.rel,
         found.inn,
+    )
+
+
+def expansion(
+    graph: CSRGraph, got: tuple, found: Found, sc: WalkScratch, max_triples: int, scan: int
+) -> Expansion:
+    """The Expansion of a compiled walk (walk_compiled's `got`): its edges, and for a cut
+    the report CSRGraph.expand's numpy loop gives: the left-out scan (at most `scan` edge
+    slots) from the cut row on, over the cut slice's rest, the chunk's rest and the later
+    chunks, by the graph's own left-out scan (walk.left_out)."""
+    from kgreason.kg.store.walk import Expansion, chunk_bounds
+
+    count, info, frontier, deg = got
+    found.count = int(count)
+    if not info[0]:
+        return Expansion(found.eids[: found.count], False, rows=found.rows())
+    level, ci, budget, u, b, read, more, total = info[1:].tolist()
+    bounds = chunk_bounds(np.cumsum(deg), budget)
+    c0, c1 = bounds[ci]
+    pos = graph._positions(frontier[c0:c1])
+    tp = pos[u:b]
+    if graph._any_noise:
+        tp = tp[~graph.noise[graph._rels(tp)]]
+    rest = pos[b:] if len(tp) <= scan else pos[:0]
+    tp = tp[:scan]
+    tail = (graph._eids(tp), graph._rels(tp), graph._nbrs(tp))
+    chunks = [frontier[x:y] for x, y in bounds[ci + 1 :]]
+    return Expansion(
+        found.eids[: found.count],
+        True,
+        f"max_triples={max_triples} reached",
+        level + 1,
+        total - read + more,
+        *graph._left_out(tail, rest, chunks, sc),
+        rows=found.rows(),
     )
 
 
