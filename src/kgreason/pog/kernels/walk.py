@@ -162,6 +162,113 @@ def _walk_loop(  # pragma: no cover (compiled)
     return count, info, cur[:0].copy(), deg[:0].copy()
 
 
+def _left_out_loop(  # pragma: no cover (compiled)
+    fptr, frel, fdst, rptr, rrel, rsrc, reid, noise, any_noise,
+    seen, visited, stamp, frontier, deg, ends, ci, u, b, scan,
+):  # fmt: skip
+    """walk.left_out after a compiled walk's cut, without gathering: (distinct relations,
+    distinct entities not reached, exact) over the unseen rows of (1) the cut chunk's rows
+    u .. b - 1, noise dropped, at most `scan` of them; (2) when those were all, the chunk's
+    rows from b, at most what is left of `scan`; (3) the later chunks' first rows, while
+    `scan` lasts. Stage (1) counts kept rows, (2) and (3) positions (as left_out does).
+    Entities are marked PAIR in `visited` while counted, then cleared to 0."""
+    relm = np.zeros(len(noise), dtype=np.bool_)
+    ents = np.empty(scan + 1, dtype=np.int64)
+    n_rel = 0
+    n_ent = 0
+    exact = True
+    scanned = 0
+    n_ch = len(ends)
+    stage = 0
+    k0 = ends[ci - 1] if ci > 0 else 0
+    k1 = ends[ci]
+    lo, hi = u, b
+    t_len = 0
+    clen = 0
+    for j in range(k0, k1):
+        clen += deg[j]
+    while True:
+        ri = 0
+        kept = 0
+        for j in range(k0, k1):
+            if ri >= hi:
+                break
+            if ri + deg[j] <= lo:
+                ri += deg[j]
+                continue
+            x = frontier[j]
+            for side in range(2):
+                if side == 0:
+                    a0, a1 = fptr[x], fptr[x + 1]
+                else:
+                    a0, a1 = rptr[x], rptr[x + 1]
+                for q in range(a0, a1):
+                    if ri >= hi:
+                        break
+                    ri += 1
+                    if ri <= lo:
+                        continue
+                    if side == 0:
+                        eid, y, r = q, fdst[q], frel[q]
+                    else:
+                        eid, y, r = reid[q], rsrc[q], rrel[q]
+                    if any_noise and noise[r]:
+                        continue
+                    kept += 1
+                    if stage == 0 and kept > scan:
+                        break
+                    if seen[eid] == stamp:
+                        continue
+                    if not relm[r]:
+                        relm[r] = True
+                        n_rel += 1
+                    if visited[y] != stamp and visited[y] != PAIR:
+                        visited[y] = PAIR
+                        ents[n_ent] = y
+                        n_ent += 1
+                if stage == 0 and kept > scan:
+                    break
+            if stage == 0 and kept > scan:
+                break
+        if stage == 0:  # the tail: then the chunk's rest, if the tail was read whole
+            t_len = min(kept, scan)
+            if t_len >= scan:
+                exact = False
+                break
+            rest = clen - b if kept <= scan else 0
+            head = min(rest, scan - t_len)
+            exact = exact and head == rest
+            scanned = t_len + head
+            stage, lo, hi = 1, b, b + head
+            continue
+        c = ci + stage  # the next later chunk
+        if c >= n_ch:
+            break
+        if scanned >= scan:
+            exact = False
+            break
+        take = scan - scanned
+        k0, k1 = ends[c - 1], ends[c]
+        cum = 0
+        cut_at = k1 - k0  # searchsorted(cumulative rows, take) over the chunk
+        for j in range(k0, k1):
+            cum += deg[j]
+            if cum >= take:
+                cut_at = j - k0
+                break
+        trunc = min(cut_at + 1, k1 - k0)
+        exact = exact and trunc >= k1 - k0
+        rows = 0
+        for j in range(k0, k0 + trunc):
+            rows += deg[j]
+        exact = exact and rows <= take
+        scanned += min(rows, take)
+        stage, lo, hi = stage + 1, 0, min(rows, take)
+    for i in range(n_ent):
+        visited[ents[i]] = 0
+    return n_rel, n_ent, exact
+
+
 #: C-contiguous arrays throughout (the store's columns are memory-mapped, read-only):
 #: with any-layout arrays the loop ran ~1.4x slower (strided stores into Found)
 _RO32 = "Array(int32, 1, 'C', readonly=True)"
@@ -173,7 +280,14 @@ LOOPS = [
         f"{_RO64}, {_RO32}, {_RO32}, {_RO64}, {_RO32}, {_RO32}, {_RO32}, boolean[::1], boolean,"
         " uint8[::1], uint8[::1], uint8, int64[::1], int64, int64, int64,"
         " int64[::1], int64[::1], int64[::1], int32[::1], boolean[::1])",
-    )
+    ),
+    (
+        _left_out_loop,
+        "Tuple((int64, int64, boolean))("
+        f"{_RO64}, {_RO32}, {_RO32}, {_RO64}, {_RO32}, {_RO32}, {_RO32}, boolean[::1], boolean,"
+        " uint8[::1], uint8[::1], uint8, int64[::1], int64[::1], int64[::1], int64, int64,"
+        " int64, int64)",
+    ),
 ]
 
 _DTYPES = (np.int64, np.int32, np.int32, np.int64, np.int32, np.int32, np.int32)
@@ -224,7 +338,7 @@ def expansion(
     """The Expansion of a compiled walk (walk_compiled's `got`): its edges, and for a cut
     the report CSRGraph.expand's numpy loop gives: the left-out scan (at most `scan` edge
     slots) from the cut row on, over the cut slice's rest, the chunk's rest and the later
-    chunks, by the graph's own left-out scan (walk.left_out)."""
+    chunks, by a second loop (_left_out_loop, walk.left_out's count)."""
     from kgreason.kg.store.walk import Expansion, chunk_bounds
 
     count, info, frontier, deg = got
@@ -233,22 +347,24 @@ def expansion(
         return Expansion(found.eids[: found.count], False, rows=found.rows())
     level, ci, budget, u, b, read, more, total = info[1:].tolist()
     bounds = chunk_bounds(np.cumsum(deg), budget)
-    c0, c1 = bounds[ci]
-    pos = graph._positions(frontier[c0:c1])
-    tp = pos[u:b]
-    if graph._any_noise:
-        tp = tp[~graph.noise[graph._rels(tp)]]
-    rest = pos[b:] if len(tp) <= scan else pos[:0]
-    tp = tp[:scan]
-    tail = (graph._eids(tp), graph._rels(tp), graph._nbrs(tp))
-    chunks = [frontier[x:y] for x, y in bounds[ci + 1 :]]
+    kernel = compiled(*LOOPS[1])
+    assert kernel is not None  # (the walk's loop compiled, so numba is there)
+    ends = np.array([y for _, y in bounds], dtype=np.int64)
+    cols = (graph.fwd_ptr, graph.fwd_rel, graph.fwd_dst, graph.rev_ptr, graph.rev_rel)
+    cols += (graph.rev_src, graph.rev_eid)
+    n_rel, n_ent, exact = kernel(
+        *cols, np.ascontiguousarray(graph.noise), graph._any_noise, sc.seen, sc.visited,
+        np.uint8(sc.stamp), frontier, deg, ends, ci, u, b, scan,
+    )  # fmt: skip
     return Expansion(
         found.eids[: found.count],
         True,
         f"max_triples={max_triples} reached",
         level + 1,
         total - read + more,
-        *graph._left_out(tail, rest, chunks, sc),
+        int(n_rel),
+        int(n_ent),
+        bool(exact),
         rows=found.rows(),
     )
 
