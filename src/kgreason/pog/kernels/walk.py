@@ -293,6 +293,14 @@ LOOPS = [
 _DTYPES = (np.int64, np.int32, np.int32, np.int64, np.int32, np.int32, np.int32)
 
 
+def _columns(graph: CSRGraph) -> tuple[np.ndarray, ...]:
+    """The store columns the loops read, in their argument order."""
+    return (
+        graph.fwd_ptr, graph.fwd_rel, graph.fwd_dst,
+        graph.rev_ptr, graph.rev_rel, graph.rev_src, graph.rev_eid,
+    )  # fmt: skip
+
+
 def walk_compiled(graph, sc, frontier, depth, max_triples, chunk_edges, found, jit=None):
     """The compiled walk over `graph` (CSRGraph) with scratch `sc` from the visited,
     distinct `frontier`, writing into `found` (walk.Found); (count, info, cut frontier)
@@ -300,8 +308,7 @@ def walk_compiled(graph, sc, frontier, depth, max_triples, chunk_edges, found, j
     no numba, other column dtypes, Found buffers that may grow)."""
     if not use_jit(graph.n_edges, MIN_EDGES, jit):
         return None
-    cols = (graph.fwd_ptr, graph.fwd_rel, graph.fwd_dst, graph.rev_ptr, graph.rev_rel)
-    cols += (graph.rev_src, graph.rev_eid)
+    cols = _columns(graph)
     if (
         max_triples > MAX_TRIPLES
         or len(found.eids) < min(max_triples, graph.n_edges)
@@ -350,8 +357,7 @@ def expansion(
     kernel = compiled(*LOOPS[1])
     assert kernel is not None  # (the walk's loop compiled, so numba is there)
     ends = np.array([y for _, y in bounds], dtype=np.int64)
-    cols = (graph.fwd_ptr, graph.fwd_rel, graph.fwd_dst, graph.rev_ptr, graph.rev_rel)
-    cols += (graph.rev_src, graph.rev_eid)
+    cols = _columns(graph)
     n_rel, n_ent, exact = kernel(
         *cols, np.ascontiguousarray(graph.noise), graph._any_noise, sc.seen, sc.visited,
         np.uint8(sc.stamp), frontier, deg, ends, ci, u, b, scan,
