@@ -16,8 +16,9 @@ import numpy as np
 
 from kgreason.pog.kernels import compiled, use_jit
 
-#: values below which numpy is used (MetaQA's subgraphs never load numba)
-MIN_ROWS = 50_000
+#: values below which numpy is used (MetaQA's subgraphs, at most ~71k triples, never load
+#: numba; a 10M question's are 2x10^5)
+MIN_ROWS = 100_000
 #: digit width (bits): counts per digit are 2**DIGIT int32
 DIGIT = 16
 

@@ -17,8 +17,9 @@ import numpy as np
 from kgreason.pog.fastcsr import BOTTOM_UP
 from kgreason.pog.kernels import compiled, use_jit
 
-#: edge slots (row entries) below which numpy is used (MetaQA's graphs never load numba)
-MIN_ROWS = 50_000
+#: edge slots (row entries: two per edge) below which numpy is used (MetaQA's graphs, at
+#: most ~71k edges, never load numba; a 10M question's hold 4x10^5)
+MIN_ROWS = 200_000
 #: nodes above which numpy is used (the loops queue and stamp nodes in int32)
 MAX_NODES = (1 << 31) - 4
 
