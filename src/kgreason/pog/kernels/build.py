@@ -1,6 +1,7 @@
-"""The radix sort the graph-building stages share (kg/store/walk.radix_sort: clustering's
-edge codes and in-edges, a subgraph's edge ids, inverse-pair lookups), as a compiled loop
-beside its numpy form.
+"""Clustering's loops: the radix sort the graph stages share (kg/store/walk.radix_sort:
+edge codes, a subgraph's edge ids, inverse-pair lookups, the path search's codes) and
+fastbuild.from_store after folding as one loop (`cluster_compiled`), each beside its numpy
+form.
 
 Why: numpy sorts one 16-bit digit by a stable argsort of the digit (a counting sort in C)
 and a gather of the values in that order, after extracting the digit into an array: four
@@ -8,6 +9,11 @@ passes over the values per digit, one of them random. The loop counts every digi
 pass and then moves the values once per digit (a counting sort's scatter), skipping a
 digit all values share: 2-2.5x faster on a question's 2x10^5 codes (issue 15: clustering
 sorts them twice). Same output: the sorted values.
+
+The clustering loop relabels, sorts and builds both CSRs with pooled work arrays, without
+the numpy form's intermediate arrays; measured at 10M only 1.0-1.1x faster than numpy
+(same process): the key-rank lookups and the scatters are random reads and writes over
+multi-MB arrays, and the outputs are ~13 MB of fresh pages, which numpy pays alike.
 """
 
 from __future__ import annotations

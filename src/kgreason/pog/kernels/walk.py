@@ -11,8 +11,14 @@ first new row: one pass, each row read once.
 Same result as the numpy form: the same edges in the same order with the same rows, the
 same next frontiers, the same seen/visited marks when it returns, and for a cut the same
 report: the loop keeps the numpy form's chunk and slice bounds (they decide which rows
-count as read) and counts the slice's new edges past the cut; graph.py then computes the
-left-out scan from there exactly as before.
+count as read) and counts the slice's new edges past the cut; a second loop counts what
+the cut left out by walk.left_out's rules (its three stages and budget), from the rows
+instead of gathers.
+
+Measured at 10M triples (same process, interleaved with the numpy form, shared machine):
+1.2-1.3x on the subgraph step. What is left is memory-bound: ~2 random reads per row
+(the seen mark, the neighbour's visited mark) over store-sized arrays, and the fresh
+pages of the walk's result (Found: ~6 MB for 2x10^5 edges).
 """
 
 from __future__ import annotations
