@@ -26,6 +26,7 @@ import numpy as np
 from kgreason.pog.fastcsr import mirror_mask, pack, unique_codes
 from kgreason.pog.fastgraph import ArrayClusteredGraph, edge_widths
 from kgreason.pog.fastnames import NodeIndex, NodeNames
+from kgreason.pog.kernels.build import cluster_compiled
 
 if TYPE_CHECKING:
     from kgreason.kg.store.kg import StoreKG
@@ -186,6 +187,32 @@ def _lookup(
     return lookup
 
 
+def _compiled_graph(
+    kg: StoreKG,
+    own: np.ndarray,
+    nbr: np.ndarray,
+    r: np.ndarray,
+    inn: np.ndarray | None,
+    topics: Sequence[str],
+) -> ArrayClusteredGraph | None:
+    """from_store's graph of the (folded) rows by kernels.build.cluster_compiled: the same
+    arrays as the numpy path; None when that path is to be used."""
+    if kg.index.key_rank is None:
+        return None
+    memo = kg.graph.memo
+    if "rank_node" not in memo:
+        memo["rank_node"] = rank_nodes(kg.index.key_rank)
+    with kg.graph.scratch.take() as sc:
+        got = cluster_compiled(own, nbr, r, inn, kg.index.key_rank, sc, len(kg.relations))
+    if got is None:
+        return None
+    *csr, ranks = got
+    by_local = cast(np.ndarray, memo["rank_node"])[ranks].astype(np.int64)
+    names = NodeNames(len(by_local), lambda ids: kg.index.keys.many(by_local[ids]))
+    index = NodeIndex(names, _lookup(kg, by_local, ranks))
+    return ArrayClusteredGraph.from_csr(csr, names, kg.relations, index, topics)
+
+
 def from_store(
     kg: StoreKG,
     eids: np.ndarray,
@@ -217,6 +244,9 @@ def from_store(
         if not keep.all():
             own, nbr, r = own[keep], nbr[keep], r[keep]
             inn = None if inn is None else inn[keep]
+    fast = _compiled_graph(kg, own, nbr, r, inn, topics)
+    if fast is not None:  # large subgraphs: one compiled loop (kernels/build.py)
+        return fast
     # reading nodes come in runs (a walk reads a node's rows together; sorted edge ids
     # have their heads in runs): look each run's node up once
     step = np.empty(len(own), dtype=bool)

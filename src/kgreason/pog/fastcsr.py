@@ -135,6 +135,11 @@ def bfs(
     two levels most nodes are visited, and the third level would otherwise read every edge
     to find a handful of nodes. Same distances either way. `degree`: the slots of each node
     over all `rows` (computed when not given)."""
+    from kgreason.pog.kernels.reduce import bfs_compiled
+
+    got = bfs_compiled(n, u, max_depth, rows)  # large graphs: one compiled pass per level
+    if got is not None:
+        return got
     if degree is None:
         degree = sum((np.diff(ptr) for ptr, _ in rows), np.zeros(n, dtype=np.int64))
     dist = np.full(n, -1, dtype=np.int64)

@@ -103,7 +103,8 @@ class ArrayClusteredGraph(ClusteredGraph):
     The edges (h, r, t) are distinct, without self-loops, sorted by (h, r, t): then they ARE
     the out-edge CSR (rows by h, grouped by relation, neighbours ascending). The in-edge CSR
     (`iptr`, `irel`, `isrc`; `idst` the row of each) is the same edges sorted by (t, r, h);
-    `inbound` passes it when the caller has it (an induced subgraph filters its parent's)."""
+    `inbound` passes it when the caller has it (an induced subgraph filters its parent's),
+    `ptrs` the two row pointers (optr, iptr) likewise."""
 
     def __init__(
         self,
@@ -117,12 +118,14 @@ class ArrayClusteredGraph(ClusteredGraph):
         extra: frozenset[str] = frozenset(),
         *,
         inbound: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+        ptrs: tuple[np.ndarray, np.ndarray] | None = None,
     ):
         n = len(names)
         self.names, self.index = names, index
         self.rel_names = list(rel_names)
         self.h, self.r, self.t = h, r, t
-        self.optr, self.orel, self.odst = row_ptr(h, n), r, t
+        self.orel, self.odst = r, t
+        self.optr = row_ptr(h, n) if ptrs is None else ptrs[0]
         if inbound is None:
             w = (bits(n), bits(len(self.rel_names)), bits(n))
             # (h, r, t) order: the codes (t, r, h) already come in order of their h bits
@@ -130,7 +133,7 @@ class ArrayClusteredGraph(ClusteredGraph):
             dst_, rel_, src_ = unpack(codes, w)
             inbound = (dst_, rel_, src_)
         self.idst, self.irel, self.isrc = inbound
-        self.iptr = row_ptr(self.idst, n)
+        self.iptr = row_ptr(self.idst, n) if ptrs is None else ptrs[1]
         self.degree = self.optr[1:] - self.optr[:-1]  # (one array, summed in place)
         self.degree += self.iptr[1:]
         self.degree -= self.iptr[:-1]
@@ -210,7 +213,26 @@ class ArrayClusteredGraph(ClusteredGraph):
         loop = h == t
         if loop.any():
             h, r, t = h[~loop], r[~loop], t[~loop]
-        g = cls(h, r, t, names, rel_names, index)
+        return cls(h, r, t, names, rel_names, index)._with_isolated(index, isolated)
+
+    @classmethod
+    def from_csr(
+        cls,
+        csr: Sequence[np.ndarray],
+        names: NodeNames,
+        rel_names: Sequence[str],
+        index: NodeIndex,
+        isolated: Iterable[str] = (),
+    ) -> ArrayClusteredGraph:
+        """`from_codes` from the arrays kernels.build.csr_compiled made: (h, r, t, optr,
+        idst, irel, isrc, iptr), the same arrays the constructor derives from the codes."""
+        h, r, t, optr, idst, irel, isrc, iptr = csr
+        g = cls(h, r, t, names, rel_names, index, inbound=(idst, irel, isrc), ptrs=(optr, iptr))
+        return g._with_isolated(index, isolated)
+
+    def _with_isolated(self, index: NodeIndex, isolated: Iterable[str]) -> ArrayClusteredGraph:
+        """`present` and `extra` of a graph built from a subgraph with these topics."""
+        g = self
         isolated = list(isolated)
         ids = index.many(isolated)
         g.present = g.degree > 0
@@ -360,7 +382,17 @@ class ArrayClusteredGraph(ClusteredGraph):
     def restrict_mask(self, keep: np.ndarray) -> ArrayClusteredGraph:
         """Induced subgraph on the local ids where `keep` is True (same local ids); both
         CSRs are filtered, which keeps their order (no sort)."""
+        from kgreason.pog.kernels.reduce import restrict_compiled
+
         keep = keep & self.present
+        both = [(self.h, self.r, self.t), (self.idst, self.irel, self.isrc)]
+        got = restrict_compiled(keep, both, self.n)  # large graphs: one pass per CSR
+        if got is not None:
+            (h, r, t, optr), (idst, irel, isrc, iptr) = got
+            return ArrayClusteredGraph(
+                h, r, t, self.names, self.rel_names, self.index, keep,
+                inbound=(idst, irel, isrc), ptrs=(optr, iptr),
+            )  # fmt: skip
         e = keep[self.h] & keep[self.t]
         i = keep[self.idst] & keep[self.isrc]
         return ArrayClusteredGraph(
@@ -388,9 +420,15 @@ def prune_dead_ends_mask(
     g: ArrayClusteredGraph, keep: np.ndarray, topics: np.ndarray
 ) -> np.ndarray:
     """Non-topic nodes with fewer than two distinct kept neighbours removed repeatedly (the
-    unique fixed point of reduction._prune_dead_ends), over the edges with both ends kept."""
-    e = keep[g.h] & keep[g.t]
-    a, b = undirected_pairs(g.h[e], g.t[e], g.n)
+    unique fixed point of reduction._prune_dead_ends), over the edges with both ends kept.
+    Large graphs: one compiled peel over both CSRs (kernels/reduce.py), same mask."""
+    from kgreason.pog.kernels.reduce import prune_compiled
+
     protected = np.zeros(len(keep), dtype=bool)
     protected[topics] = True
+    got = prune_compiled(keep, protected, [(g.optr, g.odst), (g.iptr, g.isrc)])
+    if got is not None:
+        return got
+    e = keep[g.h] & keep[g.t]
+    a, b = undirected_pairs(g.h[e], g.t[e], g.n)
     return prune_dead_ends(keep, protected, a, b)

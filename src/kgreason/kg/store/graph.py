@@ -173,6 +173,11 @@ class CSRGraph:
         # owner of an earlier row of the same edge, or was reached with it).
         frontier = self.walk_start(seeds, sc)
         found = Found(max(0, min(max_triples, self.n_edges)), self.fwd_rel.dtype)
+        from kgreason.pog.kernels.walk import expansion, walk_compiled  # (numba: large only)
+
+        got = walk_compiled(self, sc, frontier, depth, max_triples, CHUNK_EDGES, found)
+        if got is not None:  # the same walk as one compiled loop (kernels/walk.py)
+            return expansion(self, got, found, sc, max_triples, LEFT_OUT_SCAN)
         count = 0
         for level in range(depth):
             nxt: list[np.ndarray] = []

@@ -15,8 +15,12 @@ Rules every kernel module here follows:
 - KGREASON_JIT=0 turns every kernel off (numpy everywhere), KGREASON_JIT=1 on at any size;
 - if numba is missing or cannot compile a loop, numpy is used and the reason logged once.
 
-Modules: `segments` (fastsegs.expand_segments), `union` (its per-group set unions, for
-inputs below segments' threshold), `canon` (fastsets.canon's exact set comparison), `sums` (a level's edge rows from its steps).
+Modules:
+- path search: `segments` (fastsegs.expand_segments), `union` (its per-group set unions,
+  below segments' threshold), `canon` (fastsets.canon's exact set comparison), `sums` (a
+  level's edge rows from its steps, which sets hold the target);
+- subgraph, clustering, reduction: `walk` (the store walk and its cut report), `build` (the
+  radix sort, clustering after folding), `reduce` (BFS, dead-end peel, induced subgraph).
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 #: the kernel modules; each has LOOPS = [(loop, signature)] and a `warm_inputs()` smoke call
-MODULES = ("union", "segments", "canon", "sums")
+MODULES = ("union", "segments", "canon", "sums", "reduce", "walk", "build")
 
 
 def jit_mode() -> str:
