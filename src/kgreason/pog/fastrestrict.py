@@ -73,21 +73,43 @@ def restrict(
             anc = levels[j].parent[anc]
     kept.reverse()  # kept[j]: the members after j hops
     groups_per_level.reverse()  # [j]: the hop from set j to set j + 1
-    # equal kept sets share one NameSet (sets() shares equal ranges); hops made per level
+    # equal kept sets share one NameSet, and equal hops (same kept sets, same group) of a
+    # level one LazyHop: made once per distinct (set, group, set) of the level
     named: list[list[NameSet]] = []
     for pool_j, start_j, lens_j, kid_j in kept:
         a = start_j[kid_j]
         named.append(maker.sets(pool_j, a, a + lens_j[kid_j]))
     per_level = [
-        maker.hops(
-            named[j],
-            [maker.keys(c) for c in groups_per_level[j]],
-            named[j + 1],
-            [c[0] for c in groups_per_level[j]],
-        )
+        _shared_hops(maker, named[j], groups_per_level[j], named[j + 1], kept[j][3], kept[j + 1][3])
         for j in range(k)
     ]
     return list(zip(*per_level, strict=True))
+
+
+def _shared_hops(
+    maker: HopMaker,
+    srcs: list[NameSet],
+    groups: list[tuple[int, ...]],
+    dsts: list[NameSet],
+    src_kid: np.ndarray,
+    dst_kid: np.ndarray,
+) -> list[Hop]:
+    """maker.hops(srcs, keys of groups, dsts, primary codes), one LazyHop per distinct
+    (src kept set id, group, dst kept set id): found paths share most of their hops."""
+    gid: dict[tuple[int, ...], int] = {}
+    gi = np.array([gid.setdefault(c, len(gid)) for c in groups], dtype=np.int64)
+    n_d = int(dst_kid.max()) + 1 if len(dst_kid) else 1
+    code = (src_kid * len(gid) + gi) * n_d + dst_kid
+    _, first, inv = np.unique(code, return_index=True, return_inverse=True)
+    f = first.tolist()
+    made = np.empty(len(f), dtype=object)
+    made[:] = maker.hops(
+        [srcs[i] for i in f],
+        [maker.keys(groups[i]) for i in f],
+        [dsts[i] for i in f],
+        [groups[i][0] for i in f],
+    )
+    return made[inv.reshape(-1)].tolist()  # type: ignore[no-any-return]
 
 
 def kept_members(

@@ -277,6 +277,39 @@ _set_src, _set_dst, _set_keys, _set_code = (
 )
 
 
+def make_paths(chains: Iterable[tuple[Hop, ...]], ents: tuple[str, ...]) -> list[ReasoningPath]:
+    """ReasoningPath(c, ents) for each chain, without the frozen dataclass's __init__ (its
+    object.__setattr__ per field costs ~2x): the same objects, fields in the same dict."""
+    new, cls = object.__new__, ReasoningPath
+    out = []
+    for c in chains:
+        p = new(cls)
+        d = p.__dict__
+        d["hops"] = c
+        d["entity_list"] = ents
+        out.append(p)
+    return out
+
+
+def sort_by_codes(chains: list[tuple[Hop, ...]]) -> list[tuple[Hop, ...]]:
+    """chains sorted (stably) by (len(c), [h.code ^ 1 for h in c]) for LazyHop chains:
+    one lexsort per length instead of a Python key per chain."""
+    if len(chains) < 2:
+        return list(chains)
+    lens = np.fromiter(map(len, chains), dtype=np.int64, count=len(chains))
+    codes = np.fromiter((h.code for c in chains for h in c), dtype=np.int64, count=int(lens.sum()))  # type: ignore[attr-defined]
+    off = np.zeros(len(chains) + 1, dtype=np.int64)
+    np.cumsum(lens, out=off[1:])
+    out: list[tuple[Hop, ...]] = []
+    for length in np.unique(lens).tolist():
+        rows = np.flatnonzero(lens == length)
+        if length:
+            c = codes[off[rows][:, None] + np.arange(length)[None, :]] ^ 1
+            rows = rows[np.lexsort(c.T[::-1])]
+        out += [chains[i] for i in rows.tolist()]
+    return out
+
+
 def shown_sets(paths: Iterable[ReasoningPath]) -> tuple[list[NameSet], list[tuple[str, ...]]]:
     """The distinct sets a rendering of `paths` shows (each path's first src, every dst):
     (the LazyHops' NameSets, the plain Hops' tuples)."""
