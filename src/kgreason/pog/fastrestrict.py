@@ -48,13 +48,12 @@ def restrict(
     pool, start, lens = np.array([t], dtype=np.int64), np.zeros(1, np.int64), np.ones(1, np.int64)
     kid = np.zeros(f_n, dtype=np.int64)
     kept = [(pool, start, lens, kid)]
-    groups_per_level = [group]
+    groups_per_level = []  # per level: (each path's group id, the distinct groups)
     for j in range(k - 1, -1, -1):
-        gid: dict[tuple[int, ...], int] = {}
-        gi = np.array([gid.setdefault(c, len(gid)) for c in group], dtype=np.int64)
-        dpair, d_of_f = np.unique(kid * len(gid) + gi, return_inverse=True)
-        dk, dg = np.divmod(dpair, len(gid))
-        glist = list(gid)
+        gi, glist = _group_ids(group)
+        groups_per_level.append((gi, glist))
+        dpair, d_of_f = np.unique(kid * len(glist) + gi, return_inverse=True)
+        dk, dg = np.divmod(dpair, len(glist))
         epair, e_of_f = np.unique(anc * len(dk) + d_of_f.reshape(-1), return_inverse=True)
         ea, ed = np.divmod(epair, len(dk))
         lv, off = levels[j], levels[j].offsets()
@@ -69,7 +68,6 @@ def restrict(
         kept.append((pool, start, lens, kid))
         if j:
             group = [levels[j].groups[p] for p in anc.tolist()]
-            groups_per_level.append(group)
             anc = levels[j].parent[anc]
     kept.reverse()  # kept[j]: the members after j hops
     groups_per_level.reverse()  # [j]: the hop from set j to set j + 1
@@ -86,28 +84,42 @@ def restrict(
     return list(zip(*per_level, strict=True))
 
 
+def _group_ids(groups: list[tuple[int, ...]]) -> tuple[np.ndarray, list[tuple[int, ...]]]:
+    """(an id per group, equal groups one id; the distinct groups, by id). Groups are
+    mostly the same few tuple objects (HopMaker.groups caches them per code): the distinct
+    objects are found by identity first, then merged by value."""
+    obj = np.fromiter(map(id, groups), dtype=np.int64, count=len(groups))
+    _, first, inv = np.unique(obj, return_index=True, return_inverse=True)
+    seen = np.argsort(first)  # ids numbered in order of first appearance, as a dict would
+    gid: dict[tuple[int, ...], int] = {}
+    by_obj = np.empty(len(first), dtype=np.int64)
+    for o in seen.tolist():
+        by_obj[o] = gid.setdefault(groups[int(first[o])], len(gid))
+    return by_obj[inv.reshape(-1)], list(gid)
+
+
 def _shared_hops(
     maker: HopMaker,
     srcs: list[NameSet],
-    groups: list[tuple[int, ...]],
+    grouping: tuple[np.ndarray, list[tuple[int, ...]]],
     dsts: list[NameSet],
     src_kid: np.ndarray,
     dst_kid: np.ndarray,
 ) -> list[Hop]:
-    """maker.hops(srcs, keys of groups, dsts, primary codes), one LazyHop per distinct
-    (src kept set id, group, dst kept set id): found paths share most of their hops."""
-    gid: dict[tuple[int, ...], int] = {}
-    gi = np.array([gid.setdefault(c, len(gid)) for c in groups], dtype=np.int64)
+    """maker.hops(srcs, keys of each path's group, dsts, primary codes), one LazyHop per
+    distinct (src kept set id, group, dst kept set id): found paths share most hops."""
+    gi, glist = grouping
     n_d = int(dst_kid.max()) + 1 if len(dst_kid) else 1
-    code = (src_kid * len(gid) + gi) * n_d + dst_kid
+    code = (src_kid * len(glist) + gi) * n_d + dst_kid
     _, first, inv = np.unique(code, return_index=True, return_inverse=True)
     f = first.tolist()
+    keys = [maker.keys(c) for c in glist]
     made = np.empty(len(f), dtype=object)
     made[:] = maker.hops(
         [srcs[i] for i in f],
-        [maker.keys(groups[i]) for i in f],
+        [keys[x] for x in gi[first].tolist()],
         [dsts[i] for i in f],
-        [groups[i][0] for i in f],
+        [glist[x][0] for x in gi[first].tolist()],
     )
     return made[inv.reshape(-1)].tolist()  # type: ignore[no-any-return]
 
