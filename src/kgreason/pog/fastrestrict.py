@@ -15,7 +15,8 @@ import numpy as np
 
 from kgreason.kg.store.build_index import ranges
 from kgreason.pog.fastsegs import KeyRows, key_rows, segment_table
-from kgreason.pog.fastsets import _hash_sets, _member, canon, unique_sorted
+from kgreason.pog.fastsets import _hash_sets, _member, canon
+from kgreason.pog.kernels.paths import near_members
 from kgreason.pog.lazyhop import HopMaker, NameSet
 from kgreason.pog.types import Hop
 
@@ -132,6 +133,7 @@ def kept_members(
     mem: np.ndarray,
     d_of: np.ndarray,
     way: str = "",
+    jit: bool | None = None,
 ) -> np.ndarray:
     """For each member mem[i] of an ancestor set, paired with d = d_of[i]: has it an edge
     of a key of groups[d] into kept set dk[d] (`sets`: the kept sets side by side, each
@@ -140,7 +142,8 @@ def kept_members(
     neighbour looked up in the kept set) or backward from the kept sets (their rows of the
     reversed keys, sorted, each member looked up), whichever reads fewer rows: a kept set
     holding a hub reaches far more backward than its pair's members reach forward, and
-    the other way round. `way` ("forward"/"backward") forces one (tests)."""
+    the other way round. `way` ("forward"/"backward") forces one (tests); backward, the
+    membership test is kernels.paths.near_members (`jit` forces its compiled or numpy form)."""
     pool, start, lens = sets
     n, rows_pool = g.n, segment_table(g).pool
     bd = np.array([d for d, cs in enumerate(groups) for _ in cs], dtype=np.int64)
@@ -164,12 +167,9 @@ def kept_members(
                 x = np.repeat(dk[bd[ent[m]]], k) * n + rows_pool[ranges(lo, k)]
                 inn[np.repeat(row[m], k)[_member(kept_codes, x)]] = True
             return inn
-    near = unique_sorted(
-        np.concatenate(
-            [np.repeat(bd[e_b[m]], k) * n + rows_pool[ranges(lo, k)] for m, lo, k in back]
-        )
-    )
-    return _member(near, d_of * n + mem)
+    rd = np.concatenate([bd[e_b[m]] for m, _, _ in back])
+    rlo, rk = np.concatenate([lo for _, lo, _ in back]), np.concatenate([k for _, _, k in back])
+    return near_members(d_of, mem, rd, rlo, rk, rows_pool, len(dk), n, jit)
 
 
 def _rows_of(r: KeyRows) -> int:

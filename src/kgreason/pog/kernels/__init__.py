@@ -30,7 +30,7 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 #: the kernel modules; each has LOOPS = [(loop, signature)] and a `warm_inputs()` smoke call
-MODULES = ("union",)
+MODULES = ("union", "paths")
 
 
 def jit_mode() -> str:
