@@ -8,7 +8,9 @@ second time from git revision --base under other module names, prepares each que
 graph once (prepare_graph, shared by both), then runs order_free_paths with the base and
 the current modules alternately (--repeat times each, best kept), checks the results are
 identical (same paths in the same order: repr of every hop, entity lists, bound flag and
-reason, expansions) and prints per question: paths, old/new ms, µs per path, ratio, and
+reason, expansions) and prints per question: paths, old/new ms, µs per path, ratio, the
+old/new ms of the per-path parts (SHOWN: restrict, kept_members, find_entity_paths'
+tail, order_free's orientation and dedup, oriented_paths, HopMaker's bulk methods), and
 the µs per path outside the array expansion of the steps ("py": the stage's time outside
 LevelSteps/_RowSteps, which fastsets.py owns: the Python part and the rest) old/new, and the
 garbage collector's share (ms, of which a full collection takes most: it walks every
@@ -32,7 +34,7 @@ from typing import Any
 
 from kgreason.aio import run_sync
 from kgreason.kg.store import StoreKG
-from kgreason.pog import fastpaths, fastsets, order_free
+from kgreason.pog import fastpaths, fastsets, kernels, order_free
 from kgreason.pog.graph import prepare_graph
 from kgreason.pog.settings import PoGSettings
 from scale_growth import pct
@@ -78,24 +80,68 @@ def digest(res: Any) -> tuple:
     )
 
 
-class Clock:
-    """Time spent in the step expansion (fastsets' array work) and in collections."""
+#: components timed inside the stage: (label, module of MODULES, attribute), each wrapped
+#: in the base and the current modules alike (a few dozen calls a question: the wrapper
+#: costs nothing measurable)
+PARTS = (
+    ("search", "paths", "find_entity_paths"),
+    ("arrays", "fastpaths", "free_paths"),
+    ("arrays", "fastpaths", "segment_paths"),
+    ("restrict", "fastrestrict", "restrict"),
+    ("kept", "fastrestrict", "kept_members"),
+    ("opaths", "order_free", "oriented_paths"),
+    ("maker", "lazyhop", "HopMaker.groups"),
+    ("maker", "lazyhop", "HopMaker.sets"),
+    ("maker", "lazyhop", "HopMaker.hops"),
+)
+#: printed per question: restrict (with kept_members), find_entity_paths outside the
+#: array search (combining, sorting, making ReasoningPaths), order_free's orientation and
+#: dedup (the stage outside the searches and oriented_paths), oriented_paths, HopMaker
+SHOWN = ("restrict", "kept", "tail", "orient", "opaths", "maker")
 
-    def __init__(self, mods: list[types.ModuleType]):
+
+class Clock:
+    """Time spent in the step expansion (fastsets' array work), in collections, and in
+    the components of PARTS (per module set: `parts[label]`)."""
+
+    def __init__(self, mods: list[types.ModuleType], sets: list[dict[str, types.ModuleType]]):
         self.steps = self.gc = 0.0
         self._gc0 = 0.0
+        self.parts: dict[str, float] = {}
         for cls in [fastsets.LevelSteps] + [m._RowSteps for m in mods]:
             for name in ("__init__", "steps", "chunks"):
                 setattr(cls, name, self._wrap(getattr(cls, name)))
+        for mods_by_name in sets:
+            for label, mod, attr in PARTS:
+                self._patch(mods_by_name, mod, attr, label)
         gc.callbacks.append(self._on_gc)
 
-    def _wrap(self, f: Any) -> Any:
+    def _patch(self, mods: dict[str, types.ModuleType], mod: str, attr: str, label: str) -> None:
+        """Wrap mods[mod].attr, and every name in `mods` bound to the same function."""
+        owner: Any = mods[mod]
+        *path, name = attr.split(".")
+        for part in path:
+            owner = getattr(owner, part)
+        f = getattr(owner, name)
+        is_static = isinstance(vars(owner).get(name), staticmethod) if path else False
+        w = self._wrap(f, label)
+        setattr(owner, name, staticmethod(w) if is_static else w)
+        for m in mods.values():
+            for k, v in list(vars(m).items()):
+                if v is f:
+                    setattr(m, k, w)
+
+    def _wrap(self, f: Any, label: str = "") -> Any:
         def timed(*a: Any, **k: Any) -> Any:
             t0 = time.perf_counter()
             try:
                 return f(*a, **k)
             finally:
-                self.steps += time.perf_counter() - t0
+                t = time.perf_counter() - t0
+                if label:
+                    self.parts[label] = self.parts.get(label, 0.0) + t
+                else:
+                    self.steps += t
 
         return timed
 
@@ -107,12 +153,22 @@ class Clock:
 
     def reset(self) -> None:
         self.steps = self.gc = 0.0
+        self.parts = {}
+
+    def shown(self, total: float) -> dict[str, float]:
+        """SHOWN's figures (seconds) of the run just timed."""
+        p = self.parts
+        out = {k: p.get(k, 0.0) for k in ("restrict", "kept", "opaths", "maker")}
+        out["tail"] = p.get("search", 0.0) - p.get("arrays", 0.0)
+        out["orient"] = total - p.get("search", 0.0) - p.get("opaths", 0.0) if p else 0.0
+        return out
 
 
 def run(
     mod: types.ModuleType, graph: Any, topics: list[str], s: PoGSettings, clock: Clock
 ) -> tuple[tuple[float, float, float], Any]:
-    """((total, outside the step expansion, in collections) seconds, result)."""
+    """((total, outside the step expansion, in collections, SHOWN parts) seconds,
+    result)."""
     gc.collect()  # each run starts with the same collector state (not timed)
     clock.reset()
     t0 = time.perf_counter()
@@ -120,7 +176,7 @@ def run(
         graph, topics, d_max=s.d_max, max_paths=s.max_paths, reference=topics
     )
     t = time.perf_counter() - t0
-    return (t, t - clock.steps, clock.gc), res
+    return (t, t - clock.steps, clock.gc, clock.shown(t)), res
 
 
 def main() -> None:
@@ -134,8 +190,10 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--freeze", action="store_true", help="gc.freeze() after opening")
     args = ap.parse_args()
+    kernels.warm()  # compiled loops loaded before timing (as bench/pog_scale.py does)
     base = load_base(args.base)
-    clock = Clock([base_fastpaths(), fastpaths])
+    sets = [{m: sys.modules[f"kgreason.pog.{pre}{m}"] for m in MODULES} for pre in ("_base_", "")]
+    clock = Clock([base_fastpaths(), fastpaths], sets)
     d = args.work / f"n{args.size}-s0"
     qs = json.loads((d / "questions.json").read_text())
     idx = [int(x) for x in args.only.split(",")] if args.only else range(0, len(qs), args.every)
@@ -170,6 +228,10 @@ def main() -> None:
             f" {o[1] / n * 1e6:7.2f}/{w[1] / n * 1e6:<8.2f}"
             f" {o[2] * 1e3:6.1f}/{w[2] * 1e3:<7.1f} {same}"
         )
+        print(
+            "      old/new ms: "
+            + "  ".join(f"{k} {o[3][k] * 1e3:.1f}/{w[3][k] * 1e3:.1f}" for k in SHOWN)
+        )
     for k in sorted({r[1] for r in rows}):
         sel = [r for r in rows if r[1] == k]
         o = sorted(r[3][0] * 1e3 for r in sel)
@@ -177,6 +239,12 @@ def main() -> None:
         n = sum(r[2] for r in sel)
         py_o, py_w = (sum(r[j][1] for r in sel) / n * 1e6 for j in (3, 4))
         gc_o, gc_w = (sum(r[j][2] for r in sel) * 1e3 for j in (3, 4))
+        parts = "  ".join(
+            f"{k} {sum(r[3][3][k] for r in sel) * 1e3 / len(sel):.1f}/"
+            f"{sum(r[4][3][k] for r in sel) * 1e3 / len(sel):.1f}"
+            for k in SHOWN
+        )
+        print(f"{k} topic(s), mean ms per question old/new: {parts}")
         print(
             f"{k} topic(s), {len(sel)} questions, {n} paths: old p50/p95"
             f" {statistics.median(o):.1f}/{pct(o, 0.95):.1f} ms, new {statistics.median(w):.1f}/"
