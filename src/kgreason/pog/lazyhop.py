@@ -203,6 +203,8 @@ class HopMaker:
         return NameSet(ids, self.names)
 
     def keys(self, codes: tuple[int, ...]) -> tuple[Key, ...]:
+        if len(codes) == 1 and not self._todo[codes[0]]:  # resolved on the graph already
+            return self._k1[codes[0]]  # type: ignore[no-any-return]
         keys = self._keys.get(codes)
         if keys is None:
             keys = self._keys[codes] = tuple(self.g.key_of(c) for c in codes)

@@ -18,8 +18,9 @@ from kgreason.pog.fastsegs import member_sorted
 from kgreason.pog.fastsets import unique_sorted
 from kgreason.pog.kernels import compiled, use_jit
 
-#: rows + members below which numpy is used
-MIN_ROWS = 50_000
+#: rows + members below which numpy is used (measured at 10M: the loop wins from ~20k,
+#: 3x faster at 100k-200k)
+MIN_ROWS = 20_000
 
 
 def _near_loop(qd, qn, rd, rlo, rk, pool, n_pairs, n):  # pragma: no cover (compiled)
