@@ -115,14 +115,15 @@ def _shared_hops(
     _, first, inv = np.unique(code, return_index=True, return_inverse=True)
     f = first.tolist()
     keys = [maker.keys(c) for c in glist]
-    made = np.empty(len(f), dtype=object)
-    made[:] = maker.hops(
+    made = maker.hops(
         [srcs[i] for i in f],
         [keys[x] for x in gi[first].tolist()],
         [dsts[i] for i in f],
         [glist[x][0] for x in gi[first].tolist()],
     )
-    return made[inv.reshape(-1)].tolist()  # type: ignore[no-any-return]
+    # an object array's gather (filling one from a list of objects probes each for the
+    # array protocols: np.fromiter does not)
+    return np.fromiter(made, dtype=object, count=len(made))[inv.reshape(-1)].tolist()  # type: ignore[no-any-return]
 
 
 def kept_members(

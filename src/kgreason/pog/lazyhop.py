@@ -31,7 +31,9 @@ API:
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Sequence
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -239,16 +241,20 @@ class HopMaker:
             return []
         span = a * (int(b.max()) + 1) + b
         u, first, inv = np.unique(span, return_index=True, return_inverse=True)
-        names, new = self.names, object.__new__
-        made = np.empty(len(u), dtype=object)
-        for j, (x, y) in enumerate(zip(a[first].tolist(), b[first].tolist(), strict=True)):
-            s = made[j] = new(NameSet)
-            _set_ids(s, nodes[x:y])
-            _set_names(s, names)
-            _set_all(s, None)
-            _set_head(s, ())
-            _set_key(s, None)
-        return made[inv.reshape(-1)].tolist()  # type: ignore[no-any-return]
+        n = len(u)
+        made = list(map(object.__new__, repeat(NameSet, n)))
+        _run(
+            map(
+                _set_ids,
+                made,
+                map(nodes.__getitem__, map(slice, a[first].tolist(), b[first].tolist())),
+            )
+        )
+        _run(map(_set_names, made, repeat(self.names, n)))
+        _run(map(_set_all, made, repeat(None, n)))
+        _run(map(_set_head, made, repeat((), n)))
+        _run(map(_set_key, made, repeat(None, n)))
+        return np.fromiter(made, dtype=object, count=n)[inv.reshape(-1)].tolist()  # type: ignore[no-any-return]
 
     @staticmethod
     def hops(
@@ -257,17 +263,22 @@ class HopMaker:
         dsts: Sequence[NameSet],
         codes: Sequence[int],
     ) -> list[LazyHop]:
-        """LazyHop.make for each (src, keys, dst, primary code)."""
-        out = []
-        new, cls = object.__new__, LazyHop
-        for src, ks, dst, c in zip(srcs, keys, dsts, codes, strict=True):
-            h = new(cls)
-            _set_src(h, src)
-            _set_dst(h, dst)
-            _set_keys(h, ks)
-            _set_code(h, c)
-            out.append(h)
+        """LazyHop.make for each (src, keys, dst, primary code): the objects made, then each
+        slot set for all of them by a C-level map of its setter."""
+        n = len(srcs)
+        if not len(keys) == len(dsts) == len(codes) == n:
+            raise ValueError("hops: srcs, keys, dsts and codes differ in length")
+        out = list(map(object.__new__, repeat(LazyHop, n)))
+        _run(map(_set_src, out, srcs))
+        _run(map(_set_dst, out, dsts))
+        _run(map(_set_keys, out, keys))
+        _run(map(_set_code, out, codes))
         return out
+
+
+def _run(it: Iterable[Any]) -> None:
+    """Consume an iterator (a map run for its effect) at C speed."""
+    deque(it, maxlen=0)
 
 
 # the slots' own setters: make objects without a constructor call (HopMaker's bulk methods)
@@ -279,17 +290,13 @@ _set_src, _set_dst, _set_keys, _set_code = (
 )
 
 
-def make_paths(chains: Iterable[tuple[Hop, ...]], ents: tuple[str, ...]) -> list[ReasoningPath]:
-    """ReasoningPath(c, ents) for each chain, without the frozen dataclass's __init__ (its
-    object.__setattr__ per field costs ~2x): the same objects, fields in the same dict."""
-    new, cls = object.__new__, ReasoningPath
-    out = []
-    for c in chains:
-        p = new(cls)
-        d = p.__dict__
-        d["hops"] = c
-        d["entity_list"] = ents
-        out.append(p)
+def make_paths(chains: Sequence[tuple[Hop, ...]], ents: tuple[str, ...]) -> list[ReasoningPath]:
+    """ReasoningPath(c, ents) for each chain, without the frozen dataclass's __init__: the
+    objects are made, then each field is set for all of them by a C-level map of
+    object.__setattr__ (what that __init__ calls per field): the same objects, ~2x faster."""
+    out = list(map(object.__new__, repeat(ReasoningPath, len(chains))))
+    _run(map(object.__setattr__, out, repeat("hops"), chains))
+    _run(map(object.__setattr__, out, repeat("entity_list"), repeat(ents, len(chains))))
     return out
 
 

@@ -23,7 +23,11 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping, Sequence
+from itertools import accumulate, chain, pairwise
+from operator import attrgetter
 from typing import Any
+
+import numpy as np
 
 from kgreason.kg.ranking import normalize_name
 from kgreason.pog.clustering import ClusteredGraph, Key
@@ -154,31 +158,36 @@ def oriented_paths(
 ) -> list[ReasoningPath]:
     """ReasoningPath(hops, ref), or order_free.reverse_path of it where the flag is set,
     for each (LazyHop path, reversed): each distinct hop object is reversed once (the
-    search shares hops between paths), all in one bulk call."""
+    search shares hops between paths), all in one bulk call, and the reversed paths' hop
+    tuples are cut from one flat list."""
     back = tuple(reversed(ref))
-    rev_of: dict[int, int] = {}  # id(hop) -> its place in `flip`
-    flip: list[Any] = []
-    for hops, rev in chosen:
-        if rev:
-            for h in hops:
-                if id(h) not in rev_of:
-                    rev_of[id(h)] = len(flip)
-                    flip.append(h)
+    fwd = [hops for hops, rev in chosen if not rev]
+    bwd_in = [hops for hops, rev in chosen if rev]
+    flat = list(chain.from_iterable(map(reversed, bwd_in)))  # each path's hops reversed
+    hid = np.fromiter(map(id, flat), dtype=np.int64, count=len(flat))
+    _, first, inv = np.unique(hid, return_index=True, return_inverse=True)
+    flip = [flat[i] for i in first.tolist()]
     rkeys: dict[int, tuple[tuple[Key, ...], tuple[Key, ...]]] = {}  # id(keys) -> (keys, flipped)
     flipped = []
-    for h in flip:
-        ks = h._keys
+    for ks in map(_keys_of, flip):
         got = rkeys.get(id(ks))
         if got is None:
             got = rkeys[id(ks)] = (ks, tuple((r, not f) for r, f in ks))
         flipped.append(got[1])
     made = HopMaker.hops(
-        [h._dst for h in flip], flipped, [h._src for h in flip], [h.code ^ 1 for h in flip]
+        list(map(_dst_of, flip)),
+        flipped,
+        list(map(_src_of, flip)),
+        [c ^ 1 for c in map(_code_of, flip)],
     )
-    fwd = [hops for hops, rev in chosen if not rev]
-    bwd = [tuple([made[rev_of[id(h)]] for h in reversed(hops)]) for hops, rev in chosen if rev]
+    per_hop = np.fromiter(made, dtype=object, count=len(made))[inv.reshape(-1)].tolist()
+    cut = [0, *accumulate(map(len, bwd_in))]
+    bwd = [tuple(per_hop[a:b]) for a, b in pairwise(cut)]
     it_f, it_b = iter(make_paths(fwd, ref)), iter(make_paths(bwd, back))
     return [next(it_b) if rev else next(it_f) for _, rev in chosen]
+
+
+_src_of, _dst_of, _keys_of, _code_of = (attrgetter(a) for a in ("_src", "_dst", "_keys", "code"))
 
 
 def order_free_paths(
