@@ -83,13 +83,14 @@ def _graphs():
 def level_mode(request, monkeypatch):
     """Both level expansions: LevelSteps (threshold 0) and _RowSteps (every level small);
     "batched": LevelSteps reading a few rows per batch and a few partial paths per chunk, so
-    batches and chunks are joined over the shared segment pool (fastsets._concat_base)."""
+    batches and chunks are joined over one level pool (fastsegs.Pool)."""
     monkeypatch.setattr(
         fastpaths, "SMALL_LEVEL_ROWS", 1 << 40 if request.param == "per-path" else 0
     )
     if request.param == "distinct-sets-batched":
         monkeypatch.setattr(fastsets, "BATCH_ROWS", 7)
         monkeypatch.setattr(fastsets, "CHUNK_PATHS", 3)
+        monkeypatch.setattr(fastsets, "SEGMENT_CHUNK_PATHS", 3)
     return request.param
 
 
@@ -135,3 +136,61 @@ def test_synthetic_kg_both_expansions(level_mode):
                 )
                 found += len(ents) == 2 and bool(x.paths)
     assert found
+
+
+def test_carried_set_hashes_are_the_sets_hashes(monkeypatch, level_mode):
+    """A level's set hashes carried over from the steps that made it (t's hash taken out of
+    a segment search's sets) equal the hashes of its sets as stored."""
+    if level_mode == "per-path":
+        pytest.skip("_RowSteps levels read no hashes")
+    fast, _, names, deg = synth_graphs()
+    init = fastsets.LevelSteps.__init__
+    checked = []
+
+    def checking_init(self, g, lv, prev, keep, hv, t=-1):
+        if lv.h is not None:
+            off = lv.offsets()
+            want = fastsets._hash_sets(hv, lv.nodes, off[:-1], lv.lens)
+            np.testing.assert_array_equal(lv.h, want)
+            checked.append(len(lv.lens))
+        init(self, g, lv, prev, keep, hv, t)
+
+    monkeypatch.setattr(fastsets.LevelSteps, "__init__", checking_init)
+    hubs = [names[i] for i in np.argsort(-deg)[:3]]
+    for ents, hi in (([hubs[0]], 3), ([hubs[0], hubs[1]], 5), ([hubs[2], hubs[0]], 5)):
+        find_entity_paths(fast, ents, min_len=1, max_len=hi, max_paths=2000)
+    assert len(checked) >= 3 and sum(checked) > 100
+
+
+def test_hits_only_chunks_give_the_same_paths(monkeypatch):
+    """Once a segment-search level has made max_paths + 1 partial paths, its later chunks
+    are read for their hits only (LevelSteps.steps(hits_only=True): only the keys by which
+    a member reaches the target are expanded). Small chunks and small bounds force that
+    path; the paths, bounds and reasons are paths.py's."""
+    monkeypatch.setattr(fastpaths, "SMALL_LEVEL_ROWS", 0)
+    monkeypatch.setattr(fastsets, "SEGMENT_CHUNK_PATHS", 2)
+    calls = {"hits_only": 0}
+    steps = fastsets.LevelSteps.steps
+
+    def counting(self, p0, p1, hits_only=False):
+        calls["hits_only"] += hits_only
+        return steps(self, p0, p1, hits_only)
+
+    monkeypatch.setattr(fastsets.LevelSteps, "steps", counting)
+    fast, slow, names, deg = synth_graphs()
+    hubs = [names[i] for i in np.argsort(-deg)[:6]]
+    pairs = [(a, b) for a in hubs for b in hubs if a != b][:10]
+    a_fast, b_slow = _graphs()
+    cases = [(a_fast, b_slow, ["a", "b"]), (a_fast, b_slow, ["b", "a"])]
+    cases += [(fast, slow, list(p)) for p in pairs]
+    for f, s, ents in cases:
+        for max_paths in (1, 4, 30):
+            x = find_entity_paths(f, ents, min_len=1, max_len=4, max_paths=max_paths)
+            y = find_entity_paths(s, ents, min_len=1, max_len=4, max_paths=max_paths)
+            assert [p.hops for p in x.paths] == [p.hops for p in y.paths], (ents, max_paths)
+            assert (x.bound_hit, x.bound_reason, x.expansions) == (
+                y.bound_hit,
+                y.bound_reason,
+                y.expansions,
+            )
+    assert calls["hits_only"] > 5

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from kgreason.pog import kernels
+from kgreason.pog.kernels import canon as canon_kernel
 from kgreason.pog.kernels import union
 
 numba = pytest.importorskip("numba", reason="numba not installed: the numpy forms are tested")
@@ -112,3 +113,99 @@ def test_without_numba_numpy_answers(monkeypatch):
 def test_warm_compiles_every_kernel(monkeypatch):
     monkeypatch.delenv("KGREASON_JIT", raising=False)
     assert kernels.warm() is True
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("drop", [0.0, "start", 0.3, 0.97])
+def test_expand_segments_compiled_equals_numpy(monkeypatch, seed, drop):
+    """fastsegs.expand_segments through kernels.segments gives the numpy form's entries,
+    field for field (codes, pool offsets, sizes, hashes, the merged pool)."""
+    from tests.pog.synth_graphs import synth_graphs
+
+    from kgreason.pog.fastsegs import Pool, expand_segments, segment_table
+
+    g, _, _, _ = synth_graphs(6_000, seed=seed)
+    rng = np.random.default_rng(seed)
+    hv = rng.integers(0, 2**63, g.n, dtype=np.uint64)
+    keep = np.ones(g.n, dtype=bool)
+    if drop == "start":
+        keep[g.isrc[0]] = False
+    else:
+        keep = rng.random(g.n) >= drop
+    hubs = np.argsort(-np.diff(g.optr))[:5]
+    sets = [sorted(set(rng.choice(g.n, size=k, replace=False).tolist())) for k in (1, 3, 40, 300)]
+    sets += [sorted(hubs.tolist()), sorted(hubs.tolist()), [], [int(hubs[0])]]
+    members = np.array([m for s in sets for m in s], dtype=np.int64)
+    owner = np.repeat(np.arange(len(sets)), [len(s) for s in sets])
+    pool = segment_table(g).pool
+    bad_cum = np.concatenate([[0], np.cumsum(~keep[pool])])
+    got = {}
+    for mode in ("0", "1"):
+        monkeypatch.setenv("KGREASON_JIT", mode)
+        # a level pool already holding earlier sets: merged sets go after them
+        level_pool = Pool(pool)
+        level_pool.append(np.arange(seed * 37, dtype=np.int64))
+        got[mode] = expand_segments(g, members, owner, keep, hv, bad_cum, level_pool)
+    a, b = got["0"], got["1"]
+    for field in ("code", "a", "ln", "h", "pool"):
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
+    assert a.shared == b.shared and len(a.code)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_segment_table_compiled_equals_numpy(monkeypatch, seed):
+    """fastsegs.segment_table's runs through kernels.segments: the same table, field for
+    field (both CSR directions), on skewed graphs and on a graph with isolated nodes."""
+    from tests.pog.synth_graphs import synth_graphs
+
+    from kgreason.pog.fastgraph import ArrayClusteredGraph
+    from kgreason.pog.fastsegs import segment_table
+
+    g, _, _, _ = synth_graphs(6_000, seed=seed)
+    names = np.array([f"e{i}" for i in range(9)], dtype=object)
+    h, r, t = (
+        np.array(x, dtype=np.int64) for x in ([0, 0, 0, 2, 7], [1, 1, 0, 1, 0], [2, 7, 2, 0, 2])
+    )
+    small = ArrayClusteredGraph.from_arrays(h, r, t, names, ["a", "b"])
+    for graph in (g, small):
+        got = {}
+        for mode in ("0", "1"):
+            monkeypatch.setenv("KGREASON_JIT", mode)
+            graph.__dict__.pop("_segments", None)
+            got[mode] = segment_table(graph)
+        a, b = got["0"], got["1"]
+        np.testing.assert_array_equal(a.pool, b.pool)
+        for field in ("ptr", "start", "ln", "key", "rcode"):
+            for d in (0, 1):
+                x, y = getattr(a, field)[d], getattr(b, field)[d]
+                assert x.dtype == y.dtype, field
+                np.testing.assert_array_equal(x, y, err_msg=f"{field}[{d}]")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_canon_differ_compiled_equals_numpy(monkeypatch, seed):
+    """kernels.canon.differ (the early-exit comparison) against numpy's, on pairs that are
+    equal, differ in the first, a middle or the last element; and fastsets.canon's answer
+    under both forms when every hash collides."""
+    from kgreason.pog.fastsets import canon
+
+    rng = np.random.default_rng(seed)
+    sets = [np.sort(rng.choice(1000, rng.integers(1, 30), replace=False)) for _ in range(40)]
+    for s in list(sets[:20]):  # copies, and copies changed at one place
+        sets.append(s.copy())
+        t = s.copy()
+        t[rng.integers(0, len(t))] += 1000
+        sets.append(np.sort(t))
+    nodes = np.concatenate(sets).astype(np.int64)
+    lens = np.array([len(s) for s in sets], dtype=np.int64)
+    start = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
+    i, j = np.nonzero(lens[:, None] == lens[None, :])
+    cnt = lens[i]
+    a = canon_kernel.differ(nodes, start, i, j, cnt, jit=False)
+    b = canon_kernel.differ(nodes, start, i, j, cnt, jit=True)
+    np.testing.assert_array_equal(a, b)
+    assert a.any() and not a.all()
+    want = [next(k for k in range(len(sets)) if np.array_equal(sets[k], s)) for s in sets]
+    for mode in ("0", "1"):
+        monkeypatch.setenv("KGREASON_JIT", mode)
+        assert canon(nodes, start, lens, np.zeros(len(sets), dtype=np.uint64)).tolist() == want

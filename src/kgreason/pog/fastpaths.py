@@ -69,6 +69,7 @@ class _Level:
     lens: np.ndarray  # size of each set; the sets lie in `nodes` in order
     nodes: np.ndarray
     hops: list[tuple[Hop, ...]] | None = None  # free search: the hops so far
+    h: np.ndarray | None = None  # each set's hash (sum of _node_hash), when carried over
     _codes: np.ndarray | None = None
     _off: np.ndarray | None = None
 
@@ -148,7 +149,7 @@ def _steps(
     keep_idx = np.flatnonzero(primary)
     order = keep_idx[np.lexsort((skey[keep_idx], sp[keep_idx]))]
     where = {int(x): i for i, x in enumerate(order.tolist())} if alts else {}
-    return _Steps(
+    st = _Steps(
         codes,
         sp[order],
         skey[order],
@@ -157,6 +158,8 @@ def _steps(
         nodes,
         {where[c]: tuple(ks) for c, ks in alts.items()},
     )
+    st.h = h[order]
+    return st
 
 
 def _chunks(g: ArrayClusteredGraph, lv: _Level) -> list[tuple[int, int]]:
@@ -202,31 +205,42 @@ def _level_steps(g, lv: _Level, prev: _Level | None, keep: np.ndarray, rows: int
     return LevelSteps(g, lv, prev, keep, _node_hash(g), t)
 
 
+#: reached sets of one chunk: (sizes, members side by side, hashes or None)
+Reached = tuple[np.ndarray, np.ndarray, np.ndarray | None]
+
+
 def _next_level(
     parent: list[np.ndarray],
     groups: list[tuple[int, ...]],
-    sets: list[tuple[np.ndarray, np.ndarray]],
+    sets: list[Reached],
     m: int,
     hops=None,
 ) -> _Level:
     """The level of the first m partial paths made (`parent`, `sets`: per chunk, in order;
-    sets[c] holds chunk c's reached sets side by side, each sorted)."""
+    sets[c] holds chunk c's reached sets side by side, each sorted). The set hashes are
+    carried over when every chunk has them (LevelSteps then need not hash the level)."""
     par = np.concatenate(parent)[:m] if parent else np.zeros(0, dtype=np.int64)
-    lens = np.concatenate([x for x, _ in sets])[:m] if sets else np.zeros(0, dtype=np.int64)
-    nodes = np.concatenate([y for _, y in sets]) if sets else np.zeros(0, dtype=np.int64)
-    return _Level(par, groups[:m], lens, nodes[: int(lens.sum())], hops)
+    lens = np.concatenate([x[0] for x in sets])[:m] if sets else np.zeros(0, dtype=np.int64)
+    nodes = np.concatenate([x[1] for x in sets]) if sets else np.zeros(0, dtype=np.int64)
+    hs = [x[2] for x in sets if x[2] is not None]
+    h = np.concatenate(hs)[:m] if sets and len(hs) == len(sets) else None
+    return _Level(par, groups[:m], lens, nodes[: int(lens.sum())], hops, h)
 
 
-def _reached(st: _Steps, idx: np.ndarray, t: int = -1) -> tuple[np.ndarray, np.ndarray]:
-    """(sizes, members side by side) of the sets of steps `idx` of `st`, t left out."""
+def _reached(st: _Steps, idx: np.ndarray, t: int = -1, ht: np.uint64 | None = None) -> Reached:
+    """(sizes, members side by side, hashes) of the sets of steps `idx` of `st`, t left out
+    (`ht`: t's node hash, subtracted from the hash of the sets that held t)."""
     a, ln = st.a[idx], st.b[idx] - st.a[idx]
     nodes = st.nodes[ranges(a, ln)]
+    h = None if st.h is None else st.h[idx]
     if t >= 0 and st.has_t is not None and st.has_t[idx].any():  # t is only in those sets
         keep = nodes != t
         own = np.repeat(np.arange(len(idx)), ln)
         ln = np.bincount(own[keep], minlength=len(idx))
         nodes = nodes[keep]
-    return ln.astype(np.int64), nodes
+        if h is not None:  # without t's hash the sets' hashes are unknown
+            h = None if ht is None else h - np.where(st.has_t[idx], ht, np.uint64(0))
+    return ln.astype(np.int64), nodes, h
 
 
 def free_paths(
@@ -253,7 +267,7 @@ def free_paths(
             return found
         parent: list[np.ndarray] = []
         groups: list[tuple[int, ...]] = []
-        sets: list[tuple[np.ndarray, np.ndarray]] = []
+        sets: list[Reached] = []
         hops: list[tuple[Hop, ...]] = []
         named: list[NameSet] = []
         steps: list[tuple[np.ndarray, np.ndarray]] = []  # (p, primary key) of each chunk
@@ -333,12 +347,14 @@ def segment_paths(
         keep = base & (dist <= max_len - k)
         parent: list[np.ndarray] = []
         groups: list[tuple[int, ...]] = []
-        sets: list[tuple[np.ndarray, np.ndarray]] = []
+        sets: list[Reached] = []
         hits: list[tuple[int, tuple[int, ...]]] = []
         stopped, n_cont, made = False, 0, 0
         level = _level_steps(g, lv, prev, keep, rows, t)
         for p0, p1 in level.chunks():
-            st = level.steps(p0, p1)
+            # once max_paths + 1 partial paths are made, the rest of the level adds only hits
+            full = k == max_len or made <= budget.max_paths or not isinstance(level, LevelSteps)
+            st = level.steps(p0, p1) if full else level.steps(p0, p1, hits_only=True)
             assert st.has_t is not None
             has_t = st.has_t
             hit = np.flatnonzero(has_t)
@@ -356,7 +372,7 @@ def segment_paths(
                 cont = cont[: max(0, budget.max_paths + 1 - made)]
                 parent.append(st.p[cont])
                 groups += maker.groups(st, cont)[1]
-                sets.append(_reached(st, cont, t))
+                sets.append(_reached(st, cont, t, _node_hash(g)[t]))
                 made += len(cont)
             if stopped:
                 break

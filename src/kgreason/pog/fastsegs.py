@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgreason.kg.store.build_index import ranges
+from kgreason.pog.kernels import segments, use_jit
 from kgreason.pog.kernels.union import union_groups
 
 if TYPE_CHECKING:
@@ -78,12 +79,20 @@ def segment_table(g: ArrayClusteredGraph) -> Segments:
     if got is not None:
         return got
     n, rank, r_n = g.n, g.rel_rank, max(len(g.rel_names), 1)
-    out_node = np.repeat(np.arange(n, dtype=np.int64), np.diff(g.optr))
-    optr, ostart, oln, orow, ocode = _runs(out_node, g.orel, n, r_n, 0)
-    iptr, istart, iln, irow, icode = _runs(g.idst, g.irel, n, r_n, len(g.odst))
     pool = np.concatenate([g.odst, g.isrc]).astype(np.int64, copy=False)
-    okey = rank[g.orel[orow]] * 2 + 1 if len(orow) else orow
-    ikey = rank[g.irel[irow]] * 2 if len(irow) else irow
+    done = None
+    if use_jit(len(pool), segments.MIN_ROWS):
+        o = segments.runs(g.optr, g.orel, rank, n, r_n, 0, 1)
+        i = segments.runs(g.iptr, g.irel, rank, n, r_n, len(g.odst), 0)
+        done = None if o is None or i is None else (o, i)
+    if done is not None:
+        (optr, ostart, oln, okey, ocode), (iptr, istart, iln, ikey, icode) = done
+    else:
+        out_node = np.repeat(np.arange(n, dtype=np.int64), np.diff(g.optr))
+        optr, ostart, oln, orow, ocode = _runs(out_node, g.orel, n, r_n, 0)
+        iptr, istart, iln, irow, icode = _runs(g.idst, g.irel, n, r_n, len(g.odst))
+        okey = (rank[g.orel[orow]] * 2 + 1 if len(orow) else orow).astype(np.int64, copy=False)
+        ikey = (rank[g.irel[irow]] * 2 if len(irow) else irow).astype(np.int64, copy=False)
     got = Segments(pool, (optr, iptr), (ostart, istart), (oln, iln), (okey, ikey), (ocode, icode))
     g._segments = got  # type: ignore[attr-defined]
     return got
@@ -144,6 +153,34 @@ class Expanded:
     estart: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
+class Pool:
+    """A level's append-only node buffer: the segment pool first (`shared`), then the
+    merged sets as they are made. Growth doubles the buffer, so appending costs amortised
+    O(appended) (a concatenation per batch and per chunk copied the whole pool each time);
+    views handed out earlier stay valid (a regrown buffer is a new array)."""
+
+    def __init__(self, shared: np.ndarray):
+        self.shared = len(shared)
+        self.buf = np.empty(max(2 * len(shared), 1 << 12), dtype=np.int64)
+        self.buf[: len(shared)] = shared
+        self.used = len(shared)
+
+    def append(self, x: np.ndarray) -> int:
+        """Appends x; returns where it starts."""
+        need = self.used + len(x)
+        if need > len(self.buf):
+            grown = np.empty(max(need, 2 * len(self.buf)), dtype=np.int64)
+            grown[: self.used] = self.buf[: self.used]
+            self.buf = grown
+        at = self.used
+        self.buf[at:need] = x
+        self.used = need
+        return at
+
+    def view(self) -> np.ndarray:
+        return self.buf[: self.used]
+
+
 def expand_segments(
     g: ArrayClusteredGraph,
     members: np.ndarray,
@@ -151,12 +188,23 @@ def expand_segments(
     keep: np.ndarray,
     hv: np.ndarray,
     bad_cum: np.ndarray,
+    out: Pool | None = None,
+    only: np.ndarray | None = None,
 ) -> Expanded:
     """The (u, key) entries of the sets given as members with their owner u (members of one
     owner together, owners ascending). `bad_cum`: prefix counts of not-kept nodes over
-    Segments.pool (which segments a filter touches)."""
+    Segments.pool (which segments a filter touches). Merged sets are appended to `out`
+    (default: a new Pool over the segment pool); the entries' `a` index its buffer.
+    `only`: sorted owner * k2 + key codes, the only groups wanted (numpy form)."""
     sg, cum_h = segment_table(g), segment_hashes(g, hv)
     n, k2 = g.n, 2 * max(len(g.rel_names), 1)
+    out = Pool(sg.pool) if out is None else out
+    if only is None and use_jit(int(g.degree[members].sum()), segments.MIN_ROWS):
+        got = segments.expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, out.used)
+        if got is not None:
+            code, a, size, h, nodes = got
+            out.append(nodes)
+            return Expanded(code, a, size, h, out.view(), out.shared)
     parts = []
     for d in (0, 1):
         ptr = sg.ptr[d]
@@ -164,11 +212,14 @@ def expand_segments(
         sid = ranges(ptr[members], cnt)
         parts.append((np.repeat(owner, cnt) * k2 + sg.key[d][sid], sg.start[d][sid], sg.ln[d][sid]))
     gc, st, ln = (np.concatenate(x) for x in zip(*parts, strict=True))
+    if only is not None:
+        wanted = member_sorted(only, gc)
+        gc, st, ln = gc[wanted], st[wanted], ln[wanted]
     order = np.argsort(gc, kind="stable")  # two nearly sorted runs (owners ascending)
     gc, st, ln = gc[order], st[order], ln[order]
     if not len(gc):
         z = np.zeros(0, dtype=np.int64)
-        return Expanded(z, z, z, np.zeros(0, dtype=np.uint64), sg.pool, len(sg.pool))
+        return Expanded(z, z, z, np.zeros(0, dtype=np.uint64), out.view(), out.shared)
     head = np.empty(len(gc), dtype=bool)
     head[0] = True
     np.not_equal(gc[1:], gc[:-1], out=head[1:])
@@ -200,14 +251,13 @@ def expand_segments(
         )
         ma = np.zeros(len(merge), dtype=np.int64)
         np.cumsum(msize[:-1], out=ma[1:])
-        a[merge] = ma + len(pool)
+        a[merge] = ma + out.append(nodes)
         size[merge] = msize
         h[merge] = mh
-        pool = np.concatenate([pool, nodes])
         live = size > 0
         if not live.all():
             code, a, size, h = code[live], a[live], size[live], h[live]
-    return Expanded(code, a, size, h, pool, len(sg.pool))
+    return Expanded(code, a, size, h, out.view(), out.shared)
 
 
 def member_sorted(sorted_values: np.ndarray, q: np.ndarray) -> np.ndarray:

@@ -30,15 +30,21 @@ import numpy as np
 
 from kgreason.kg.store.build_index import ranges
 from kgreason.pog.fastcsr import bits, distinct_sorted, pack
-from kgreason.pog.fastsegs import Expanded, expand_segments, segment_table
+from kgreason.pog.fastsegs import Expanded, Pool, expand_segments, segment_table
 from kgreason.pog.fastsegs import member_sorted as _member  # noqa: F401 (fastpaths, fastrestrict)
+from kgreason.pog.kernels.canon import differ
 
 if TYPE_CHECKING:
     from kgreason.pog.fastgraph import ArrayClusteredGraph
     from kgreason.pog.fastpaths import _Level
 
+#: the per-entry fields of fastsegs.Expanded
+_ENTRY = ("code", "a", "ln", "h")
 #: partial paths per chunk (bounds the per-path entry arrays)
 CHUNK_PATHS = 4096
+#: partial paths per chunk of a segment search: smaller, so that once a level has made
+#: max_paths partial paths the rest of it is read for its hits only (steps(hits_only))
+SEGMENT_CHUNK_PATHS = 256
 #: edge rows gathered per batch of distinct sets
 BATCH_ROWS = 1 << 21
 
@@ -55,6 +61,7 @@ class _Steps:
     nodes: np.ndarray
     alts: dict[int, tuple[int, ...]]  # step index -> the other keys of its group
     has_t: np.ndarray | None = None  # segment search: the step's set holds the target
+    h: np.ndarray | None = None  # each step's set hash (sum of the node hashes)
 
     def codes_of(self, i: int) -> tuple[int, ...]:
         """The key codes of step i's group, the primary first (per step; the search makes
@@ -108,11 +115,7 @@ def canon(nodes: np.ndarray, start: np.ndarray, lens: np.ndarray, h: np.ndarray)
     bad = lens[i] != lens[j]  # a key collision of two sizes
     cmp = np.flatnonzero(~bad & (start[i] != start[j]))  # one range of nodes is one set
     if len(cmp):
-        ci, cj = i[cmp], j[cmp]
-        cnt = lens[ci]
-        pair = np.repeat(np.arange(len(ci)), cnt)
-        diff = nodes[ranges(start[ci], cnt)] != nodes[ranges(start[cj], cnt)]
-        bad[cmp] = np.bincount(pair, weights=diff, minlength=len(ci)) > 0
+        bad[cmp] = differ(nodes, start, i[cmp], j[cmp], lens[i[cmp]])
     first[i[~bad]] = j[~bad]
     if bad.any():  # a true hash collision (not seen in practice): settle those runs exactly
         for r in np.unique(run[cand[bad]]).tolist():
@@ -139,44 +142,70 @@ def expand_distinct(
     keep: np.ndarray,
     hv: np.ndarray,
     bad_cum: np.ndarray,
+    pool: Pool | None = None,
 ) -> Expanded:
     """The entries of the sets reps (their index u = position in reps), in batches of about
-    BATCH_ROWS edge rows (pog/fastsegs.py reads segments, and rows only where it merges)."""
+    BATCH_ROWS edge rows (pog/fastsegs.py reads segments, and rows only where it merges);
+    merged sets are appended to `pool` (default: a new one over the segment pool)."""
     k2 = 2 * max(len(g.rel_names), 1)
+    pool = Pool(segment_table(g).pool) if pool is None else pool
     lens = off[reps + 1] - off[reps]
     deg = np.add.reduceat(g.degree[nodes].astype(np.int64), off[:-1])[reps] if len(reps) else lens
     deg = np.where(lens > 0, deg, 0)
     cum = np.cumsum(deg)
-    out: Expanded | None = None
+    parts: list[Expanded] = []
     u0 = 0
-    while u0 < len(reps) or out is None:
+    while u0 < len(reps) or not parts:
         base = cum[u0 - 1] if u0 else 0
         u1 = max(int(np.searchsorted(cum, base + BATCH_ROWS, side="right")), u0 + 1)
         u1 = min(u1, len(reps))
         sel = reps[u0:u1]
         members = nodes[ranges(off[sel], lens[u0:u1])]
         owner = np.repeat(np.arange(u0, u1, dtype=np.int64), lens[u0:u1])
-        e = expand_segments(g, members, owner, keep, hv, bad_cum)
-        out = e if out is None else _concat_base(out, e)
+        parts.append(expand_segments(g, members, owner, keep, hv, bad_cum, pool))
         u0 = max(u1, u0 + 1)
+    out = _join(parts, pool)
     out.estart = np.searchsorted(out.code // k2, np.arange(len(reps) + 1))
     return out
 
 
-def _concat_base(x: Expanded | None, y: Expanded) -> Expanded:
-    """x's entries then y's (both over the same shared pool prefix)."""
+def _join(parts: list[Expanded], pool: Pool) -> Expanded:
+    """The entries of `parts` in order, over `pool` (which holds every part's sets)."""
+    if len(parts) == 1:
+        e = parts[0]
+        e.pool = pool.view()
+        return e
+    code, a, ln, h = (np.concatenate([getattr(e, f) for e in parts]) for f in _ENTRY)
+    return Expanded(code, a, ln, h, pool.view(), pool.shared)
+
+
+def _append(x: Expanded | None, y: Expanded) -> Expanded:
+    """x's entries then y's (y.estart relative to y; both over one level Pool)."""
     if x is None:
         return y
-    ya = np.where(y.a < y.shared, y.a, y.a + (len(x.pool) - y.shared))
-    return Expanded(
-        np.concatenate([x.code, y.code]),
-        np.concatenate([x.a, ya]),
-        np.concatenate([x.ln, y.ln]),
-        np.concatenate([x.h, y.h]),
-        np.concatenate([x.pool, y.pool[y.shared :]]),
-        x.shared,
-        np.concatenate([x.estart[:-1], y.estart + len(x.code)]),
-    )
+    code, a, ln, h = (np.concatenate([getattr(x, f), getattr(y, f)]) for f in _ENTRY)
+    estart = np.concatenate([x.estart[:-1], y.estart + len(x.code)])
+    return Expanded(code, a, ln, h, y.pool, y.shared, estart)
+
+
+def keys_reaching(
+    g: ArrayClusteredGraph, members: np.ndarray, owner: np.ndarray, t: int, k2: int
+) -> np.ndarray:
+    """owner * k2 + key, sorted and distinct, for every member with an edge by `key` to t:
+    t's own segments read backwards (t -(key)-> x is x -(key ^ 1)-> t)."""
+    sg = segment_table(g)
+    xs, ks = [], []
+    for d in (0, 1):
+        s0, s1 = int(sg.ptr[d][t]), int(sg.ptr[d][t + 1])
+        ln = sg.ln[d][s0:s1]
+        xs.append(sg.pool[ranges(sg.start[d][s0:s1], ln)])
+        ks.append(np.repeat(sg.key[d][s0:s1] ^ 1, ln))
+    x, kk = np.concatenate(xs), np.concatenate(ks)
+    order = np.argsort(x, kind="stable")
+    x, kk = x[order], kk[order]
+    lo = np.searchsorted(x, members, side="left")
+    cnt = np.searchsorted(x, members, side="right") - lo
+    return unique_sorted(np.repeat(owner, cnt) * k2 + kk[ranges(lo, cnt)])
 
 
 class LevelSteps:
@@ -196,10 +225,14 @@ class LevelSteps:
         self.g, self.lv, self.prev, self.keep, self.hv, self.t = g, lv, prev, keep, hv, t
         self.k2 = 2 * max(len(g.rel_names), 1)
         off = lv.offsets()
-        first = canon(lv.nodes, off[:-1], lv.lens, _hash_sets(hv, lv.nodes, off[:-1], lv.lens))
+        h = lv.h if lv.h is not None else _hash_sets(hv, lv.nodes, off[:-1], lv.lens)
+        first = canon(lv.nodes, off[:-1], lv.lens, h)
         self.reps, self.u = np.unique(first, return_inverse=True)  # u by first appearance
         self.u = self.u.reshape(-1)
         self.base: Expanded | None = None
+        self.pool: Pool | None = None  # the level's sets beyond the segment pool
+        self.hit_base: Expanded | None = None  # steps(hits_only=True): entries holding t
+        self.have_hits = 0
         self.have = 0  # distinct sets expanded so far
         self.tin = np.zeros(0, dtype=bool)
         self.bad_cum: np.ndarray | None = None
@@ -217,16 +250,23 @@ class LevelSteps:
         return self._flat
 
     def chunks(self) -> list[tuple[int, int]]:
-        n_p = len(self.lv.lens)
-        return [(p0, min(p0 + CHUNK_PATHS, n_p)) for p0 in range(0, n_p, CHUNK_PATHS)]
+        n_p, c = len(self.lv.lens), CHUNK_PATHS if self.t < 0 else SEGMENT_CHUNK_PATHS
+        return [(p0, min(p0 + c, n_p)) for p0 in range(0, n_p, c)]
+
+    def _prepare(self) -> tuple[Pool, np.ndarray]:
+        """The level's pool, and the not-kept nodes over the segment pool (counted once)."""
+        if self.pool is None or self.bad_cum is None:
+            seg_pool = segment_table(self.g).pool
+            self.pool = Pool(seg_pool)
+            self.bad_cum = np.zeros(len(seg_pool) + 1, dtype=np.int64)
+            np.cumsum(~self.keep[seg_pool], out=self.bad_cum[1:])
+        return self.pool, self.bad_cum
 
     def _ensure(self, upto: int) -> Expanded:
         if upto > self.have or self.base is None:
             lv = self.lv
-            if self.bad_cum is None:  # not-kept nodes over the segment pool, counted once
-                pool = segment_table(self.g).pool
-                self.bad_cum = np.zeros(len(pool) + 1, dtype=np.int64)
-                np.cumsum(~self.keep[pool], out=self.bad_cum[1:])
+            self._prepare()
+            assert self.bad_cum is not None
             new = expand_distinct(
                 self.g,
                 lv.nodes,
@@ -235,26 +275,69 @@ class LevelSteps:
                 self.keep,
                 self.hv,
                 self.bad_cum,
+                self.pool,
             )
             new.code = new.code + self.have * self.k2  # u numbering continues
-            self.base = _concat_base(self.base, new)
+            self.base = _append(self.base, new)
             if self.t >= 0:
                 tin = _member_sets(new.pool, new.a, new.ln, self.t)
                 self.tin = np.concatenate([self.tin, tin])
             self.have = upto
         return self.base
 
-    def steps(self, p0: int, p1: int) -> _Steps:
+    def _ensure_hits(self, upto: int) -> Expanded:
+        """Entries (u, key) whose reached set holds t, for the distinct sets below `upto`:
+        those already expanded are taken from `base`; the others expand only the keys by
+        which a member reaches t (found from t's own neighbours)."""
+        if upto > self.have_hits or self.hit_base is None:
+            pool, bad_cum = self._prepare()
+            u0, k2 = self.have_hits, self.k2
+            parts: list[Expanded] = []
+            u_mid = min(max(self.have, u0), upto)  # [u0, u_mid) from base, the rest expanded
+            if u_mid > u0 and self.base is not None:
+                b = self.base
+                e = np.arange(b.estart[u0], b.estart[u_mid])
+                e = e[self.tin[e]]
+                part = Expanded(b.code[e], b.a[e], b.ln[e], b.h[e], pool.view(), pool.shared)
+                part.estart = np.searchsorted(part.code // k2, np.arange(u0, u_mid + 1))
+                parts.append(part)
+            if upto > u_mid:
+                lv = self.lv
+                off, reps = lv.offsets(), self.reps[u_mid:upto]
+                lens = off[reps + 1] - off[reps]
+                members = lv.nodes[ranges(off[reps], lens)]
+                owner = np.repeat(np.arange(u_mid, upto, dtype=np.int64), lens)
+                only = keys_reaching(self.g, members, owner, self.t, k2)
+                part = expand_segments(
+                    self.g, members, owner, self.keep, self.hv, bad_cum, pool, only=only
+                )
+                part.estart = np.searchsorted(part.code // k2, np.arange(u_mid, upto + 1))
+                parts.append(part)
+            for part in parts:
+                self.hit_base = _append(self.hit_base, part)
+            self.have_hits = upto
+        assert self.hit_base is not None
+        return self.hit_base
+
+    def steps(self, p0: int, p1: int, hits_only: bool = False) -> _Steps:
+        """The steps of partial paths p0..p1-1; `hits_only` (segment search): only those
+        whose set holds t, each with its whole set and group (what a level needs once its
+        partial-path bound is reached: the rest would be dropped)."""
         lv, k2, n = self.lv, self.k2, self.g.n
         pp = np.arange(p0, p1, dtype=np.int64)
         uu = self.u[p0:p1]
-        base = self._ensure(int(uu.max()) + 1 if len(uu) else self.have)
+        upto = int(uu.max()) + 1 if len(uu) else self.have
+        if hits_only:
+            base = self._ensure_hits(upto)
+            tin = np.ones(len(base.a), dtype=bool)
+        else:
+            base = self._ensure(upto)
+            tin = self.tin
         cnt = base.estart[uu + 1] - base.estart[uu]
         e_sid = ranges(base.estart[uu], cnt)
         e_p = np.repeat(pp, cnt)
         e_key = base.code[e_sid] % k2
         s_a, s_ln, s_h, pool = base.a, base.ln, base.h, base.pool
-        tin = self.tin
         alive = np.ones(len(e_sid), dtype=bool)
         if self.prev is not None and len(e_sid):  # no immediate backtracking (only these keys)
             g_off, g_flat = self._groups()
@@ -275,12 +358,14 @@ class LevelSteps:
                 keepm = ~inprev & ch[pair]
                 m_pool = mem[keepm]
                 m_ln = (s_ln[sid] - removed)[ch]
-                m_a = np.concatenate([[0], np.cumsum(m_ln)[:-1]]).astype(np.int64) + len(pool)
+                m_rel = np.concatenate([[0], np.cumsum(m_ln)[:-1]]).astype(np.int64)
+                assert self.pool is not None
+                m_a = m_rel + self.pool.append(m_pool)
                 m_sid = len(s_a) + np.arange(int(ch.sum()), dtype=np.int64)
-                pool = np.concatenate([pool, m_pool])
+                pool = self.pool.view()
                 s_a = np.concatenate([s_a, m_a])
                 s_ln = np.concatenate([s_ln, m_ln])
-                s_h = np.concatenate([s_h, _hash_sets(self.hv, pool, m_a, m_ln)])
+                s_h = np.concatenate([s_h, _hash_sets(self.hv, m_pool, m_rel, m_ln)])
                 if self.t >= 0:
                     tin = np.concatenate([tin, _member_sets(pool, m_a, m_ln, self.t)])
                 e_sid[at[ch]] = m_sid
@@ -319,6 +404,7 @@ class LevelSteps:
             alts,
         )
         st.has_t = tin[c] if self.t >= 0 else np.zeros(len(c), dtype=bool)
+        st.h = s_h[c]
         return st
 
 

@@ -15,7 +15,9 @@ Rules every kernel module here follows:
 - KGREASON_JIT=0 turns every kernel off (numpy everywhere), KGREASON_JIT=1 on at any size;
 - if numba is missing or cannot compile a loop, numpy is used and the reason logged once.
 
-Modules: `union` (fastsegs' per-group set unions).
+Modules: `segments` (fastsegs.expand_segments), `union` (its per-group set unions, for
+inputs below segments' threshold), `canon` (fastsets.canon's exact set comparison), `paths`
+(fastrestrict.kept_members' membership test).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 #: the kernel modules; each has LOOPS = [(loop, signature)] and a `warm_inputs()` smoke call
-MODULES = ("union", "paths")
+MODULES = ("union", "segments", "canon", "paths")
 
 
 def jit_mode() -> str:

@@ -1,0 +1,315 @@
+"""fastsegs.expand_segments in one compiled pass (the path search's largest cost at 10M).
+
+Why: numpy forms the (distinct set, key) groups of a level by gathering every member's
+segments, a stable argsort of their (owner, key) codes, and then merges the groups of
+several segments with the per-group union (kernels.union). Here each owner's segments are
+grouped by a counting sort over its few keys, a group of one clean segment is referenced in
+place, and the others are merged with a per-node stamp; the merged groups are sorted
+together at the end by two counting passes (by node, then back to their groups).
+
+The output is fastsegs.Expanded's, entry for entry (tests compare with the numpy form).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kgreason.pog.kernels import compiled
+
+#: member edge rows below which fastsegs keeps its numpy form
+MIN_ROWS = 100_000
+
+
+def _expand_loop(
+    members,
+    owner,
+    ptr0,
+    ptr1,
+    key0,
+    key1,
+    st0,
+    st1,
+    ln0,
+    ln1,
+    keep,
+    hv,
+    cum_h,
+    bad_cum,
+    pool,
+    n,
+    k2,
+    base,
+):  # pragma: no cover (compiled)
+    """Entries (code = owner * k2 + key, ascending; a; size; hash) of the sets whose members
+    are `members` (one owner's together, owners ascending), and the merged sets' nodes
+    (entry a >= base points into them at a - base)."""
+    m = len(members)
+    tot_segs = 0
+    tot_rows = 0
+    for i in range(m):
+        x = members[i]
+        tot_segs += ptr0[x + 1] - ptr0[x] + ptr1[x + 1] - ptr1[x]
+        for s in range(ptr0[x], ptr0[x + 1]):
+            tot_rows += ln0[s]
+        for s in range(ptr1[x], ptr1[x + 1]):
+            tot_rows += ln1[s]
+    code = np.empty(tot_segs, dtype=np.int64)
+    ea = np.empty(tot_segs, dtype=np.int64)
+    esz = np.empty(tot_segs, dtype=np.int64)
+    eh = np.empty(tot_segs, dtype=np.uint64)
+    emulti = np.zeros(tot_segs, dtype=np.bool_)
+    out = np.empty(tot_rows, dtype=np.int64)
+    cnt = np.zeros(k2, dtype=np.int64)
+    touched = np.empty(k2, dtype=np.int64)
+    buf_st = np.empty(tot_segs, dtype=np.int64)
+    buf_ln = np.empty(tot_segs, dtype=np.int64)
+    # bit y set: node y is not kept, or already in the entry being merged (cleared again
+    # after each entry); n / 8 bytes, so it stays in the first-level cache
+    taken = np.zeros((n + 63) >> 6, dtype=np.uint64)
+    for y in range(n):
+        if not keep[y]:
+            taken[y >> 6] |= np.uint64(1) << np.uint64(y & 63)
+    bucket = np.zeros(n + 1, dtype=np.int64)
+    n_e = 0
+    k = 0
+    i = 0
+    while i < m:
+        u = owner[i]
+        i1 = i
+        while i1 < m and owner[i1] == u:
+            i1 += 1
+        nt = 0
+        for j in range(i, i1):  # count this owner's segments per key
+            x = members[j]
+            for s in range(ptr0[x], ptr0[x + 1]):
+                c = key0[s]
+                if cnt[c] == 0:
+                    touched[nt] = c
+                    nt += 1
+                cnt[c] += 1
+            for s in range(ptr1[x], ptr1[x + 1]):
+                c = key1[s]
+                if cnt[c] == 0:
+                    touched[nt] = c
+                    nt += 1
+                cnt[c] += 1
+        keys = touched[:nt]
+        keys.sort()
+        pos = 0
+        for t in range(nt):  # cnt[c] becomes the next write position of key c
+            c = keys[t]
+            size_c = cnt[c]
+            cnt[c] = pos
+            pos += size_c
+        for j in range(i, i1):
+            x = members[j]
+            for s in range(ptr0[x], ptr0[x + 1]):
+                c = key0[s]
+                buf_st[cnt[c]] = st0[s]
+                buf_ln[cnt[c]] = ln0[s]
+                cnt[c] += 1
+            for s in range(ptr1[x], ptr1[x + 1]):
+                c = key1[s]
+                buf_st[cnt[c]] = st1[s]
+                buf_ln[cnt[c]] = ln1[s]
+                cnt[c] += 1
+        g0 = 0
+        for t in range(nt):
+            c = keys[t]
+            g1 = cnt[c]  # the end of key c's segments
+            cnt[c] = 0
+            s0 = buf_st[g0]
+            l0 = buf_ln[g0]
+            if g1 - g0 == 1 and bad_cum[s0 + l0] == bad_cum[s0]:  # referenced in place
+                code[n_e] = u * k2 + c
+                ea[n_e] = s0
+                esz[n_e] = l0
+                eh[n_e] = cum_h[s0 + l0] - cum_h[s0]
+                n_e += 1
+            else:
+                k0 = k
+                for b in range(g0, g1):
+                    for r in range(buf_st[b], buf_st[b] + buf_ln[b]):
+                        y = pool[r]
+                        bit = np.uint64(1) << np.uint64(y & 63)
+                        if not taken[y >> 6] & bit:
+                            taken[y >> 6] |= bit
+                            out[k] = y
+                            k += 1
+                acc = np.uint64(0)
+                for r in range(k0, k):
+                    y = out[r]
+                    taken[y >> 6] &= ~(np.uint64(1) << np.uint64(y & 63))
+                    acc += hv[y]
+                if k > k0:
+                    code[n_e] = u * k2 + c
+                    ea[n_e] = base + k0
+                    esz[n_e] = k - k0
+                    eh[n_e] = acc
+                    if g1 - g0 > 1:  # one segment is a sorted run already
+                        emulti[n_e] = True
+                        for r in range(k0, k):
+                            bucket[out[r] + 1] += 1
+                    n_e += 1
+                # else: every node filtered out, no entry
+            g0 = g1
+        i = i1
+    return code[:n_e], ea[:n_e], esz[:n_e], eh[:n_e], emulti[:n_e], out[:k], bucket
+
+
+def _sort_merged(out, ea, esz, emulti, bucket, n, base):  # pragma: no cover (compiled)
+    """Sort the nodes of every multi-segment entry in place: by node into buckets (entries
+    ascending inside), then back to the entries in node order. bucket[x + 1] counts node
+    x's occurrences in those entries."""
+    n_e = len(ea)
+    tot = 0
+    for x in range(n):
+        tot += bucket[x + 1]
+        bucket[x + 1] = tot
+    if tot == 0:
+        return
+    by_node = np.empty(tot, dtype=np.int64)
+    for e in range(n_e):
+        if emulti[e]:
+            for r in range(ea[e] - base, ea[e] - base + esz[e]):
+                y = out[r]
+                by_node[bucket[y]] = e
+                bucket[y] += 1
+    cur = np.empty(n_e, dtype=np.int64)
+    for e in range(n_e):
+        cur[e] = ea[e] - base
+    j = 0
+    for x in range(n):
+        while j < bucket[x]:
+            e = by_node[j]
+            out[cur[e]] = x
+            cur[e] += 1
+            j += 1
+
+
+def _runs_loop(ptr, rel, rank, n, r_n, base, fwd):  # pragma: no cover (compiled)
+    """fastsegs._runs on one CSR direction (rows sorted by (node, rel, neighbour)): per
+    node its segments' range (ptr), and per segment its pool start, length, key and
+    node * r_n + rel."""
+    rows = len(rel)
+    sptr = np.zeros(n + 1, dtype=np.int64)
+    start = np.empty(rows, dtype=np.int64)
+    ln = np.empty(rows, dtype=np.int64)
+    key = np.empty(rows, dtype=np.int64)
+    rcode = np.empty(rows, dtype=np.int64)
+    s = 0
+    for v in range(n):
+        sptr[v] = s
+        j = ptr[v]
+        end = ptr[v + 1]
+        while j < end:
+            r = rel[j]
+            j0 = j
+            while j < end and rel[j] == r:
+                j += 1
+            start[s] = base + j0
+            ln[s] = j - j0
+            key[s] = rank[r] * 2 + fwd
+            rcode[s] = v * r_n + r
+            s += 1
+    sptr[n] = s
+    return sptr, start[:s].copy(), ln[:s].copy(), key[:s].copy(), rcode[:s].copy()
+
+
+_ARR = "int64[:]"
+#: (loop, numba signature) of each compiled loop
+LOOPS = [
+    (
+        _expand_loop,
+        "Tuple((int64[::1], int64[::1], int64[::1], uint64[::1], boolean[::1], int64[::1],"
+        " int64[::1]))("
+        + ", ".join([_ARR] * 10 + ["boolean[:]", "uint64[:]", "uint64[:]"])
+        + ", int64[:], int64[:], int64, int64, int64)",
+    ),
+    (
+        _runs_loop,
+        "UniTuple(int64[::1], 5)(int64[:], int64[:], int64[:], int64, int64, int64, int64)",
+    ),
+    (
+        _sort_merged,
+        "void(int64[::1], int64[::1], int64[::1], boolean[::1], int64[::1], int64, int64)",
+    ),
+]
+
+
+def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, base):
+    """The compiled expand_segments: (code, a, size, h, merged nodes), or None when the
+    kernels are not available (the caller then uses numpy). Merged entries' a start at
+    `base` (where the caller will append the merged nodes)."""
+    loops = [compiled(*LOOPS[0]), compiled(*LOOPS[2])]
+    if loops[0] is None or loops[1] is None:
+        return None
+    i64 = np.int64
+    code, a, size, h, multi, nodes, bucket = loops[0](
+        members.astype(i64, copy=False),
+        owner.astype(i64, copy=False),
+        sg.ptr[0],
+        sg.ptr[1],
+        sg.key[0],
+        sg.key[1],
+        sg.start[0],
+        sg.start[1],
+        sg.ln[0],
+        sg.ln[1],
+        keep,
+        hv,
+        cum_h,
+        bad_cum,
+        sg.pool,
+        n,
+        k2,
+        base,
+    )
+    loops[1](nodes, a, size, multi, bucket, n, base)
+    return code, a, size, h, nodes
+
+
+def runs(ptr, rel, rank, n, r_n, base, fwd):
+    """The compiled fastsegs._runs (without its rows output), or None (numpy then)."""
+    loop = compiled(*LOOPS[1])
+    if loop is None:
+        return None
+    i64 = np.int64
+    return loop(
+        ptr.astype(i64, copy=False),
+        rel.astype(i64, copy=False),
+        rank.astype(i64, copy=False),
+        n,
+        r_n,
+        base,
+        fwd,
+    )
+
+
+def warm_inputs() -> bool:
+    """One compiled call on a one-node graph with a self-loop (kernels.warm)."""
+    from types import SimpleNamespace
+
+    one, zero = np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    ptr = np.array([0, 1], dtype=np.int64)
+    sg = SimpleNamespace(
+        ptr=(ptr, ptr),
+        key=(one, zero),
+        start=(zero, one),
+        ln=(one, one),
+        pool=np.zeros(2, dtype=np.int64),
+    )
+    got = expand(
+        zero,
+        zero,
+        sg,
+        np.ones(1, dtype=bool),
+        np.ones(1, dtype=np.uint64),
+        np.arange(3, dtype=np.uint64),
+        np.zeros(3, dtype=np.int64),
+        1,
+        2,
+        2,
+    )
+    ptr_r = runs(ptr, zero, zero, 1, 1, 0, 1)
+    return got is not None and len(got[0]) == 2 and ptr_r is not None and len(ptr_r[1]) == 1
