@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from types import SimpleNamespace
 
 
 def test_freeze_warm_state_freezes_and_later_cycles_are_still_collected():
@@ -43,5 +44,28 @@ def test_serve_freezes_before_running(monkeypatch):
 
     monkeypatch.setattr(run, "uvicorn_server", lambda *a, **k: FakeServer())
     monkeypatch.setattr(kgreason, "freeze_warm_state", lambda: calls.append("freeze") or 0)
-    run.serve(object(), object())  # type: ignore[arg-type]
-    assert calls == ["freeze", "run"]
+    monkeypatch.setattr(run, "warm_kernels", lambda kg: calls.append(f"warm {kg}") or False)
+    service = SimpleNamespace(kg="the-kg")
+    run.serve(service, object())  # type: ignore[arg-type]
+    assert calls == ["warm the-kg", "freeze", "run"]
+
+
+def test_warm_kernels_only_for_large_local_stores(tmp_path, monkeypatch):
+    """PoG's compiled kernels are warmed for a local store from WARM_KERNELS_TRIPLES
+    triples (numba is then loaded before the first question), never for a small store or a
+    KG that is not a local store (they never reach the kernels' row thresholds)."""
+    from kgreason import heap
+    from kgreason.kg.loaders import Source
+    from kgreason.kg.store import StoreKG, build_store
+
+    tsv = tmp_path / "kg.tsv"
+    tsv.write_text("".join(f"e{i}\tr{i % 3}\te{i + 1}\n" for i in range(50)))
+    build_store([Source(tsv)], tmp_path / "store")
+    kg = StoreKG(tmp_path / "store")
+    assert heap.warm_kernels(object()) is False
+    assert heap.warm_kernels(kg) is False  # 50 triples
+    monkeypatch.setattr(heap, "WARM_KERNELS_TRIPLES", 50)
+    monkeypatch.delenv("KGREASON_JIT", raising=False)
+    assert heap.warm_kernels(kg) is True
+    monkeypatch.setenv("KGREASON_JIT", "0")
+    assert heap.warm_kernels(kg) is False

@@ -9,13 +9,22 @@ large question's path search trigger one inside the paths stage (43-61 ms measur
 later collections walk only what was allocated since. Frozen objects are never collected,
 which is what warm state (the KG, the embedder, imported modules) is for anyway.
 
-This is called by entry points only, never by library code: freezing is the application's
-decision.
+`warm_kernels(kg)` compiles (or loads from numba's disk cache) PoG's graph-stage kernels
+(kgreason.pog.kernels) when the KG is a local store large enough to use them, so the first
+large question of a server does not pay ~0.6 s and ~150 MB of numba loading mid-request.
+
+These are called by entry points only, never by library code: freezing and warming are the
+application's decisions.
 """
 
 from __future__ import annotations
 
 import gc
+from typing import Any
+
+#: local stores from this many triples warm the kernels (smaller ones never reach the
+#: kernels' row thresholds: question subgraphs are capped at 200k triples)
+WARM_KERNELS_TRIPLES = 100_000
 
 
 def freeze_warm_state() -> int:
@@ -24,3 +33,17 @@ def freeze_warm_state() -> int:
     gc.collect()
     gc.freeze()
     return gc.get_freeze_count()
+
+
+def warm_kernels(kg: Any) -> bool:
+    """Warm PoG's compiled kernels when `kg` is a local store of at least
+    WARM_KERNELS_TRIPLES triples; True when they were warmed and are in use."""
+    from kgreason.kg.store import StoreKG
+
+    if not isinstance(kg, StoreKG):
+        return False
+    if int(kg.manifest.counts.get("triples", 0)) < WARM_KERNELS_TRIPLES:
+        return False
+    from kgreason.pog.kernels import warm
+
+    return warm()

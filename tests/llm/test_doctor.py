@@ -79,9 +79,9 @@ def test_unknown_section_is_one_line_error(clean_env):
 def test_all_sections_with_fast_embedder(clean_env):
     r = invoke("doctor", "--json", env={"KGREASON_EMBED__BACKEND": "static"})
     rep = json.loads(r.stdout)
-    assert set(rep) == {"llm", "embed", "solvers", "kg", "ok"}
+    assert set(rep) == {"llm", "embed", "solvers", "kg", "kernels", "ok"}
     assert rep["llm"]["status"] == "not configured"
-    for name in ("embed", "solvers", "kg"):
+    for name in ("embed", "solvers", "kg", "kernels"):
         assert rep[name]["status"] in {"ok", "partial", "missing", "error"}, rep[name]
     if rep["embed"]["status"] == "ok":
         assert rep["embed"]["dim"] > 0 and rep["embed"]["sentences_per_s"] > 0
@@ -105,3 +105,13 @@ def test_slow_endpoint_times_out_with_short_probe_timeout(clean_env, openai_serv
     assert r.exit_code == 1
     assert "timed out after 0.3s" in r.stderr and openai_server.base_url in r.stderr
     assert len(openai_server.requests) == 1  # no retries in the probe
+
+
+def test_kernels_section(clean_env, monkeypatch):
+    r = invoke("doctor", "--json", "-s", "kernels")
+    rep = json.loads(r.stdout)["kernels"]
+    assert r.exit_code == 0 and rep["status"] == "ok", rep
+    assert rep["numba"] and rep["load_s"] >= 0
+    r = invoke("doctor", "--json", "-s", "kernels", env={"KGREASON_JIT": "0"})
+    rep = json.loads(r.stdout)["kernels"]
+    assert r.exit_code == 0 and rep["status"] == "partial" and "KGREASON_JIT=0" in rep["detail"]

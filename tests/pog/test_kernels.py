@@ -139,17 +139,25 @@ def test_expand_segments_compiled_equals_numpy(monkeypatch, seed, drop):
     owner = np.repeat(np.arange(len(sets)), [len(s) for s in sets])
     pool = segment_table(g).pool
     bad_cum = np.concatenate([[0], np.cumsum(~keep[pool])])
-    got = {}
-    for mode in ("0", "1"):
-        monkeypatch.setenv("KGREASON_JIT", mode)
-        # a level pool already holding earlier sets: merged sets go after them
-        level_pool = Pool(pool)
-        level_pool.append(np.arange(seed * 37, dtype=np.int64))
-        got[mode] = expand_segments(g, members, owner, keep, hv, bad_cum, level_pool)
-    a, b = got["0"], got["1"]
-    for field in ("code", "a", "ln", "h", "pool"):
-        np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
-    assert a.shared == b.shared and len(a.code)
+    full = expand_segments(g, members, owner, keep, hv, bad_cum).code
+    # `only`: a sample of the groups, and codes no group has (the hits of a segment search)
+    some = np.unique(np.concatenate([full[::3], full[:4] + 1, [10**12]]))
+    for only in (None, some, np.zeros(0, dtype=np.int64)):
+        got = {}
+        for mode in ("0", "1"):
+            monkeypatch.setenv("KGREASON_JIT", mode)
+            # a level pool already holding earlier sets: merged sets go after them
+            level_pool = Pool(pool)
+            level_pool.append(np.arange(seed * 37, dtype=np.int64))
+            got[mode] = expand_segments(g, members, owner, keep, hv, bad_cum, level_pool, only)
+        a, b = got["0"], got["1"]
+        for field in ("code", "a", "ln", "h", "pool"):
+            np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
+        assert a.shared == b.shared
+        if only is None:
+            assert len(a.code)
+        else:
+            assert set(a.code.tolist()) == set(full.tolist()) & set(only.tolist())
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -209,3 +217,41 @@ def test_canon_differ_compiled_equals_numpy(monkeypatch, seed):
     for mode in ("0", "1"):
         monkeypatch.setenv("KGREASON_JIT", mode)
         assert canon(nodes, start, lens, np.zeros(len(sets), dtype=np.uint64)).tolist() == want
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_range_sums_compiled_equals_numpy_and_plain(seed):
+    from kgreason.pog.kernels.sums import range_sums
+
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, 10**6, 500)
+    nodes = rng.integers(0, 500, 3000)
+    a = rng.integers(0, 2900, 200)
+    ln = rng.integers(0, 100, 200)
+    ln[:5] = 0  # empty ranges sum to 0
+    want = [int(values[nodes[x : x + k]].sum()) for x, k in zip(a, ln, strict=True)]
+    for jit in (False, True):
+        assert range_sums(values, nodes, a, ln, jit=jit).tolist() == want
+    z = np.zeros(0, dtype=np.int64)
+    assert range_sums(values, nodes, z, z, jit=True).tolist() == []
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sets_holding_compiled_equals_numpy_and_plain(seed):
+    from kgreason.pog.kernels.sums import sets_holding
+
+    rng = np.random.default_rng(seed)
+    pool = np.concatenate(
+        [np.sort(rng.choice(60, rng.integers(0, 12), replace=False)) for _ in range(80)]
+    )
+    bounds = np.concatenate([[0], np.cumsum(rng.integers(0, 12, 79))])
+    a = np.minimum(bounds, len(pool)).astype(np.int64)
+    ln = np.zeros(len(a), dtype=np.int64)  # sets over runs of the pool that are sorted
+    for k in range(len(a)):
+        run = pool[a[k] :]
+        n_sorted = 1 + int(np.argmax(np.append(np.diff(run) <= 0, True))) if len(run) else 0
+        ln[k] = min(n_sorted, rng.integers(0, 12))
+    for t in (0, 7, 33, 59, 99):
+        want = [t in pool[x : x + k].tolist() for x, k in zip(a, ln, strict=True)]
+        for jit in (False, True):
+            assert sets_holding(pool, a, ln, t, jit=jit).tolist() == want

@@ -73,8 +73,9 @@ def register(app: typer.Typer) -> None:
                 fail(f"{e.kind}: {e.message}")
             except Exception as e:  # a KG, embedder or LLM that will not load
                 fail(f"{_part(e)}: {e}")
-            from kgreason.heap import freeze_warm_state
+            from kgreason.heap import freeze_warm_state, warm_kernels
 
+            warm_kernels(service.kg)  # a large local KG: PoG's kernels compiled now
             freeze_warm_state()  # the loaded service is permanent (kgreason.heap)
             try:
                 asyncio.run(_serve(service, wire, int(max_message_mb * 1024 * 1024)))

@@ -38,6 +38,7 @@ early also stops the reading. Same paths, same order, same bounds and reasons as
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -46,6 +47,7 @@ import numpy as np
 from kgreason.kg.store.build_index import ranges
 from kgreason.pog.fastrestrict import restrict
 from kgreason.pog.fastsets import LevelSteps, _member, _rows, _Steps, unique_sorted
+from kgreason.pog.kernels.sums import range_sums
 from kgreason.pog.lazyhop import HopMaker, NameSet
 from kgreason.pog.types import Hop
 
@@ -90,10 +92,20 @@ class _Level:
         return _member(self.codes(n), p * n + u)
 
 
+@functools.cache
+def _hash_table(bits: int) -> np.ndarray:
+    """2**bits random 64-bit node hashes (made once per process and size class: drawing
+    them per question cost ~1.5 ms at 10M). Graphs share it: never written (not flagged
+    read-only, which the compiled kernels' signatures do not take)."""
+    return np.random.default_rng(0x5EED).integers(0, 2**63, 1 << bits, dtype=np.uint64)
+
+
 def _node_hash(g: ArrayClusteredGraph) -> np.ndarray:
+    """A random 64-bit hash per local node id (set hashes are sums of them; no result
+    depends on the values, equal hashes are verified exactly)."""
     got = getattr(g, "_node_hash", None)
     if got is None:
-        got = np.random.default_rng(0x5EED).integers(0, 2**63, g.n, dtype=np.uint64)
+        got = _hash_table(max(int(g.n - 1).bit_length(), 10))[: g.n]
         g._node_hash = got  # type: ignore[attr-defined]
     return got
 
@@ -338,17 +350,19 @@ def segment_paths(
     maker = HopMaker(g)
     levels = [_Level(np.array([-1]), [()], np.array([1]), np.array([s], dtype=np.int64))]
     found: list[tuple[Hop, ...]] = []
+    ht = _node_hash(g)[t]
+    rows, n_partial = int(g.degree[s]), 1
+    pending: list[tuple[_Steps, np.ndarray]] | None = None  # the next level, not yet built
     for k in range(1, max_len + 1):
+        if budget.level_too_big(rows, n_partial, k, f"({s_name} -> {t_name})"):
+            return found  # (a level too big is never built: its rows come from its steps)
+        if pending is not None:
+            levels.append(_build_level(maker, pending, n_partial, t, ht))
         lv = levels[-1]
-        rows = int(g.degree[lv.nodes].sum())
-        if budget.level_too_big(rows, len(lv.lens), k, f"({s_name} -> {t_name})"):
-            return found
         prev = levels[-2] if len(levels) > 1 else None
         keep = base & (dist <= max_len - k)
-        parent: list[np.ndarray] = []
-        groups: list[tuple[int, ...]] = []
-        sets: list[Reached] = []
         hits: list[tuple[int, tuple[int, ...]]] = []
+        pending = []
         stopped, n_cont, made = False, 0, 0
         level = _level_steps(g, lv, prev, keep, rows, t)
         for p0, p1 in level.chunks():
@@ -370,9 +384,7 @@ def segment_paths(
                 cont = np.flatnonzero((st.b - st.a - has_t)[:end] > 0)
                 n_cont += len(cont)
                 cont = cont[: max(0, budget.max_paths + 1 - made)]
-                parent.append(st.p[cont])
-                groups += maker.groups(st, cont)[1]
-                sets.append(_reached(st, cont, t, _node_hash(g)[t]))
+                pending.append((st, cont))
                 made += len(cont)
             if stopped:
                 break
@@ -385,10 +397,36 @@ def segment_paths(
                 f"max_paths={budget.max_paths} partial paths ({s_name} -> {t_name}, length {k})"
             )
             made = min(made, budget.max_paths)
-        levels.append(_next_level(parent, groups, sets, made))
         if not made:
             break
+        rows, n_partial = _pending_rows(g, pending, made, t), made
     return found
+
+
+def _pending_rows(g: ArrayClusteredGraph, pending: list[tuple[_Steps, np.ndarray]], m: int, t: int):
+    """The edge rows the next level (the first m continuing steps, t left out of their
+    sets) will read: what `g.degree[level.nodes].sum()` gives once it is built."""
+    total, left = 0, m
+    deg = g.degree.astype(np.int64, copy=False)
+    for st, cont in pending:
+        c = cont[:left]
+        left -= len(c)
+        if len(c):
+            total += int(range_sums(deg, st.nodes, st.a[c], st.b[c] - st.a[c]).sum())
+            assert st.has_t is not None
+            total -= int(deg[t]) * int(st.has_t[c].sum())
+    return total
+
+
+def _build_level(
+    maker: HopMaker, pending: list[tuple[_Steps, np.ndarray]], m: int, t: int, ht: np.uint64
+) -> _Level:
+    """The level of the first m continuing steps (t left out of their sets)."""
+    parent = [st.p[c] for st, c in pending]
+    groups: list[tuple[int, ...]] = []
+    for st, c in pending:
+        groups += maker.groups(st, c)[1]
+    return _next_level(parent, groups, [_reached(st, c, t, ht) for st, c in pending], m)
 
 
 def _order(m: int, rank: np.ndarray, steps: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:

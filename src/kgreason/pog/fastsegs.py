@@ -161,7 +161,9 @@ class Pool:
 
     def __init__(self, shared: np.ndarray):
         self.shared = len(shared)
-        self.buf = np.empty(max(2 * len(shared), 1 << 12), dtype=np.int64)
+        # room for merged sets of a quarter of the shared part (fresh memory costs page
+        # faults: most levels merge far less; growth doubles)
+        self.buf = np.empty(len(shared) + max(len(shared) // 4, 1 << 12), dtype=np.int64)
         self.buf[: len(shared)] = shared
         self.used = len(shared)
 
@@ -195,12 +197,12 @@ def expand_segments(
     owner together, owners ascending). `bad_cum`: prefix counts of not-kept nodes over
     Segments.pool (which segments a filter touches). Merged sets are appended to `out`
     (default: a new Pool over the segment pool); the entries' `a` index its buffer.
-    `only`: sorted owner * k2 + key codes, the only groups wanted (numpy form)."""
+    `only`: sorted owner * k2 + key codes, the only groups wanted."""
     sg, cum_h = segment_table(g), segment_hashes(g, hv)
     n, k2 = g.n, 2 * max(len(g.rel_names), 1)
     out = Pool(sg.pool) if out is None else out
-    if only is None and use_jit(int(g.degree[members].sum()), segments.MIN_ROWS):
-        got = segments.expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, out.used)
+    if use_jit(int(g.degree[members].sum()), segments.MIN_ROWS):
+        got = segments.expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, out.used, only)
         if got is not None:
             code, a, size, h, nodes = got
             out.append(nodes)

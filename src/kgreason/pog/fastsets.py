@@ -33,6 +33,7 @@ from kgreason.pog.fastcsr import bits, distinct_sorted, pack
 from kgreason.pog.fastsegs import Expanded, Pool, expand_segments, segment_table
 from kgreason.pog.fastsegs import member_sorted as _member  # noqa: F401 (fastpaths, fastrestrict)
 from kgreason.pog.kernels.canon import differ
+from kgreason.pog.kernels.sums import sets_holding
 
 if TYPE_CHECKING:
     from kgreason.pog.fastgraph import ArrayClusteredGraph
@@ -280,7 +281,7 @@ class LevelSteps:
             new.code = new.code + self.have * self.k2  # u numbering continues
             self.base = _append(self.base, new)
             if self.t >= 0:
-                tin = _member_sets(new.pool, new.a, new.ln, self.t)
+                tin = sets_holding(new.pool, new.a, new.ln, self.t)
                 self.tin = np.concatenate([self.tin, tin])
             self.have = upto
         return self.base
@@ -367,7 +368,7 @@ class LevelSteps:
                 s_ln = np.concatenate([s_ln, m_ln])
                 s_h = np.concatenate([s_h, _hash_sets(self.hv, m_pool, m_rel, m_ln)])
                 if self.t >= 0:
-                    tin = np.concatenate([tin, _member_sets(pool, m_a, m_ln, self.t)])
+                    tin = np.concatenate([tin, sets_holding(pool, m_a, m_ln, self.t)])
                 e_sid[at[ch]] = m_sid
                 alive[at[ch][m_ln == 0]] = False
         e_sid, e_p, e_key = e_sid[alive], e_p[alive], e_key[alive]
@@ -416,12 +417,3 @@ def _order3(a: np.ndarray, b: np.ndarray, c: np.ndarray | None, w: tuple[int, in
         return np.lexsort((b, a)) if c is None else np.lexsort((c, b, a))
     fields = (a, b) if c is None else (a, b, c)
     return np.argsort(pack(fields, w[: len(fields)]), kind="stable")
-
-
-def _member_sets(pool: np.ndarray, a: np.ndarray, ln: np.ndarray, t: int) -> np.ndarray:
-    """t in pool[a:a+ln], per set (the sets may overlap and lie in any order). Only the
-    pool from the lowest start is scanned (new sets are appended after the shared part)."""
-    lo = int(a.min()) if len(a) else len(pool)
-    cum = np.zeros(len(pool) - lo + 1, dtype=np.int64)
-    np.cumsum(pool[lo:] == t, out=cum[1:])
-    return cum[a - lo + ln] > cum[a - lo]

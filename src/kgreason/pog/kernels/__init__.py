@@ -16,8 +16,7 @@ Rules every kernel module here follows:
 - if numba is missing or cannot compile a loop, numpy is used and the reason logged once.
 
 Modules: `segments` (fastsegs.expand_segments), `union` (its per-group set unions, for
-inputs below segments' threshold), `canon` (fastsets.canon's exact set comparison), `paths`
-(fastrestrict.kept_members' membership test).
+inputs below segments' threshold), `canon` (fastsets.canon's exact set comparison), `sums` (a level's edge rows from its steps), `paths` (fastrestrict.kept_members' membership test).
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 #: the kernel modules; each has LOOPS = [(loop, signature)] and a `warm_inputs()` smoke call
-MODULES = ("union", "segments", "canon", "paths")
+MODULES = ("union", "segments", "canon", "sums", "paths")
 
 
 def jit_mode() -> str:

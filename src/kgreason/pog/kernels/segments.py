@@ -31,7 +31,7 @@ def _expand_loop(
     st1,
     ln0,
     ln1,
-    keep,
+    taken,
     hv,
     cum_h,
     bad_cum,
@@ -39,10 +39,13 @@ def _expand_loop(
     n,
     k2,
     base,
+    only,
+    filt,
 ):  # pragma: no cover (compiled)
     """Entries (code = owner * k2 + key, ascending; a; size; hash) of the sets whose members
     are `members` (one owner's together, owners ascending), and the merged sets' nodes
-    (entry a >= base points into them at a - base)."""
+    (entry a >= base points into them at a - base). filt: only the groups whose code is in
+    `only` (sorted)."""
     m = len(members)
     tot_segs = 0
     tot_rows = 0
@@ -60,16 +63,12 @@ def _expand_loop(
     emulti = np.zeros(tot_segs, dtype=np.bool_)
     out = np.empty(tot_rows, dtype=np.int64)
     cnt = np.zeros(k2, dtype=np.int64)
+    allow = np.zeros(k2, dtype=np.bool_)  # filt: this owner's wanted keys
     touched = np.empty(k2, dtype=np.int64)
     buf_st = np.empty(tot_segs, dtype=np.int64)
     buf_ln = np.empty(tot_segs, dtype=np.int64)
-    # bit y set: node y is not kept, or already in the entry being merged (cleared again
-    # after each entry); n / 8 bytes, so it stays in the first-level cache
-    taken = np.zeros((n + 63) >> 6, dtype=np.uint64)
-    for y in range(n):
-        if not keep[y]:
-            taken[y >> 6] |= np.uint64(1) << np.uint64(y & 63)
-    bucket = np.zeros(n + 1, dtype=np.int64)
+    # taken: bit y set when node y is not kept, or already in the entry being merged
+    # (cleared after each entry); n / 8 bytes, so it stays in the first-level cache
     n_e = 0
     k = 0
     i = 0
@@ -78,17 +77,28 @@ def _expand_loop(
         i1 = i
         while i1 < m and owner[i1] == u:
             i1 += 1
+        lo = 0
+        hi = 0
+        if filt:
+            lo = np.searchsorted(only, u * k2)
+            hi = np.searchsorted(only, (u + 1) * k2)
+            for q in range(lo, hi):
+                allow[only[q] - u * k2] = True
         nt = 0
         for j in range(i, i1):  # count this owner's segments per key
             x = members[j]
             for s in range(ptr0[x], ptr0[x + 1]):
                 c = key0[s]
+                if filt and not allow[c]:
+                    continue
                 if cnt[c] == 0:
                     touched[nt] = c
                     nt += 1
                 cnt[c] += 1
             for s in range(ptr1[x], ptr1[x + 1]):
                 c = key1[s]
+                if filt and not allow[c]:
+                    continue
                 if cnt[c] == 0:
                     touched[nt] = c
                     nt += 1
@@ -105,11 +115,15 @@ def _expand_loop(
             x = members[j]
             for s in range(ptr0[x], ptr0[x + 1]):
                 c = key0[s]
+                if filt and not allow[c]:
+                    continue
                 buf_st[cnt[c]] = st0[s]
                 buf_ln[cnt[c]] = ln0[s]
                 cnt[c] += 1
             for s in range(ptr1[x], ptr1[x + 1]):
                 c = key1[s]
+                if filt and not allow[c]:
+                    continue
                 buf_st[cnt[c]] = st1[s]
                 buf_ln[cnt[c]] = ln1[s]
                 cnt[c] += 1
@@ -146,28 +160,39 @@ def _expand_loop(
                     ea[n_e] = base + k0
                     esz[n_e] = k - k0
                     eh[n_e] = acc
-                    if g1 - g0 > 1:  # one segment is a sorted run already
-                        emulti[n_e] = True
-                        for r in range(k0, k):
-                            bucket[out[r] + 1] += 1
+                    emulti[n_e] = g1 - g0 > 1  # one segment is a sorted run already
                     n_e += 1
                 # else: every node filtered out, no entry
             g0 = g1
+        for q in range(lo, hi):
+            allow[only[q] - u * k2] = False
         i = i1
-    return code[:n_e], ea[:n_e], esz[:n_e], eh[:n_e], emulti[:n_e], out[:k], bucket
+    return code[:n_e], ea[:n_e], esz[:n_e], eh[:n_e], emulti[:n_e], out[:k]
 
 
-def _sort_merged(out, ea, esz, emulti, bucket, n, base):  # pragma: no cover (compiled)
-    """Sort the nodes of every multi-segment entry in place: by node into buckets (entries
-    ascending inside), then back to the entries in node order. bucket[x + 1] counts node
-    x's occurrences in those entries."""
+def _sort_merged(out, ea, esz, emulti, n, base):  # pragma: no cover (compiled)
+    """Sort the nodes of every multi-segment entry in place. Few of them (fewer than n / 8
+    in all): each entry by itself. Else all together in O(nodes + n): by node into
+    buckets (entries ascending inside), then back to the entries in node order."""
     n_e = len(ea)
     tot = 0
-    for x in range(n):
-        tot += bucket[x + 1]
-        bucket[x + 1] = tot
+    for e in range(n_e):
+        if emulti[e]:
+            tot += esz[e]
     if tot == 0:
         return
+    if tot * 8 < n:
+        for e in range(n_e):
+            if emulti[e]:
+                out[ea[e] - base : ea[e] - base + esz[e]].sort()
+        return
+    bucket = np.zeros(n + 1, dtype=np.int64)
+    for e in range(n_e):
+        if emulti[e]:
+            for r in range(ea[e] - base, ea[e] - base + esz[e]):
+                bucket[out[r] + 1] += 1
+    for x in range(n):
+        bucket[x + 1] += bucket[x]
     by_node = np.empty(tot, dtype=np.int64)
     for e in range(n_e):
         if emulti[e]:
@@ -190,13 +215,18 @@ def _sort_merged(out, ea, esz, emulti, bucket, n, base):  # pragma: no cover (co
 def _runs_loop(ptr, rel, rank, n, r_n, base, fwd):  # pragma: no cover (compiled)
     """fastsegs._runs on one CSR direction (rows sorted by (node, rel, neighbour)): per
     node its segments' range (ptr), and per segment its pool start, length, key and
-    node * r_n + rel."""
-    rows = len(rel)
-    sptr = np.zeros(n + 1, dtype=np.int64)
-    start = np.empty(rows, dtype=np.int64)
-    ln = np.empty(rows, dtype=np.int64)
-    key = np.empty(rows, dtype=np.int64)
-    rcode = np.empty(rows, dtype=np.int64)
+    node * r_n + rel. A counting pass first, so the outputs are allocated at their size
+    (fresh memory costs page faults: over-allocating by rows and copying cost ~2x)."""
+    segs = 0
+    for v in range(n):
+        for j in range(ptr[v], ptr[v + 1]):
+            if j == ptr[v] or rel[j] != rel[j - 1]:
+                segs += 1
+    sptr = np.empty(n + 1, dtype=np.int64)
+    start = np.empty(segs, dtype=np.int64)
+    ln = np.empty(segs, dtype=np.int64)
+    key = np.empty(segs, dtype=np.int64)
+    rcode = np.empty(segs, dtype=np.int64)
     s = 0
     for v in range(n):
         sptr[v] = s
@@ -213,7 +243,7 @@ def _runs_loop(ptr, rel, rank, n, r_n, base, fwd):  # pragma: no cover (compiled
             rcode[s] = v * r_n + r
             s += 1
     sptr[n] = s
-    return sptr, start[:s].copy(), ln[:s].copy(), key[:s].copy(), rcode[:s].copy()
+    return sptr, start, ln, key, rcode
 
 
 _ARR = "int64[:]"
@@ -221,10 +251,9 @@ _ARR = "int64[:]"
 LOOPS = [
     (
         _expand_loop,
-        "Tuple((int64[::1], int64[::1], int64[::1], uint64[::1], boolean[::1], int64[::1],"
-        " int64[::1]))("
-        + ", ".join([_ARR] * 10 + ["boolean[:]", "uint64[:]", "uint64[:]"])
-        + ", int64[:], int64[:], int64, int64, int64)",
+        "Tuple((int64[::1], int64[::1], int64[::1], uint64[::1], boolean[::1], int64[::1]))("
+        + ", ".join([_ARR] * 10 + ["uint64[::1]", "uint64[:]", "uint64[:]"])
+        + ", int64[:], int64[:], int64, int64, int64, int64[:], boolean)",
     ),
     (
         _runs_loop,
@@ -232,20 +261,25 @@ LOOPS = [
     ),
     (
         _sort_merged,
-        "void(int64[::1], int64[::1], int64[::1], boolean[::1], int64[::1], int64, int64)",
+        "void(int64[::1], int64[::1], int64[::1], boolean[::1], int64, int64)",
     ),
 ]
 
 
-def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, base):
+def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, base, only=None):
     """The compiled expand_segments: (code, a, size, h, merged nodes), or None when the
     kernels are not available (the caller then uses numpy). Merged entries' a start at
-    `base` (where the caller will append the merged nodes)."""
+    `base` (where the caller will append the merged nodes); `only`: sorted group codes,
+    the only groups wanted."""
     loops = [compiled(*LOOPS[0]), compiled(*LOOPS[2])]
     if loops[0] is None or loops[1] is None:
         return None
     i64 = np.int64
-    code, a, size, h, multi, nodes, bucket = loops[0](
+    # bit y of taken: node y is not kept (the loop sets and clears others while merging)
+    packed = np.packbits(~keep.astype(bool, copy=False), bitorder="little")
+    packed = np.concatenate([packed, np.zeros(-len(packed) % 8, dtype=np.uint8)])
+    taken = packed.view("<u8").astype(np.uint64, copy=False)
+    code, a, size, h, multi, nodes = loops[0](
         members.astype(i64, copy=False),
         owner.astype(i64, copy=False),
         sg.ptr[0],
@@ -256,7 +290,7 @@ def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, base):
         sg.start[1],
         sg.ln[0],
         sg.ln[1],
-        keep,
+        taken,
         hv,
         cum_h,
         bad_cum,
@@ -264,8 +298,10 @@ def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, base):
         n,
         k2,
         base,
+        np.zeros(0, dtype=np.int64) if only is None else only.astype(np.int64, copy=False),
+        only is not None,
     )
-    loops[1](nodes, a, size, multi, bucket, n, base)
+    loops[1](nodes, a, size, multi, n, base)
     return code, a, size, h, nodes
 
 
