@@ -8,13 +8,16 @@ second time from git revision --base under other module names, prepares each que
 graph once (prepare_graph, shared by both), then runs order_free_paths with the base and
 the current modules alternately (--repeat times each, best kept), checks the results are
 identical (same paths in the same order: repr of every hop, entity lists, bound flag and
-reason, expansions) and prints per question: paths, old/new ms, µs per path, ratio, and
+reason, expansions) and prints per question: paths, old/new ms, µs per path, ratio, the
+old/new ms of the per-path parts (SHOWN: restrict, kept_members, find_entity_paths'
+tail, order_free's orientation and dedup, oriented_paths, HopMaker's bulk methods), and
 the µs per path outside the array expansion of the steps ("py": the stage's time outside
 LevelSteps/_RowSteps, which fastsets.py owns: the Python part and the rest) old/new, and the
 garbage collector's share (ms, of which a full collection takes most: it walks every
 object of the process). --freeze calls gc.freeze() after the store is open (what a
 long-running process can do), so collections walk only what the search made.
-The machine is shared: the ratio (same process, interleaved) is the figure to trust.
+The machine is shared: the ratio (same process, interleaved) is the figure to trust, and
+--cpu times by the thread's CPU time, which leaves out the waits for a core.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from typing import Any
 
 from kgreason.aio import run_sync
 from kgreason.kg.store import StoreKG
-from kgreason.pog import fastpaths, fastsets, order_free
+from kgreason.pog import fastpaths, fastsets, kernels, order_free
 from kgreason.pog.graph import prepare_graph
 from kgreason.pog.settings import PoGSettings
 from scale_growth import pct
@@ -78,49 +81,109 @@ def digest(res: Any) -> tuple:
     )
 
 
-class Clock:
-    """Time spent in the step expansion (fastsets' array work) and in collections."""
+#: components timed inside the stage: (label, module of MODULES, attribute), each wrapped
+#: in the base and the current modules alike (a few dozen calls a question: the wrapper
+#: costs nothing measurable)
+PARTS = (
+    ("search", "paths", "find_entity_paths"),
+    ("arrays", "fastpaths", "free_paths"),
+    ("arrays", "fastpaths", "segment_paths"),
+    ("restrict", "fastrestrict", "restrict"),
+    ("kept", "fastrestrict", "kept_members"),
+    ("opaths", "order_free", "oriented_paths"),
+    ("maker", "lazyhop", "HopMaker.groups"),
+    ("maker", "lazyhop", "HopMaker.sets"),
+    ("maker", "lazyhop", "HopMaker.hops"),
+)
+#: printed per question: restrict (with kept_members), find_entity_paths outside the
+#: array search (combining, sorting, making ReasoningPaths), order_free's orientation and
+#: dedup (the stage outside the searches and oriented_paths), oriented_paths, HopMaker
+SHOWN = ("restrict", "kept", "tail", "orient", "opaths", "maker")
 
-    def __init__(self, mods: list[types.ModuleType]):
+
+class Clock:
+    """Time spent in the step expansion (fastsets' array work), in collections, and in
+    the components of PARTS (per module set: `parts[label]`)."""
+
+    def __init__(
+        self,
+        mods: list[types.ModuleType],
+        sets: list[dict[str, types.ModuleType]],
+        now: Any = time.perf_counter,
+    ):
+        self.now = now  # wall clock, or this thread's CPU time (--cpu)
         self.steps = self.gc = 0.0
         self._gc0 = 0.0
+        self.parts: dict[str, float] = {}
         for cls in [fastsets.LevelSteps] + [m._RowSteps for m in mods]:
             for name in ("__init__", "steps", "chunks"):
                 setattr(cls, name, self._wrap(getattr(cls, name)))
+        for mods_by_name in sets:
+            for label, mod, attr in PARTS:
+                self._patch(mods_by_name, mod, attr, label)
         gc.callbacks.append(self._on_gc)
 
-    def _wrap(self, f: Any) -> Any:
+    def _patch(self, mods: dict[str, types.ModuleType], mod: str, attr: str, label: str) -> None:
+        """Wrap mods[mod].attr, and every name in `mods` bound to the same function."""
+        owner: Any = mods[mod]
+        *path, name = attr.split(".")
+        for part in path:
+            owner = getattr(owner, part)
+        f = getattr(owner, name)
+        is_static = isinstance(vars(owner).get(name), staticmethod) if path else False
+        w = self._wrap(f, label)
+        setattr(owner, name, staticmethod(w) if is_static else w)
+        for m in mods.values():
+            for k, v in list(vars(m).items()):
+                if v is f:
+                    setattr(m, k, w)
+
+    def _wrap(self, f: Any, label: str = "") -> Any:
         def timed(*a: Any, **k: Any) -> Any:
-            t0 = time.perf_counter()
+            t0 = self.now()
             try:
                 return f(*a, **k)
             finally:
-                self.steps += time.perf_counter() - t0
+                t = self.now() - t0
+                if label:
+                    self.parts[label] = self.parts.get(label, 0.0) + t
+                else:
+                    self.steps += t
 
         return timed
 
     def _on_gc(self, phase: str, info: dict) -> None:
         if phase == "start":
-            self._gc0 = time.perf_counter()
+            self._gc0 = self.now()
         else:
-            self.gc += time.perf_counter() - self._gc0
+            self.gc += self.now() - self._gc0
 
     def reset(self) -> None:
         self.steps = self.gc = 0.0
+        self.parts = {}
+
+    def shown(self, total: float) -> dict[str, float]:
+        """SHOWN's figures (seconds) of the run just timed."""
+        p = self.parts
+        out = {k: p.get(k, 0.0) for k in ("restrict", "kept", "opaths", "maker")}
+        out["tail"] = p.get("search", 0.0) - p.get("arrays", 0.0)
+        out["orient"] = total - p.get("search", 0.0) - p.get("opaths", 0.0) if p else 0.0
+        return out
 
 
 def run(
     mod: types.ModuleType, graph: Any, topics: list[str], s: PoGSettings, clock: Clock
 ) -> tuple[tuple[float, float, float], Any]:
-    """((total, outside the step expansion, in collections) seconds, result)."""
+    """((total, outside the step expansion, in collections, SHOWN parts) seconds,
+    result)."""
     gc.collect()  # each run starts with the same collector state (not timed)
     clock.reset()
-    t0 = time.perf_counter()
+    t0 = clock.now()
     res = mod.order_free_paths(
         graph, topics, d_max=s.d_max, max_paths=s.max_paths, reference=topics
     )
-    t = time.perf_counter() - t0
-    return (t, t - clock.steps, clock.gc), res
+    t = clock.now() - t0
+    return (t, t - clock.steps, clock.gc, clock.shown(t)), res
 
 
 def main() -> None:
@@ -133,9 +196,25 @@ def main() -> None:
     ap.add_argument("--topics", type=int, default=0, help="only questions with this many")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--freeze", action="store_true", help="gc.freeze() after opening")
+    ap.add_argument(
+        "--cold",
+        action="store_true",
+        help="prepare the graph again before every run (each run builds the graph's lazy "
+        "tables, as the first search of a question does)",
+    )
+    ap.add_argument(
+        "--cpu",
+        action="store_true",
+        help="time by this thread's CPU time (time.thread_time), not the wall clock: on a "
+        "shared, loaded machine it leaves out the waits for a core",
+    )
     args = ap.parse_args()
+    kernels.warm()  # compiled loops loaded before timing (as bench/pog_scale.py does)
     base = load_base(args.base)
-    clock = Clock([base_fastpaths(), fastpaths])
+    sets = [{m: sys.modules[f"kgreason.pog.{pre}{m}"] for m in MODULES} for pre in ("_base_", "")]
+    clock = Clock(
+        [base_fastpaths(), fastpaths], sets, time.thread_time if args.cpu else time.perf_counter
+    )
     d = args.work / f"n{args.size}-s0"
     qs = json.loads((d / "questions.json").read_text())
     idx = [int(x) for x in args.only.split(",")] if args.only else range(0, len(qs), args.every)
@@ -156,8 +235,12 @@ def main() -> None:
         topics = list(prep.topics)
         old, new = [], []
         for _ in range(args.repeat):
+            if args.cold:  # a fresh graph per run: its lazily built tables are paid again
+                prep = run_sync(prepare_graph(kg, qs[i]["topics"], s))
             t, r_old = run(base, prep.graph, topics, s, clock)
             old.append(t)
+            if args.cold:
+                prep = run_sync(prepare_graph(kg, qs[i]["topics"], s))
             t, r_new = run(order_free, prep.graph, topics, s, clock)
             new.append(t)
         same = digest(r_old) == digest(r_new)
@@ -170,6 +253,10 @@ def main() -> None:
             f" {o[1] / n * 1e6:7.2f}/{w[1] / n * 1e6:<8.2f}"
             f" {o[2] * 1e3:6.1f}/{w[2] * 1e3:<7.1f} {same}"
         )
+        print(
+            "      old/new ms: "
+            + "  ".join(f"{k} {o[3][k] * 1e3:.1f}/{w[3][k] * 1e3:.1f}" for k in SHOWN)
+        )
     for k in sorted({r[1] for r in rows}):
         sel = [r for r in rows if r[1] == k]
         o = sorted(r[3][0] * 1e3 for r in sel)
@@ -177,6 +264,12 @@ def main() -> None:
         n = sum(r[2] for r in sel)
         py_o, py_w = (sum(r[j][1] for r in sel) / n * 1e6 for j in (3, 4))
         gc_o, gc_w = (sum(r[j][2] for r in sel) * 1e3 for j in (3, 4))
+        parts = "  ".join(
+            f"{k} {sum(r[3][3][k] for r in sel) * 1e3 / len(sel):.1f}/"
+            f"{sum(r[4][3][k] for r in sel) * 1e3 / len(sel):.1f}"
+            for k in SHOWN
+        )
+        print(f"{k} topic(s), mean ms per question old/new: {parts}")
         print(
             f"{k} topic(s), {len(sel)} questions, {n} paths: old p50/p95"
             f" {statistics.median(o):.1f}/{pct(o, 0.95):.1f} ms, new {statistics.median(w):.1f}/"

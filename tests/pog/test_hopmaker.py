@@ -115,8 +115,12 @@ def test_oriented_key_and_paths_are_orient(graph):
             assert g_p.hops is hops and g_p.entity_list == ref0
 
 
-@pytest.mark.parametrize("way", ["forward", "backward", ""])
-def test_kept_members_equal_a_filter_over_every_edge_row(graph, way):
+@pytest.mark.parametrize(
+    ("way", "jit"), [("forward", None), ("backward", False), ("backward", True), ("", None)]
+)
+def test_kept_members_equal_a_filter_over_every_edge_row(graph, way, jit):
+    if jit:
+        pytest.importorskip("numba", reason="numba not installed: the numpy form is tested")
     g = graph
     rng = np.random.default_rng(4)
     k2 = 2 * len(g.rel_names)
@@ -139,7 +143,7 @@ def test_kept_members_equal_a_filter_over_every_edge_row(graph, way):
         mem += cand.tolist()
         d_of += [d] * len(cand)
     mem_a, d_a = np.array(mem, dtype=np.int64), np.array(d_of, dtype=np.int64)
-    got = kept_members(g, (pool, start, lens), dk, groups, mem_a, d_a, way)
+    got = kept_members(g, (pool, start, lens), dk, groups, mem_a, d_a, way, jit)
     want = []
     for m, d in zip(mem, d_of, strict=True):
         _, key, nb = _rows(g, np.array([m]), np.zeros(1, dtype=np.int64))

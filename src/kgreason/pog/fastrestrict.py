@@ -15,7 +15,8 @@ import numpy as np
 
 from kgreason.kg.store.build_index import ranges
 from kgreason.pog.fastsegs import KeyRows, key_rows, segment_table
-from kgreason.pog.fastsets import _hash_sets, _member, canon, unique_sorted
+from kgreason.pog.fastsets import _hash_sets, _member, canon
+from kgreason.pog.kernels.paths import near_members
 from kgreason.pog.lazyhop import HopMaker, NameSet
 from kgreason.pog.types import Hop
 
@@ -48,13 +49,12 @@ def restrict(
     pool, start, lens = np.array([t], dtype=np.int64), np.zeros(1, np.int64), np.ones(1, np.int64)
     kid = np.zeros(f_n, dtype=np.int64)
     kept = [(pool, start, lens, kid)]
-    groups_per_level = [group]
+    groups_per_level = []  # per level: (each path's group id, the distinct groups)
+    gi, glist = _group_ids(group)  # the last hop's groups (the hits')
     for j in range(k - 1, -1, -1):
-        gid: dict[tuple[int, ...], int] = {}
-        gi = np.array([gid.setdefault(c, len(gid)) for c in group], dtype=np.int64)
-        dpair, d_of_f = np.unique(kid * len(gid) + gi, return_inverse=True)
-        dk, dg = np.divmod(dpair, len(gid))
-        glist = list(gid)
+        groups_per_level.append((gi, glist))
+        dpair, d_of_f = np.unique(kid * len(glist) + gi, return_inverse=True)
+        dk, dg = np.divmod(dpair, len(glist))
         epair, e_of_f = np.unique(anc * len(dk) + d_of_f.reshape(-1), return_inverse=True)
         ea, ed = np.divmod(epair, len(dk))
         lv, off = levels[j], levels[j].offsets()
@@ -67,27 +67,76 @@ def restrict(
         kid = canon(pool, start, lens, _hash_sets(node_hash, pool, start, lens))
         kid = kid[e_of_f.reshape(-1)]  # equal kept sets share one id (and one expansion)
         kept.append((pool, start, lens, kid))
-        if j:
-            group = [levels[j].groups[p] for p in anc.tolist()]
-            groups_per_level.append(group)
+        if j:  # the groups of the hop into level j: read once per distinct ancestor
+            gi, glist = _ancestor_group_ids(levels[j].groups, anc)
             anc = levels[j].parent[anc]
     kept.reverse()  # kept[j]: the members after j hops
     groups_per_level.reverse()  # [j]: the hop from set j to set j + 1
-    # equal kept sets share one NameSet (sets() shares equal ranges); hops made per level
+    # equal kept sets share one NameSet, and equal hops (same kept sets, same group) of a
+    # level one LazyHop: made once per distinct (set, group, set) of the level
     named: list[list[NameSet]] = []
     for pool_j, start_j, lens_j, kid_j in kept:
         a = start_j[kid_j]
         named.append(maker.sets(pool_j, a, a + lens_j[kid_j]))
     per_level = [
-        maker.hops(
-            named[j],
-            [maker.keys(c) for c in groups_per_level[j]],
-            named[j + 1],
-            [c[0] for c in groups_per_level[j]],
-        )
+        _shared_hops(maker, named[j], groups_per_level[j], named[j + 1], kept[j][3], kept[j + 1][3])
         for j in range(k)
     ]
     return list(zip(*per_level, strict=True))
+
+
+def _group_ids(groups: list[tuple[int, ...]]) -> tuple[np.ndarray, list[tuple[int, ...]]]:
+    """(an id per group, equal groups one id; the distinct groups, by id). Groups are
+    mostly the same few tuple objects (HopMaker.groups caches them per code): the distinct
+    objects are found by identity first, then merged by value."""
+    obj = np.fromiter(map(id, groups), dtype=np.int64, count=len(groups))
+    _, first, inv = np.unique(obj, return_index=True, return_inverse=True)
+    seen = np.argsort(first)  # ids numbered in order of first appearance, as a dict would
+    gid: dict[tuple[int, ...], int] = {}
+    by_obj = np.empty(len(first), dtype=np.int64)
+    for o in seen.tolist():
+        by_obj[o] = gid.setdefault(groups[int(first[o])], len(gid))
+    return by_obj[inv.reshape(-1)], list(gid)
+
+
+def _ancestor_group_ids(
+    groups: list[tuple[int, ...]], anc: np.ndarray
+) -> tuple[np.ndarray, list[tuple[int, ...]]]:
+    """_group_ids([groups[p] for p in anc]), reading each distinct ancestor's group once
+    (distinct ancestors taken in order of first appearance: the same ids)."""
+    u, first, inv = np.unique(anc, return_index=True, return_inverse=True)
+    seen = np.argsort(first)
+    gi_u, glist = _group_ids([groups[p] for p in u[seen].tolist()])
+    by_u = np.empty(len(u), dtype=np.int64)
+    by_u[seen] = gi_u
+    return by_u[inv.reshape(-1)], glist
+
+
+def _shared_hops(
+    maker: HopMaker,
+    srcs: list[NameSet],
+    grouping: tuple[np.ndarray, list[tuple[int, ...]]],
+    dsts: list[NameSet],
+    src_kid: np.ndarray,
+    dst_kid: np.ndarray,
+) -> list[Hop]:
+    """maker.hops(srcs, keys of each path's group, dsts, primary codes), one LazyHop per
+    distinct (src kept set id, group, dst kept set id): found paths share most hops."""
+    gi, glist = grouping
+    n_d = int(dst_kid.max()) + 1 if len(dst_kid) else 1
+    code = (src_kid * len(glist) + gi) * n_d + dst_kid
+    _, first, inv = np.unique(code, return_index=True, return_inverse=True)
+    f = first.tolist()
+    keys = [maker.keys(c) for c in glist]
+    made = maker.hops(
+        [srcs[i] for i in f],
+        [keys[x] for x in gi[first].tolist()],
+        [dsts[i] for i in f],
+        [glist[x][0] for x in gi[first].tolist()],
+    )
+    # an object array's gather (filling one from a list of objects probes each for the
+    # array protocols: np.fromiter does not)
+    return np.fromiter(made, dtype=object, count=len(made))[inv.reshape(-1)].tolist()  # type: ignore[no-any-return]
 
 
 def kept_members(
@@ -98,44 +147,66 @@ def kept_members(
     mem: np.ndarray,
     d_of: np.ndarray,
     way: str = "",
+    jit: bool | None = None,
 ) -> np.ndarray:
     """For each member mem[i] of an ancestor set, paired with d = d_of[i]: has it an edge
     of a key of groups[d] into kept set dk[d] (`sets`: the kept sets side by side, each
     sorted, as (pool, start, lens))? Reads only the edge rows of those keys: each (node,
-    relation) row range is one segment of the graph (pog/fastsegs.key_rows). Either forward from the members (their rows of the group's keys, each
-    neighbour looked up in the kept set) or backward from the kept sets (their rows of the
-    reversed keys, sorted, each member looked up), whichever reads fewer rows: a kept set
-    holding a hub reaches far more backward than its pair's members reach forward, and
-    the other way round. `way` ("forward"/"backward") forces one (tests)."""
+    relation) row range is one segment of the graph (pog/fastsegs.key_rows). Either
+    forward from the members (their rows of the group's keys, each neighbour looked up in
+    the kept set) or backward from the kept sets (their rows of the reversed keys, each
+    member looked up), whichever reads fewer rows; forward is tried first, and kept
+    without searching the backward rows, when its rows number no more than the backward
+    lookups. A kept set holding a hub reaches far more backward than its pair's members
+    reach forward, and the other way round; both ways give the same answer. `way`
+    ("forward"/"backward") forces one (tests); backward, the membership test is
+    kernels.paths.near_members (`jit` forces its compiled or numpy form)."""
     pool, start, lens = sets
     n, rows_pool = g.n, segment_table(g).pool
     bd = np.array([d for d, cs in enumerate(groups) for _ in cs], dtype=np.int64)
     bc = np.array([c for cs in groups for c in cs], dtype=np.int64)
-    # backward: (entry, kept member) queries through the reversed key
     s = dk[bd]
-    e_b = np.repeat(np.arange(len(bd)), lens[s])
-    back = key_rows(g, pool[ranges(start[s], lens[s])], bc[e_b] ^ 1)
-    # forward: (member, entry of its pair) queries through the key; not even searched when
-    # there are more of them than backward rows
     d_lo = np.searchsorted(bd, np.arange(len(dk)))
     d_n = np.bincount(bd, minlength=len(dk))[d_of]
-    if way == "forward" or (way != "backward" and int(d_n.sum()) < _rows_of(back)):
-        row = np.repeat(np.arange(len(mem)), d_n)
-        ent = ranges(d_lo[d_of], d_n)
-        fwd = key_rows(g, mem[row], bc[ent])
-        if way == "forward" or _rows_of(fwd) <= _rows_of(back):
-            kept_codes = np.repeat(np.arange(len(start)), lens) * n + pool  # sorted
-            inn = np.zeros(len(mem), dtype=bool)
-            for m, lo, k in fwd:
-                x = np.repeat(dk[bd[ent[m]]], k) * n + rows_pool[ranges(lo, k)]
-                inn[np.repeat(row[m], k)[_member(kept_codes, x)]] = True
-            return inn
-    near = unique_sorted(
-        np.concatenate(
-            [np.repeat(bd[e_b[m]], k) * n + rows_pool[ranges(lo, k)] for m, lo, k in back]
-        )
-    )
-    return _member(near, d_of * n + mem)
+    n_fwd, n_back = int(d_n.sum()), int(lens[s].sum())  # queries each way
+    fwd = None
+    # forward first when it asks fewer queries: kept when its rows cost no more than the
+    # backward lookups alone (the backward rows are then not even searched)
+    if way == "forward" or (not way and n_fwd < n_back):
+        fwd = _forward_rows(g, mem, d_of, d_n, d_lo, bc)
+        if way == "forward" or _rows_of(fwd[2]) <= n_back:
+            return _forward(fwd, sets, dk, bd, n, rows_pool, len(mem))
+    # backward: (entry, kept member) queries through the reversed key
+    e_b = np.repeat(np.arange(len(bd)), lens[s])
+    back = key_rows(g, pool[ranges(start[s], lens[s])], bc[e_b] ^ 1)
+    if not way:
+        if fwd is None and n_fwd < _rows_of(back):
+            fwd = _forward_rows(g, mem, d_of, d_n, d_lo, bc)
+        if fwd is not None and _rows_of(fwd[2]) <= _rows_of(back):
+            return _forward(fwd, sets, dk, bd, n, rows_pool, len(mem))
+    rd = np.concatenate([bd[e_b[m]] for m, _, _ in back])
+    rlo, rk = np.concatenate([lo for _, lo, _ in back]), np.concatenate([k for _, _, k in back])
+    return near_members(d_of, mem, rd, rlo, rk, rows_pool, len(dk), n, jit)
+
+
+def _forward_rows(g, mem, d_of, d_n, d_lo, bc) -> tuple[np.ndarray, np.ndarray, KeyRows]:
+    """(member of each query, entry of each query, their key rows): (member, entry of its
+    pair) queries through the entry's key."""
+    row = np.repeat(np.arange(len(mem)), d_n)
+    ent = ranges(d_lo[d_of], d_n)
+    return row, ent, key_rows(g, mem[row], bc[ent])
+
+
+def _forward(fwd, sets, dk, bd, n, rows_pool, n_mem) -> np.ndarray:
+    """kept_members forward: each neighbour of a member looked up in its pair's kept set."""
+    pool, start, lens = sets
+    row, ent, rows = fwd
+    kept_codes = np.repeat(np.arange(len(start)), lens) * n + pool  # sorted
+    inn = np.zeros(n_mem, dtype=bool)
+    for m, lo, k in rows:
+        x = np.repeat(dk[bd[ent[m]]], k) * n + rows_pool[ranges(lo, k)]
+        inn[np.repeat(row[m], k)[_member(kept_codes, x)]] = True
+    return inn
 
 
 def _rows_of(r: KeyRows) -> int:

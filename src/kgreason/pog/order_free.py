@@ -23,16 +23,30 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping, Sequence
+from itertools import accumulate, chain, pairwise
+from operator import attrgetter
 from typing import Any
+
+import numpy as np
 
 from kgreason.kg.ranking import normalize_name
 from kgreason.pog.clustering import ClusteredGraph, Key
 from kgreason.pog.fastgraph import ArrayClusteredGraph
-from kgreason.pog.lazyhop import HopMaker, LazyHop, id_signature, id_signature_of, set_obj
+from kgreason.pog.lazyhop import (
+    HopMaker,
+    LazyHop,
+    id_signature,
+    id_signature_of,
+    make_paths,
+    set_obj,
+)
+from kgreason.pog.pathkeys import choose
 from kgreason.pog.paths import PathSearch, path_signature, supplement_paths
 from kgreason.pog.settings import MAX_LEVEL_ROWS
 from kgreason.pog.types import Hop, ReasoningPath
 
+#: LazyHop paths from which order_free_paths orients and dedups them on arrays (pathkeys)
+BULK_PATHS = 64
 #: 4 topics = 24 orders; above that the given order alone (the search cost grows with k!)
 MAX_PERMUTED = 4
 
@@ -113,6 +127,26 @@ def oriented_key(hops: Sequence[Hop], ranks: dict[int, int]) -> tuple[tuple, boo
     return (f, False) if f <= b else (b, True)
 
 
+def choose_lazy(
+    paths: Sequence[tuple[Hop, ...]],
+    ranks: dict[int, int],
+    max_paths: int,
+    bulk: bool | None = None,
+) -> tuple[list[tuple[tuple[Hop, ...], bool]], int]:
+    """oriented_key for each LazyHop path (in the order found), the first path of each key
+    kept, keys sorted by (length, key), the first max_paths: ((hops, reversed) of those,
+    the number of distinct keys). On arrays (pathkeys.choose) from BULK_PATHS paths, per path
+    below (the reference); `bulk` forces one (tests)."""
+    if bulk if bulk is not None else len(paths) >= BULK_PATHS:
+        return choose(paths, ranks, max_paths)
+    lazy: dict[tuple, tuple[tuple[Hop, ...], bool]] = {}
+    for hops in paths:
+        key, rev = oriented_key(hops, ranks)
+        if key not in lazy:
+            lazy[key] = (hops, rev)
+    return [lazy[k] for k in sorted(lazy, key=lambda k: (len(k), k))[:max_paths]], len(lazy)
+
+
 def _reversed_signature(hops: Sequence[Hop]) -> tuple:
     """id_signature of order_free.reverse_path's result (LazyHop.reversed: sets swapped,
     code ^ 1), without making it."""
@@ -123,32 +157,37 @@ def oriented_paths(
     chosen: Sequence[tuple[tuple[Hop, ...], bool]], ref: tuple[str, ...]
 ) -> list[ReasoningPath]:
     """ReasoningPath(hops, ref), or order_free.reverse_path of it where the flag is set,
-    for each (LazyHop path, reversed): the reversed hops are made in one bulk call."""
+    for each (LazyHop path, reversed): each distinct hop object is reversed once (the
+    search shares hops between paths), all in one bulk call, and the reversed paths' hop
+    tuples are cut from one flat list."""
     back = tuple(reversed(ref))
-    flip = [h for hops, rev in chosen if rev for h in reversed(hops)]
+    fwd = [hops for hops, rev in chosen if not rev]
+    bwd_in = [hops for hops, rev in chosen if rev]
+    flat = list(chain.from_iterable(map(reversed, bwd_in)))  # each path's hops reversed
+    hid = np.fromiter(map(id, flat), dtype=np.int64, count=len(flat))
+    _, first, inv = np.unique(hid, return_index=True, return_inverse=True)
+    flip = [flat[i] for i in first.tolist()]
     rkeys: dict[int, tuple[tuple[Key, ...], tuple[Key, ...]]] = {}  # id(keys) -> (keys, flipped)
     flipped = []
-    for h in flip:
-        ks = h._keys  # type: ignore[attr-defined]
+    for ks in map(_keys_of, flip):
         got = rkeys.get(id(ks))
         if got is None:
             got = rkeys[id(ks)] = (ks, tuple((r, not f) for r, f in ks))
         flipped.append(got[1])
-    made = iter(
-        HopMaker.hops(
-            [h._dst for h in flip],  # type: ignore[attr-defined]
-            flipped,
-            [h._src for h in flip],  # type: ignore[attr-defined]
-            [h.code ^ 1 for h in flip],  # type: ignore[attr-defined]
-        )
+    made = HopMaker.hops(
+        list(map(_dst_of, flip)),
+        flipped,
+        list(map(_src_of, flip)),
+        [c ^ 1 for c in map(_code_of, flip)],
     )
-    out = []
-    for hops, rev in chosen:
-        if rev:
-            out.append(ReasoningPath(tuple(next(made) for _ in hops), back))
-        else:
-            out.append(ReasoningPath(hops, ref))
-    return out
+    per_hop = np.fromiter(made, dtype=object, count=len(made))[inv.reshape(-1)].tolist()
+    cut = [0, *accumulate(map(len, bwd_in))]
+    bwd = [tuple(per_hop[a:b]) for a, b in pairwise(cut)]
+    it_f, it_b = iter(make_paths(fwd, ref)), iter(make_paths(bwd, back))
+    return [next(it_b) if rev else next(it_f) for _, rev in chosen]
+
+
+_src_of, _dst_of, _keys_of, _code_of = (attrgetter(a) for a in ("_src", "_dst", "_keys", "code"))
 
 
 def order_free_paths(
@@ -183,7 +222,7 @@ def order_free_paths(
     if isinstance(graph, ArrayClusteredGraph):
         ranks = {graph.index.get(t): i for i, t in enumerate(ref) if graph.index.get(t) is not None}
     found: dict[tuple, ReasoningPath] = {}
-    lazy: dict[tuple, tuple[tuple[Hop, ...], bool]] = {}  # LazyHop paths: (hops, reversed)
+    lazy_hops: list[tuple[Hop, ...]] = []  # LazyHop paths, of every order, as found
     first: PathSearch | None = None
     bound_reasons: list[str] = []
     expansions = 0
@@ -201,18 +240,15 @@ def order_free_paths(
         if res.bound_hit:
             bound_reasons.append(res.bound_reason)
         if sig is id_signature:  # as below, building only the paths kept (after the loop)
-            for p in res.paths:
-                key, rev = oriented_key(p.hops, ranks)
-                if key not in lazy:
-                    lazy[key] = (p.hops, rev)
+            lazy_hops += [p.hops for p in res.paths]
             continue
         for p in res.paths:
             c = orient(ReasoningPath(p.hops, ref), ref, sig)
             found.setdefault(sig(c), c)
     assert first is not None
-    n_found = len(lazy) + len(found)
-    if lazy:
-        chosen = [lazy[k] for k in sorted(lazy, key=lambda k: (len(k), k))[:max_paths]]
+    n_found = len(found)
+    if lazy_hops:
+        chosen, n_found = choose_lazy(lazy_hops, ranks, max_paths)
         paths = oriented_paths(chosen, ref)
     else:
         paths = [found[k] for k in sorted(found, key=lambda k: (len(k), k))[:max_paths]]

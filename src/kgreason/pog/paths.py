@@ -62,6 +62,7 @@ from dataclasses import dataclass, field
 from kgreason.pog import fastpaths
 from kgreason.pog.clustering import ClusteredGraph, Key
 from kgreason.pog.fastgraph import ArrayClusteredGraph
+from kgreason.pog.lazyhop import make_paths, sort_by_codes
 from kgreason.pog.reduction import bfs_distances
 from kgreason.pog.settings import MAX_LEVEL_ROWS
 from kgreason.pog.types import Hop, ReasoningPath
@@ -308,10 +309,10 @@ def find_entity_paths(
     if len(ents) == 1 and free is fastpaths.free_paths:
         pass  # already in this order (fastpaths._order)
     elif isinstance(graph, ArrayClusteredGraph):  # code ^ 1 = rank*2 + backward: same order
-        chains.sort(key=lambda c: (len(c), [h.code ^ 1 for h in c]))  # type: ignore[attr-defined]
+        chains = sort_by_codes(chains)
     else:
         chains.sort(key=lambda c: (len(c), [(h.relation, not h.forward) for h in c]))
-    result.paths = [ReasoningPath(c, ents) for c in chains]
+    result.paths = make_paths(chains, ents)
     result.bound_hit, result.bound_reason = budget.hit, budget.reason
     result.expansions = budget.expansions
     return result
