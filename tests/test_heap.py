@@ -44,7 +44,7 @@ def test_serve_freezes_before_running(monkeypatch):
 
     monkeypatch.setattr(run, "uvicorn_server", lambda *a, **k: FakeServer())
     monkeypatch.setattr(kgreason, "freeze_warm_state", lambda: calls.append("freeze") or 0)
-    monkeypatch.setattr(run, "warm_kernels", lambda kg: calls.append(f"warm {kg}") or False)
+    monkeypatch.setattr(kgreason, "warm_kernels", lambda kg: calls.append(f"warm {kg}") or False)
     service = SimpleNamespace(kg="the-kg")
     run.serve(service, object())  # type: ignore[arg-type]
     assert calls == ["warm the-kg", "freeze", "run"]

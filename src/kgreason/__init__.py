@@ -43,6 +43,7 @@ _EXPORTS: dict[str, str] = {
     "Embedder": "kgreason.embed.base",
     "run_sync": "kgreason.aio",
     "freeze_warm_state": "kgreason.heap",
+    "warm_kernels": "kgreason.heap",
     # errors
     "ConfigError": "kgreason.config",
     "KGError": "kgreason.kg.base",
@@ -92,6 +93,7 @@ __all__ = [
     "load_settings",
     "open_kg",
     "run_sync",
+    "warm_kernels",
 ]
 
 
@@ -114,7 +116,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; never executed
     from kgreason.embed.base import Embedder
     from kgreason.embed.errors import EmbedderError
     from kgreason.embed.factory import build_embedder
-    from kgreason.heap import freeze_warm_state
+    from kgreason.heap import freeze_warm_state, warm_kernels
     from kgreason.kg.base import (
         InvalidIdentifierError,
         KGError,

@@ -12,7 +12,6 @@ from types import FrameType
 import uvicorn
 
 import kgreason
-from kgreason.heap import warm_kernels
 from kgreason.server.app import create_app
 from kgreason.server.config import ServerConfig, check_bind
 from kgreason.server.protocol import with_head_timeout
@@ -72,6 +71,6 @@ def serve(
 ) -> None:
     server = uvicorn_server(service, config, log_level=log_level)
     server.announce = announce
-    warm_kernels(service.kg)  # a large local KG: compile PoG's kernels before the first question
+    kgreason.warm_kernels(service.kg)  # a large local KG: PoG's kernels compiled before questions
     kgreason.freeze_warm_state()  # the loaded service is permanent: collections skip it
     server.run()
