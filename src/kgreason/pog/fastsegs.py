@@ -167,13 +167,19 @@ class Pool:
         self.buf[: len(shared)] = shared
         self.used = len(shared)
 
-    def append(self, x: np.ndarray) -> int:
-        """Appends x; returns where it starts."""
-        need = self.used + len(x)
+    def reserve(self, extra: int) -> None:
+        """Room for `extra` more nodes after `used` (a writer may fill buf[used:] in place,
+        then advance `used`)."""
+        need = self.used + extra
         if need > len(self.buf):
             grown = np.empty(max(need, 2 * len(self.buf)), dtype=np.int64)
             grown[: self.used] = self.buf[: self.used]
             self.buf = grown
+
+    def append(self, x: np.ndarray) -> int:
+        """Appends x; returns where it starts."""
+        self.reserve(len(x))
+        need = self.used + len(x)
         at = self.used
         self.buf[at:need] = x
         self.used = need
@@ -201,11 +207,15 @@ def expand_segments(
     sg, cum_h = segment_table(g), segment_hashes(g, hv)
     n, k2 = g.n, 2 * max(len(g.rel_names), 1)
     out = Pool(sg.pool) if out is None else out
-    if use_jit(int(g.degree[members].sum()), segments.MIN_ROWS):
-        got = segments.expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, out.used, only)
+    rows = int(g.degree[members].sum())
+    if use_jit(rows, segments.MIN_ROWS):
+        out.reserve(rows)  # the merged sets are written into the pool's buffer in place
+        got = segments.expand(
+            members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, out.buf, out.used, only
+        )
         if got is not None:
-            code, a, size, h, nodes = got
-            out.append(nodes)
+            code, a, size, h, count = got
+            out.used += count
             return Expanded(code, a, size, h, out.view(), out.shared)
     parts = []
     for d in (0, 1):

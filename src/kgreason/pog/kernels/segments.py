@@ -41,27 +41,23 @@ def _expand_loop(
     base,
     only,
     filt,
+    out,
 ):  # pragma: no cover (compiled)
     """Entries (code = owner * k2 + key, ascending; a; size; hash) of the sets whose members
-    are `members` (one owner's together, owners ascending), and the merged sets' nodes
-    (entry a >= base points into them at a - base). filt: only the groups whose code is in
-    `only` (sorted)."""
+    are `members` (one owner's together, owners ascending); the merged sets' nodes are
+    written to out[base:] (the level pool's buffer: room for every member row; entry
+    a >= base points there), and their count returned. filt: only the groups whose code
+    is in `only` (sorted)."""
     m = len(members)
     tot_segs = 0
-    tot_rows = 0
     for i in range(m):
         x = members[i]
         tot_segs += ptr0[x + 1] - ptr0[x] + ptr1[x + 1] - ptr1[x]
-        for s in range(ptr0[x], ptr0[x + 1]):
-            tot_rows += ln0[s]
-        for s in range(ptr1[x], ptr1[x + 1]):
-            tot_rows += ln1[s]
     code = np.empty(tot_segs, dtype=np.int64)
     ea = np.empty(tot_segs, dtype=np.int64)
     esz = np.empty(tot_segs, dtype=np.int64)
     eh = np.empty(tot_segs, dtype=np.uint64)
     emulti = np.zeros(tot_segs, dtype=np.bool_)
-    out = np.empty(tot_rows, dtype=np.int64)
     cnt = np.zeros(k2, dtype=np.int64)
     allow = np.zeros(k2, dtype=np.bool_)  # filt: this owner's wanted keys
     touched = np.empty(k2, dtype=np.int64)
@@ -70,7 +66,7 @@ def _expand_loop(
     # taken: bit y set when node y is not kept, or already in the entry being merged
     # (cleared after each entry); n / 8 bytes, so it stays in the first-level cache
     n_e = 0
-    k = 0
+    k = base
     i = 0
     while i < m:
         u = owner[i]
@@ -157,7 +153,7 @@ def _expand_loop(
                     acc += hv[y]
                 if k > k0:
                     code[n_e] = u * k2 + c
-                    ea[n_e] = base + k0
+                    ea[n_e] = k0
                     esz[n_e] = k - k0
                     eh[n_e] = acc
                     emulti[n_e] = g1 - g0 > 1  # one segment is a sorted run already
@@ -167,7 +163,7 @@ def _expand_loop(
         for q in range(lo, hi):
             allow[only[q] - u * k2] = False
         i = i1
-    return code[:n_e], ea[:n_e], esz[:n_e], eh[:n_e], emulti[:n_e], out[:k]
+    return code[:n_e], ea[:n_e], esz[:n_e], eh[:n_e], emulti[:n_e], k - base
 
 
 def _sort_merged(out, ea, esz, emulti, n, base):  # pragma: no cover (compiled)
@@ -251,9 +247,9 @@ _ARR = "int64[:]"
 LOOPS = [
     (
         _expand_loop,
-        "Tuple((int64[::1], int64[::1], int64[::1], uint64[::1], boolean[::1], int64[::1]))("
+        "Tuple((int64[::1], int64[::1], int64[::1], uint64[::1], boolean[::1], int64))("
         + ", ".join([_ARR] * 10 + ["uint64[::1]", "uint64[:]", "uint64[:]"])
-        + ", int64[:], int64[:], int64, int64, int64, int64[:], boolean)",
+        + ", int64[:], int64[:], int64, int64, int64, int64[:], boolean, int64[::1])",
     ),
     (
         _runs_loop,
@@ -266,11 +262,12 @@ LOOPS = [
 ]
 
 
-def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, base, only=None):
-    """The compiled expand_segments: (code, a, size, h, merged nodes), or None when the
-    kernels are not available (the caller then uses numpy). Merged entries' a start at
-    `base` (where the caller will append the merged nodes); `only`: sorted group codes,
-    the only groups wanted."""
+def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, buf, base, only=None):
+    """The compiled expand_segments: (code, a, size, h, merged count), or None when the
+    kernels are not available (the caller then uses numpy). The merged sets' nodes are
+    written to buf[base:], which must have room for every row of `members` (writing in
+    place: a separate output array and its copy into the pool cost ~10 ms of fresh pages
+    per large level); `only`: sorted group codes, the only groups wanted."""
     loops = [compiled(*LOOPS[0]), compiled(*LOOPS[2])]
     if loops[0] is None or loops[1] is None:
         return None
@@ -279,7 +276,7 @@ def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, base, only=None)
     packed = np.packbits(~keep.astype(bool, copy=False), bitorder="little")
     packed = np.concatenate([packed, np.zeros(-len(packed) % 8, dtype=np.uint8)])
     taken = packed.view("<u8").astype(np.uint64, copy=False)
-    code, a, size, h, multi, nodes = loops[0](
+    code, a, size, h, multi, count = loops[0](
         members.astype(i64, copy=False),
         owner.astype(i64, copy=False),
         sg.ptr[0],
@@ -300,9 +297,10 @@ def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, base, only=None)
         base,
         np.zeros(0, dtype=np.int64) if only is None else only.astype(np.int64, copy=False),
         only is not None,
+        buf,
     )
-    loops[1](nodes, a, size, multi, n, base)
-    return code, a, size, h, nodes
+    loops[1](buf, a, size, multi, n, 0)
+    return code, a, size, h, count
 
 
 def runs(ptr, rel, rank, n, r_n, base, fwd):
@@ -335,6 +333,7 @@ def warm_inputs() -> bool:
         ln=(one, one),
         pool=np.zeros(2, dtype=np.int64),
     )
+    buf = np.zeros(4, dtype=np.int64)
     got = expand(
         zero,
         zero,
@@ -345,6 +344,7 @@ def warm_inputs() -> bool:
         np.zeros(3, dtype=np.int64),
         1,
         2,
+        buf,
         2,
     )
     ptr_r = runs(ptr, zero, zero, 1, 1, 0, 1)
