@@ -10,64 +10,8 @@ import pytest
 
 from kgreason.pog import kernels
 from kgreason.pog.kernels import canon as canon_kernel
-from kgreason.pog.kernels import union
 
 numba = pytest.importorskip("numba", reason="numba not installed: the numpy forms are tested")
-
-
-def _segments(rng: np.random.Generator, n: int, n_groups: int, max_segs: int):
-    """A pool of sorted distinct runs and segments over it ordered by group (some groups
-    empty, some of one run, some of many overlapping runs)."""
-    runs = [np.unique(rng.integers(0, n, rng.integers(1, 40))) for _ in range(200)]
-    pool = np.concatenate(runs).astype(np.int64)
-    starts = np.concatenate([[0], np.cumsum([len(r) for r in runs])[:-1]]).astype(np.int64)
-    lens = np.array([len(r) for r in runs], dtype=np.int64)
-    st, ln, grp = [], [], []
-    for g in range(n_groups):
-        for r in rng.integers(0, len(runs), rng.integers(0, max_segs + 1)):
-            st.append(starts[r])
-            ln.append(lens[r])
-            grp.append(g)
-    return pool, np.array(st, np.int64), np.array(ln, np.int64), np.array(grp, np.int64)
-
-
-def _reference(pool, st, ln, grp, n_groups, keep):
-    sets = [set() for _ in range(n_groups)]
-    for s, k, g in zip(st, ln, grp, strict=True):
-        sets[g].update(int(x) for x in pool[s : s + k] if keep[x])
-    return [sorted(x) for x in sets]
-
-
-@pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("drop", [0.0, 0.02, 0.5])
-def test_union_compiled_equals_numpy_and_the_plain_union(seed, drop):
-    rng = np.random.default_rng(seed)
-    n, n_groups = 300, 50
-    pool, st, ln, grp = _segments(rng, n, n_groups, max_segs=6)
-    keep = rng.random(n) >= drop
-    hv = rng.integers(0, 2**63, n, dtype=np.uint64) * np.uint64(3)  # wraps when summed
-    n_bad = int(sum((~keep[pool[s : s + k]]).sum() for s, k in zip(st, ln, strict=True)))
-    got = {
-        jit: union.union_groups(pool, st, ln, grp, n_groups, keep, hv, n, n_bad, jit=jit)
-        for jit in (False, True)
-    }
-    for a, b in zip(got[False], got[True], strict=True):
-        assert a.dtype == b.dtype
-        np.testing.assert_array_equal(a, b)
-    nodes, size, h = got[True]
-    ref = _reference(pool, st, ln, grp, n_groups, keep)
-    assert size.tolist() == [len(x) for x in ref]
-    assert nodes.tolist() == [x for xs in ref for x in xs]
-    want_h = [int(hv[xs].sum()) if xs else 0 for xs in ref]
-    assert h.tolist() == want_h
-
-
-def test_union_of_nothing():
-    z = np.zeros(0, dtype=np.int64)
-    keep, hv = np.ones(4, dtype=bool), np.ones(4, dtype=np.uint64)
-    for jit in (False, True):
-        nodes, size, h = union.union_groups(z, z, z, z, 3, keep, hv, 4, 0, jit=jit)
-        assert len(nodes) == 0 and size.tolist() == [0, 0, 0] and h.tolist() == [0, 0, 0]
 
 
 def test_jit_switch(monkeypatch):
@@ -78,33 +22,23 @@ def test_jit_switch(monkeypatch):
     assert kernels.jit_mode() == "on" and kernels.use_jit(1, 10**9)
     monkeypatch.delenv("KGREASON_JIT")
     assert kernels.jit_mode() == "auto"
-    assert not kernels.use_jit(union.MIN_ROWS - 1, union.MIN_ROWS)
-    assert kernels.use_jit(union.MIN_ROWS, union.MIN_ROWS)
-    assert kernels.use_jit(1, union.MIN_ROWS, jit=True)
+    assert not kernels.use_jit(canon_kernel.MIN_ROWS - 1, canon_kernel.MIN_ROWS)
+    assert kernels.use_jit(canon_kernel.MIN_ROWS, canon_kernel.MIN_ROWS)
+    assert kernels.use_jit(1, canon_kernel.MIN_ROWS, jit=True)
 
 
 def test_without_numba_numpy_answers(monkeypatch):
-    """An install where numba cannot be imported: compiled() is None and the union still
-    answers (numpy), even when the compiled form is asked for."""
+    """An install where numba cannot be imported: compiled() is None and the kernels still
+    answer (numpy), even when the compiled form is asked for."""
     kernels.compiled.cache_clear()
     monkeypatch.setitem(sys.modules, "numba", None)  # import numba -> ImportError
     try:
-        loop, sig = union.LOOPS[0]
+        loop, sig = canon_kernel.LOOPS[0]
         assert kernels.compiled(loop, sig) is None
-        one = np.zeros(1, dtype=np.int64)
-        nodes, size, _ = union.union_groups(
-            one,
-            one,
-            np.ones(1, np.int64),
-            one,
-            1,
-            np.ones(1, bool),
-            np.ones(1, np.uint64),
-            1,
-            0,
-            jit=True,
-        )
-        assert nodes.tolist() == [0] and size.tolist() == [1]
+        nodes = np.array([3, 4, 3], dtype=np.int64)
+        start, one = np.array([0, 1, 2]), np.ones(2, dtype=np.int64)
+        got = canon_kernel.differ(nodes, start, np.array([0, 0]), np.array([1, 2]), one, True)
+        assert got.tolist() == [True, False]
         assert kernels.warm() is False
     finally:
         kernels.compiled.cache_clear()

@@ -16,8 +16,8 @@ Rules every kernel module here follows:
 - if numba is missing or cannot compile a loop, numpy is used and the reason logged once.
 
 Modules:
-- path search: `segments` (fastsegs.expand_segments), `union` (its per-group set unions,
-  below segments' threshold), `canon` (fastsets.canon's exact set comparison), `sums` (a
+- path search: `segments` (fastsegs.expand_segments, the segment table), `canon`
+  (fastsets.canon's exact set comparison), `sums` (a
   level's edge rows from its steps, which sets hold the target), `paths`
   (fastrestrict.kept_members' membership test);
 - subgraph, clustering, reduction: `walk` (the store walk and its cut report), `build` (the
@@ -36,7 +36,7 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 #: the kernel modules; each has LOOPS = [(loop, signature)] and a `warm_inputs()` smoke call
-MODULES = ("union", "segments", "canon", "sums", "paths", "reduce", "walk", "build")
+MODULES = ("segments", "canon", "sums", "paths", "reduce", "walk", "build")
 
 
 def jit_mode() -> str:

@@ -2,10 +2,11 @@
 
 Why: numpy forms the (distinct set, key) groups of a level by gathering every member's
 segments, a stable argsort of their (owner, key) codes, and then merges the groups of
-several segments with the per-group union (kernels.union). Here each owner's segments are
-grouped by a counting sort over its few keys, a group of one clean segment is referenced in
-place, and the others are merged with a per-node stamp; the merged groups are sorted
-together at the end by two counting passes (by node, then back to their groups).
+several segments by one sort of their rows (fastsegs._union_groups). Here each owner's
+segments are grouped by a counting sort over its few keys, a group of one clean segment
+is referenced in place, and the others are merged with a bitmap of taken nodes, written
+straight into the level's pool; the merged sets are then sorted (together by two counting
+passes when they are large, each by itself otherwise). Also the segment table's runs.
 
 The output is fastsegs.Expanded's, entry for entry (tests compare with the numpy form).
 """
