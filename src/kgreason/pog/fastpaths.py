@@ -38,17 +38,16 @@ early also stops the reading. Same paths, same order, same bounds and reasons as
 
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from kgreason.kg.store.build_index import ranges
 from kgreason.pog.fastrestrict import restrict
-from kgreason.pog.fastsets import LevelSteps, _member, _rows, _Steps, unique_sorted
+from kgreason.pog.fastsets import LevelSteps, _Steps
 from kgreason.pog.kernels.sums import range_sums
 from kgreason.pog.lazyhop import HopMaker, NameSet
+from kgreason.pog.levels import _Level, _node_hash, _RowSteps
 from kgreason.pog.types import Hop
 
 if TYPE_CHECKING:
@@ -56,164 +55,15 @@ if TYPE_CHECKING:
     from kgreason.pog.paths import _Budget
 
 
-#: rows (partial path, edge) gathered per chunk of a level by _RowSteps
-CHUNK_ROWS = 1 << 21
 #: a level reading at most this many edge rows is expanded per partial path (_RowSteps)
 SMALL_LEVEL_ROWS = 1 << 16
-
-
-@dataclass
-class _Level:
-    """The partial paths of one length, side by side (index p)."""
-
-    parent: np.ndarray  # index of each partial path's prefix in the previous level
-    groups: list[tuple[int, ...]]  # key codes of the hop that made it (primary first)
-    lens: np.ndarray  # size of each set; the sets lie in `nodes` in order
-    nodes: np.ndarray
-    hops: list[tuple[Hop, ...]] | None = None  # free search: the hops so far
-    h: np.ndarray | None = None  # each set's hash (sum of _node_hash), when carried over
-    _codes: np.ndarray | None = None
-    _off: np.ndarray | None = None
-
-    def codes(self, n: int) -> np.ndarray:
-        """p * n + node for every member, sorted (the sets are sorted and in p order)."""
-        if self._codes is None:
-            own = np.repeat(np.arange(len(self.lens), dtype=np.int64), self.lens)
-            self._codes = own * n + self.nodes
-        return self._codes
-
-    def offsets(self) -> np.ndarray:
-        if self._off is None:
-            self._off = np.zeros(len(self.lens) + 1, dtype=np.int64)
-            np.cumsum(self.lens, out=self._off[1:])
-        return self._off
-
-    def contains(self, p: np.ndarray, u: np.ndarray, n: int) -> np.ndarray:
-        return _member(self.codes(n), p * n + u)
-
-
-@functools.cache
-def _hash_table(bits: int) -> np.ndarray:
-    """2**bits random 64-bit node hashes (made once per process and size class: drawing
-    them per question cost ~1.5 ms at 10M). Graphs share it: never written (not flagged
-    read-only, which the compiled kernels' signatures do not take)."""
-    return np.random.default_rng(0x5EED).integers(0, 2**63, 1 << bits, dtype=np.uint64)
-
-
-def _node_hash(g: ArrayClusteredGraph) -> np.ndarray:
-    """A random 64-bit hash per local node id (set hashes are sums of them; no result
-    depends on the values, equal hashes are verified exactly)."""
-    got = getattr(g, "_node_hash", None)
-    if got is None:
-        got = _hash_table(max(int(g.n - 1).bit_length(), 10))[: g.n]
-        g._node_hash = got  # type: ignore[attr-defined]
-    return got
-
-
-def _steps(
-    g: ArrayClusteredGraph,
-    lv: _Level,
-    prev: _Level | None,
-    p0: int,
-    p1: int,
-    keep: np.ndarray,
-) -> _Steps:
-    """paths.py's `_steps` for partial paths p0..p1-1 of `lv` at once."""
-    n, k2 = g.n, 2 * max(len(g.rel_names), 1)
-    off = lv.offsets()
-    members = lv.nodes[off[p0] : off[p1]]
-    owner = np.repeat(np.arange(p0, p1, dtype=np.int64), lv.lens[p0:p1])
-    own, key, nb = _rows(g, members, owner)
-    ok = keep[nb]
-    if prev is not None:  # no immediate backtracking into the previous set
-        back = np.unique(
-            np.array(
-                [p * k2 + (c ^ 1) for p in range(p0, p1) for c in lv.groups[p]], dtype=np.int64
-            )
-        )
-        rows = np.flatnonzero(ok & _member(np.unique(back % k2), key))
-        rows = rows[_member(back, own[rows] * k2 + key[rows])]
-        if len(rows):
-            ok[rows[prev.contains(lv.parent[own[rows]], nb[rows], n)]] = False
-    codes = unique_sorted((own[ok] * k2 + key[ok]) * n + nb[ok])
-    prefix, nodes = np.divmod(codes, n)
-    cut = np.flatnonzero(prefix[1:] != prefix[:-1]) + 1
-    a = np.concatenate([[0], cut]).astype(np.int64) if len(codes) else cut
-    b = np.concatenate([cut, [len(codes)]]).astype(np.int64) if len(codes) else cut
-    sp, skey = np.divmod(prefix[a], k2)
-    h = np.add.reduceat(_node_hash(g)[nodes], a) if len(a) else a.astype(np.uint64)
-    order = np.lexsort((skey, b - a, h, sp))
-    sp, skey, h, a, b = sp[order], skey[order], h[order], a[order], b[order]
-    same = (sp[1:] == sp[:-1]) & (h[1:] == h[:-1]) & ((b - a)[1:] == (b - a)[:-1])
-    primary = np.ones(len(sp), dtype=bool)
-    alts: dict[int, list[int]] = {}
-    if same.any():  # steps sharing a hash: group them by their exact sets
-        run = np.concatenate([[0], np.cumsum(~same)])
-        first = np.flatnonzero(np.diff(run, prepend=-1))
-        size = np.diff(np.append(first, len(run)))
-        for r0, sz in zip(first[size > 1].tolist(), size[size > 1].tolist(), strict=True):
-            seen: dict[bytes, int] = {}
-            for c in range(r0, r0 + sz):  # in key order: the first is the primary
-                c0 = seen.setdefault(nodes[a[c] : b[c]].tobytes(), c)
-                if c0 != c:
-                    primary[c] = False
-                    alts.setdefault(c0, []).append(int(skey[c]))
-    keep_idx = np.flatnonzero(primary)
-    order = keep_idx[np.lexsort((skey[keep_idx], sp[keep_idx]))]
-    where = {int(x): i for i, x in enumerate(order.tolist())} if alts else {}
-    st = _Steps(
-        codes,
-        sp[order],
-        skey[order],
-        a[order],
-        b[order],
-        nodes,
-        {where[c]: tuple(ks) for c, ks in alts.items()},
-    )
-    st.h = h[order]
-    return st
-
-
-def _chunks(g: ArrayClusteredGraph, lv: _Level) -> list[tuple[int, int]]:
-    """Consecutive ranges of partial paths with about CHUNK_ROWS edge rows each."""
-    deg = (g.degree[lv.nodes]).astype(np.int64)
-    per = np.add.reduceat(deg, lv.offsets()[:-1]) if len(deg) else np.zeros(len(lv.lens))
-    per[lv.lens == 0] = 0
-    cum = np.cumsum(per)
-    out, p0 = [], 0
-    while p0 < len(lv.lens):
-        base = cum[p0 - 1] if p0 else 0
-        p1 = int(np.searchsorted(cum, base + CHUNK_ROWS, side="right"))
-        p1 = max(p1, p0 + 1)
-        out.append((p0, p1))
-        p0 = p1
-    return out
-
-
-class _RowSteps:
-    """The per-partial-path expansion (every edge row of every partial path): cheaper than
-    LevelSteps' distinct-set bookkeeping on small levels (MetaQA), same steps."""
-
-    def __init__(self, g: ArrayClusteredGraph, lv: _Level, prev: _Level | None, keep, t=-1):
-        self.g, self.lv, self.prev, self.keep, self.t = g, lv, prev, keep, t
-
-    def chunks(self) -> list[tuple[int, int]]:
-        return _chunks(self.g, self.lv)
-
-    def steps(self, p0: int, p1: int) -> _Steps:
-        g = self.g
-        st = _steps(g, self.lv, self.prev, p0, p1, self.keep)
-        if self.t >= 0:
-            k2 = 2 * max(len(g.rel_names), 1)
-            st.has_t = _member(st.codes, (st.p * k2 + st.key) * g.n + self.t)
-        return st
 
 
 def _level_steps(g, lv: _Level, prev: _Level | None, keep: np.ndarray, rows: int, t: int = -1):
     """LevelSteps where a level reads many rows, _RowSteps where it reads few (`rows`: the
     edge rows of the level's sets, which the caller already summed for the level bound)."""
     if rows <= SMALL_LEVEL_ROWS:
-        return _RowSteps(g, lv, prev, keep, t)
+        return _RowSteps(g, lv, prev, keep, _node_hash(g), t)
     return LevelSteps(g, lv, prev, keep, _node_hash(g), t)
 
 

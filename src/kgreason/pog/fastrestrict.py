@@ -22,7 +22,7 @@ from kgreason.pog.types import Hop
 
 if TYPE_CHECKING:
     from kgreason.pog.fastgraph import ArrayClusteredGraph
-    from kgreason.pog.fastpaths import _Level
+    from kgreason.pog.levels import _Level
 
 
 def restrict(

@@ -37,7 +37,7 @@ from kgreason.pog.kernels.sums import sets_holding
 
 if TYPE_CHECKING:
     from kgreason.pog.fastgraph import ArrayClusteredGraph
-    from kgreason.pog.fastpaths import _Level
+    from kgreason.pog.levels import _Level
 
 #: the per-entry fields of fastsegs.Expanded
 _ENTRY = ("code", "a", "ln", "h")
