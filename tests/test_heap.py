@@ -69,3 +69,18 @@ def test_warm_kernels_only_for_large_local_stores(tmp_path, monkeypatch):
     assert heap.warm_kernels(kg) is True
     monkeypatch.setenv("KGREASON_JIT", "0")
     assert heap.warm_kernels(kg) is False
+
+
+def test_the_bundled_store_is_not_warmed():
+    """The default KG (bundled MetaQA, 128k triples) never reaches a kernel's threshold:
+    `kgreason serve` on it does not load numba."""
+    from kgreason import heap
+    from kgreason.kg.bundled import bundled_store_path
+    from kgreason.kg.store import StoreKG
+
+    kg = StoreKG(bundled_store_path())
+    try:
+        assert 0 < int(kg.manifest.counts["triples"]) < heap.WARM_KERNELS_TRIPLES
+        assert heap.warm_kernels(kg) is False
+    finally:
+        kg.close()

@@ -11,7 +11,8 @@ which is what warm state (the KG, the embedder, imported modules) is for anyway.
 
 `warm_kernels(kg)` compiles (or loads from numba's disk cache) PoG's graph-stage kernels
 (kgreason.pog.kernels) when the KG is a local store large enough to use them, so the first
-large question of a server does not pay ~0.6 s and ~150 MB of numba loading mid-request.
+large question of a server does not pay 0.3-0.8 s (4-11 s uncached) and ~150 MB of numba
+loading mid-request.
 
 These are called by entry points only, never by library code: freezing and warming are the
 application's decisions.
@@ -22,9 +23,11 @@ from __future__ import annotations
 import gc
 from typing import Any
 
-#: local stores from this many triples warm the kernels (smaller ones never reach the
-#: kernels' row thresholds: question subgraphs are capped at 200k triples)
-WARM_KERNELS_TRIPLES = 100_000
+#: local stores from this many triples warm the kernels. The bundled MetaQA store (128k)
+#: never reaches a kernel's row threshold; the store walk's kernel starts at 500k edges,
+#: and at 1M triples a question's 200k-triple subgraph reaches the path search's (a
+#: smaller store that does still compiles them on first use)
+WARM_KERNELS_TRIPLES = 1_000_000
 
 
 def freeze_warm_state() -> int:

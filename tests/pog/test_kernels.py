@@ -22,9 +22,37 @@ def test_jit_switch(monkeypatch):
     assert kernels.jit_mode() == "on" and kernels.use_jit(1, 10**9)
     monkeypatch.delenv("KGREASON_JIT")
     assert kernels.jit_mode() == "auto"
-    assert not kernels.use_jit(canon_kernel.MIN_ROWS - 1, canon_kernel.MIN_ROWS)
-    assert kernels.use_jit(canon_kernel.MIN_ROWS, canon_kernel.MIN_ROWS)
-    assert kernels.use_jit(1, canon_kernel.MIN_ROWS, jit=True)
+    lo = canon_kernel.MIN_ROWS
+    monkeypatch.setattr(kernels, "numba_loaded", lambda: True)
+    assert not kernels.use_jit(lo - 1, lo)
+    assert kernels.use_jit(lo, lo)
+    assert kernels.use_jit(1, lo, jit=True)
+    # numba not loaded yet: only an input of LOAD_ROWS rows loads it
+    monkeypatch.setattr(kernels, "numba_loaded", lambda: False)
+    assert not kernels.use_jit(lo, lo)
+    assert kernels.use_jit(kernels.LOAD_ROWS, lo)
+    assert kernels.use_jit(1, lo, jit=True)
+
+
+def test_metaqa_hub_question_does_not_load_numba():
+    """The bundled MetaQA KG's largest questions (a genre hub: a ~100k-triple subgraph,
+    ~110k member rows) stay on numpy: a one-question process does not load numba."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from kgreason.cli import main\n"
+        "sys.argv = ['kgreason', 'ask', 'which films are in the genre [Drama]']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('NUMBA', 'numba' in sys.modules)\n"
+    )
+    env = {k: v for k, v in __import__("os").environ.items() if k != "KGREASON_JIT"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env
+    )
+    assert "Subgraph:" in out.stdout, out.stderr[-2000:]
+    assert "NUMBA False" in out.stdout
 
 
 def test_without_numba_numpy_answers(monkeypatch):
@@ -189,3 +217,19 @@ def test_sets_holding_compiled_equals_numpy_and_plain(seed):
         want = [t in pool[x : x + k].tolist() for x, k in zip(a, ln, strict=True)]
         for jit in (False, True):
             assert sets_holding(pool, a, ln, t, jit=jit).tolist() == want
+
+
+def test_read_only_inputs_are_copied_not_refused():
+    """numba's explicit signatures reject read-only arrays (a memory map, a frozen table);
+    the compiled loop then runs on writable copies instead of failing the question."""
+    nodes = np.array([3, 4, 3], dtype=np.int64)
+    nodes.flags.writeable = False
+    start = np.array([0, 1, 2], dtype=np.int64)
+    start.flags.writeable = False
+    one = np.ones(2, dtype=np.int64)
+    got = canon_kernel.differ(nodes, start, np.array([0, 0]), np.array([1, 2]), one, jit=True)
+    assert got.tolist() == [True, False]
+    with pytest.raises(TypeError):  # other mismatches still raise
+        loop = kernels.compiled(*canon_kernel.LOOPS[0])
+        assert loop is not None
+        loop(nodes.astype(np.float64), start, start, start, start)

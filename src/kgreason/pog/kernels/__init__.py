@@ -7,11 +7,13 @@ compiler needed on the user's machine).
 
 Rules every kernel module here follows:
 - the numpy form is the reference: tests run both on the same inputs and compare;
-- the compiled form is used only for inputs of at least `min_rows` rows (per kernel), so
-  small KGs (the embedded default, MetaQA) never import numba (~0.3 s) or compile it;
+- the compiled form is used only for inputs of at least `min_rows` rows (per kernel), and
+  numba is loaded only by an input of LOAD_ROWS rows or by `warm()` (what long-running
+  entry points call for large KGs), so small KGs (the embedded default, MetaQA) and
+  one-shot questions that would not get the load back never import it;
 - a loop is compiled for one explicit signature, on first use or by `warm()`; numba caches
   the machine code on disk (beside this package, else in the user's cache directory), so
-  a later process loads it (~0.1 s) instead of compiling (~0.5-1 s per loop);
+  a later process loads all of them in ~0.3-0.8 s instead of compiling (4-11 s);
 - KGREASON_JIT=0 turns every kernel off (numpy everywhere), KGREASON_JIT=1 on at any size;
 - if numba is missing or cannot compile a loop, numpy is used and the reason logged once.
 
@@ -30,8 +32,11 @@ import functools
 import importlib
 import logging
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -49,12 +54,27 @@ def jit_mode() -> str:
     return "auto"
 
 
+#: in "auto" mode, an input of this many rows loads numba when it is not loaded yet;
+#: smaller inputs from their kernel's threshold use it only once it is (warm() or an
+#: earlier large input). Loading costs 0.3-0.8 s (4-11 s uncached), which a one-question
+#: process (`kgreason ask`) only gets back on inputs this large; MetaQA's hub questions
+#: (~110k rows) stay on numpy.
+LOAD_ROWS = 1_000_000
+
+
+def numba_loaded() -> bool:
+    """Whether numba is imported in this process already (warm(), or an earlier call)."""
+    return sys.modules.get("numba") is not None
+
+
 def use_jit(rows: int, min_rows: int, jit: bool | None = None) -> bool:
     """Whether a kernel call on `rows` rows takes the compiled form (`jit` forces it)."""
     if jit is not None:
         return jit
     mode = jit_mode()
-    return mode == "on" or (mode == "auto" and rows >= min_rows)
+    if mode != "auto":
+        return mode == "on"
+    return rows >= min_rows and (rows >= LOAD_ROWS or numba_loaded())
 
 
 @functools.cache
@@ -68,12 +88,38 @@ def compiled(loop: Callable[..., Any], signature: str) -> Callable[..., Any] | N
         return None
     try:  # an explicit signature compiles now (or loads numba's disk cache), not mid-question
         try:
-            return numba.njit(signature, cache=True, nogil=True)(loop)
+            fn = numba.njit(signature, cache=True, nogil=True)(loop)
         except RuntimeError:  # no writable cache location: compile in this process only
-            return numba.njit(signature, cache=False, nogil=True)(loop)
+            fn = numba.njit(signature, cache=False, nogil=True)(loop)
     except Exception as e:  # any compiler failure means: use numpy
         log.warning("numba could not compile %s (%s): using numpy", loop.__name__, e)
         return None
+    return _Guarded(fn, loop.__name__)
+
+
+class _Guarded:
+    """A compiled loop that also takes read-only arrays (a memory map, a frozen table):
+    numba's explicit signatures reject them, so on a signature mismatch the call is retried
+    once with writable copies of the read-only arguments (logged once). Other mismatches
+    raise, as before."""
+
+    def __init__(self, fn: Callable[..., Any], name: str):
+        self.fn, self.name, self.warned = fn, name, False
+
+    def __call__(self, *args: Any) -> Any:
+        try:
+            return self.fn(*args)
+        except TypeError:
+            fixed = tuple(
+                np.array(a) if isinstance(a, np.ndarray) and not a.flags.writeable else a
+                for a in args
+            )
+            if all(f is a for f, a in zip(fixed, args, strict=True)):
+                raise
+            if not self.warned:
+                self.warned = True
+                log.info("%s: read-only arrays copied for the compiled loop", self.name)
+            return self.fn(*fixed)
 
 
 def warm() -> bool:

@@ -324,7 +324,7 @@ def walk_compiled(graph, sc, frontier, depth, max_triples, chunk_edges, found, j
     ):
         return None
     kernel = compiled(*LOOPS[0])
-    if kernel is None:
+    if kernel is None or compiled(*LOOPS[1]) is None:  # a cut needs the second loop too
         return None
     return kernel(
         *cols,
@@ -361,7 +361,8 @@ def expansion(
     level, ci, budget, u, b, read, more, total = info[1:].tolist()
     bounds = chunk_bounds(np.cumsum(deg), budget)
     kernel = compiled(*LOOPS[1])
-    assert kernel is not None  # (the walk's loop compiled, so numba is there)
+    if kernel is None:  # walk_compiled checked both loops: cannot happen
+        raise RuntimeError("kernels.walk: the left-out loop is not compiled")
     ends = np.array([y for _, y in bounds], dtype=np.int64)
     cols = _columns(graph)
     n_rel, n_ent, exact = kernel(
