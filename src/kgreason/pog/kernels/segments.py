@@ -82,24 +82,18 @@ def _expand_loop(
             for q in range(lo, hi):
                 allow[only[q] - u * k2] = True
         nt = 0
-        for j in range(i, i1):  # count this owner's segments per key
+        for j in range(i, i1):  # count this owner's segments per key (both directions)
             x = members[j]
-            for s in range(ptr0[x], ptr0[x + 1]):
-                c = key0[s]
-                if filt and not allow[c]:
-                    continue
-                if cnt[c] == 0:
-                    touched[nt] = c
-                    nt += 1
-                cnt[c] += 1
-            for s in range(ptr1[x], ptr1[x + 1]):
-                c = key1[s]
-                if filt and not allow[c]:
-                    continue
-                if cnt[c] == 0:
-                    touched[nt] = c
-                    nt += 1
-                cnt[c] += 1
+            for d in range(2):
+                ptr, key = (ptr0, key0) if d == 0 else (ptr1, key1)
+                for s in range(ptr[x], ptr[x + 1]):
+                    c = key[s]
+                    if filt and not allow[c]:
+                        continue
+                    if cnt[c] == 0:
+                        touched[nt] = c
+                        nt += 1
+                    cnt[c] += 1
         keys = touched[:nt]
         keys.sort()
         pos = 0
@@ -108,22 +102,17 @@ def _expand_loop(
             size_c = cnt[c]
             cnt[c] = pos
             pos += size_c
-        for j in range(i, i1):
+        for j in range(i, i1):  # each segment to its key's place
             x = members[j]
-            for s in range(ptr0[x], ptr0[x + 1]):
-                c = key0[s]
-                if filt and not allow[c]:
-                    continue
-                buf_st[cnt[c]] = st0[s]
-                buf_ln[cnt[c]] = ln0[s]
-                cnt[c] += 1
-            for s in range(ptr1[x], ptr1[x + 1]):
-                c = key1[s]
-                if filt and not allow[c]:
-                    continue
-                buf_st[cnt[c]] = st1[s]
-                buf_ln[cnt[c]] = ln1[s]
-                cnt[c] += 1
+            for d in range(2):
+                ptr, key, st, ln = (ptr0, key0, st0, ln0) if d == 0 else (ptr1, key1, st1, ln1)
+                for s in range(ptr[x], ptr[x + 1]):
+                    c = key[s]
+                    if filt and not allow[c]:
+                        continue
+                    buf_st[cnt[c]] = st[s]
+                    buf_ln[cnt[c]] = ln[s]
+                    cnt[c] += 1
         g0 = 0
         for t in range(nt):
             c = keys[t]
