@@ -11,11 +11,11 @@ import pytest
 from tests.pog.synth_graphs import synth_graphs
 
 from kgreason.kg.base import Triple
-from kgreason.pog import fastpaths, fastsets
+from kgreason.pog import fastpaths, fastsets, setids
 from kgreason.pog.clustering import ClusteredGraph
 from kgreason.pog.fastgraph import ArrayClusteredGraph
-from kgreason.pog.fastsets import canon
 from kgreason.pog.paths import find_entity_paths
+from kgreason.pog.setids import _MIX, canon
 
 
 def test_canon_exact_under_hash_collisions():
@@ -24,7 +24,7 @@ def test_canon_exact_under_hash_collisions():
     lens = np.array([len(s) for s in sets], dtype=np.int64)
     start = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
     # the third: every (hash, size) sort key collides (canon mixes the size into the hash)
-    mixed = lens.astype(np.uint64) * fastsets._MIX
+    mixed = lens.astype(np.uint64) * _MIX
     for h in (
         np.zeros(len(sets), dtype=np.uint64),
         np.arange(len(sets), dtype=np.uint64) % 2,
@@ -46,7 +46,7 @@ def test_canon_prefix_set_with_colliding_key_is_not_equal():
     make them one set (comparing the shorter set's two elements only)."""
     nodes = np.array([1, 2, 3, 1, 2], dtype=np.int64)
     start, lens = np.array([0, 3], dtype=np.int64), np.array([3, 2], dtype=np.int64)
-    assert canon(nodes, start, lens, lens.astype(np.uint64) * fastsets._MIX).tolist() == [0, 1]
+    assert canon(nodes, start, lens, lens.astype(np.uint64) * _MIX).tolist() == [0, 1]
 
 
 def _graphs():
@@ -150,7 +150,7 @@ def test_carried_set_hashes_are_the_sets_hashes(monkeypatch, level_mode):
     def checking_init(self, g, lv, prev, keep, hv, t=-1):
         if lv.h is not None:
             off = lv.offsets()
-            want = fastsets._hash_sets(hv, lv.nodes, off[:-1], lv.lens)
+            want = setids._hash_sets(hv, lv.nodes, off[:-1], lv.lens)
             np.testing.assert_array_equal(lv.h, want)
             checked.append(len(lv.lens))
         init(self, g, lv, prev, keep, hv, t)

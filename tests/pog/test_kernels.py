@@ -155,9 +155,9 @@ def test_segment_table_compiled_equals_numpy(monkeypatch, seed):
 @pytest.mark.parametrize("seed", range(4))
 def test_canon_differ_compiled_equals_numpy(monkeypatch, seed):
     """kernels.canon.differ (the early-exit comparison) against numpy's, on pairs that are
-    equal, differ in the first, a middle or the last element; and fastsets.canon's answer
+    equal, differ in the first, a middle or the last element; and setids.canon's answer
     under both forms when every hash collides."""
-    from kgreason.pog.fastsets import canon
+    from kgreason.pog.setids import canon
 
     rng = np.random.default_rng(seed)
     sets = [np.sort(rng.choice(1000, rng.integers(1, 30), replace=False)) for _ in range(40)]

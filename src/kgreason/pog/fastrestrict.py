@@ -15,9 +15,10 @@ import numpy as np
 
 from kgreason.kg.store.build_index import ranges
 from kgreason.pog.fastsegs import KeyRows, key_rows, segment_table
-from kgreason.pog.fastsets import _hash_sets, _member, canon
+from kgreason.pog.fastsets import _member
 from kgreason.pog.kernels.paths import near_members
 from kgreason.pog.lazyhop import HopMaker, NameSet
+from kgreason.pog.setids import _hash_sets, canon
 from kgreason.pog.types import Hop
 
 if TYPE_CHECKING:

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kgreason.pog.fastsets import _member, _rows, _Steps, unique_sorted
+from kgreason.pog.fastsets import _member, _rows, _Steps
+from kgreason.pog.setids import unique_sorted
 from kgreason.pog.types import Hop
 
 if TYPE_CHECKING:

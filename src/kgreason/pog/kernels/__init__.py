@@ -19,7 +19,7 @@ Rules every kernel module here follows:
 
 Modules:
 - path search: `segments` (fastsegs.expand_segments, the segment table), `canon`
-  (fastsets.canon's exact set comparison), `sums` (a
+  (setids.canon's exact set comparison), `sums` (a
   level's edge rows from its steps, which sets hold the target), `paths`
   (fastrestrict.kept_members' membership test);
 - subgraph, clustering, reduction: `walk` (the store walk and its cut report), `build` (the

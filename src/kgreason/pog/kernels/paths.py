@@ -15,8 +15,8 @@ import numpy as np
 
 from kgreason.kg.store.build_index import ranges
 from kgreason.pog.fastsegs import member_sorted
-from kgreason.pog.fastsets import unique_sorted
 from kgreason.pog.kernels import compiled, use_jit
+from kgreason.pog.setids import unique_sorted
 
 #: rows + members below which numpy is used (measured at 10M: the loop wins from ~20k,
 #: 3x faster at 100k-200k)
