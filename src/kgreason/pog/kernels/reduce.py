@@ -96,16 +96,13 @@ def _prune_loop(keep, protected, p1, n1, p2, n2):  # pragma: no cover (compiled)
         if not alive[x]:
             continue
         c = 0
-        for j in range(p1[x], p1[x + 1]):
-            y = n1[j]
-            if alive[y] and mark[y] != x:
-                mark[y] = x
-                c += 1
-        for j in range(p2[x], p2[x + 1]):
-            y = n2[j]
-            if alive[y] and mark[y] != x:
-                mark[y] = x
-                c += 1
+        for side in range(2):  # both directions' rows
+            p, nb = (p1, n1) if side == 0 else (p2, n2)
+            for j in range(p[x], p[x + 1]):
+                y = nb[j]
+                if alive[y] and mark[y] != x:
+                    mark[y] = x
+                    c += 1
         deg[x] = c
         if c < 2 and not protected[x]:
             stack[top] = x
@@ -115,22 +112,16 @@ def _prune_loop(keep, protected, p1, n1, p2, n2):  # pragma: no cover (compiled)
         top -= 1
         x = stack[top]
         alive[x] = False
-        for j in range(p1[x], p1[x + 1]):
-            y = n1[j]
-            if alive[y] and mark[y] != token:
-                mark[y] = token
-                deg[y] -= 1
-                if deg[y] == 1 and not protected[y]:
-                    stack[top] = y
-                    top += 1
-        for j in range(p2[x], p2[x + 1]):
-            y = n2[j]
-            if alive[y] and mark[y] != token:
-                mark[y] = token
-                deg[y] -= 1
-                if deg[y] == 1 and not protected[y]:
-                    stack[top] = y
-                    top += 1
+        for side in range(2):
+            p, nb = (p1, n1) if side == 0 else (p2, n2)
+            for j in range(p[x], p[x + 1]):
+                y = nb[j]
+                if alive[y] and mark[y] != token:
+                    mark[y] = token
+                    deg[y] -= 1
+                    if deg[y] == 1 and not protected[y]:
+                        stack[top] = y
+                        top += 1
         token -= 1
     return alive
 
