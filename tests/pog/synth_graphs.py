@@ -36,3 +36,12 @@ def two_hops_from(slow: ClusteredGraph, a: str, rng, nodes) -> str:
     node when that neighbour has none: a second topic that a path can reach."""
     near = sorted(slow.neighbors_undirected(rng.choice(sorted(slow.neighbors_undirected(a)))))
     return rng.choice(near) if near else rng.choice(nodes)
+
+
+def scrambled_graph(n: int = 3_000, seed: int = 5) -> ArrayClusteredGraph:
+    """The array graph of a synthetic KG whose names do not follow its ids (e{i * 7919 mod
+    100003}): local ids in name order differ from the generator's order."""
+    kg = synth_kg(n, seed=seed)
+    names = np.array([f"e{(i * 7919) % 100_003}" for i in range(kg.n_nodes)], dtype=object)
+    h, r, t = (x.astype(np.int64) for x in (kg.h, kg.r, kg.t))
+    return ArrayClusteredGraph.from_arrays(h, r, t, names, list(kg.rel_names))

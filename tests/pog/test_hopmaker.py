@@ -9,8 +9,8 @@ import random
 
 import numpy as np
 import pytest
+from tests.pog.synth_graphs import scrambled_graph
 
-from kgreason.kg.synthetic import synth_kg
 from kgreason.pog import fastpaths
 from kgreason.pog.fastgraph import ArrayClusteredGraph
 from kgreason.pog.fastrestrict import kept_members
@@ -23,10 +23,7 @@ from kgreason.pog.types import ReasoningPath
 
 @pytest.fixture(scope="module")
 def graph() -> ArrayClusteredGraph:
-    kg = synth_kg(3_000, seed=5)
-    names = np.array([f"e{(i * 7919) % 100_003}" for i in range(kg.n_nodes)], dtype=object)
-    h, r, t = (x.astype(np.int64) for x in (kg.h, kg.r, kg.t))
-    return ArrayClusteredGraph.from_arrays(h, r, t, names, list(kg.rel_names))
+    return scrambled_graph()
 
 
 def _level_steps(g: ArrayClusteredGraph):

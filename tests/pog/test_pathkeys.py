@@ -9,8 +9,8 @@ import random
 
 import numpy as np
 import pytest
+from tests.pog.synth_graphs import scrambled_graph
 
-from kgreason.kg.synthetic import synth_kg
 from kgreason.pog.fastgraph import ArrayClusteredGraph
 from kgreason.pog.lazyhop import make_paths, sort_by_codes
 from kgreason.pog.order_free import choose_lazy, order_free_paths
@@ -20,10 +20,7 @@ from kgreason.pog.types import ReasoningPath
 
 @pytest.fixture(scope="module")
 def graph() -> ArrayClusteredGraph:
-    kg = synth_kg(3_000, seed=5)
-    names = np.array([f"e{(i * 7919) % 100_003}" for i in range(kg.n_nodes)], dtype=object)
-    h, r, t = (x.astype(np.int64) for x in (kg.h, kg.r, kg.t))
-    return ArrayClusteredGraph.from_arrays(h, r, t, names, list(kg.rel_names))
+    return scrambled_graph()
 
 
 def _found(g, topics, max_len=4, max_paths=300):
