@@ -9,19 +9,19 @@ builds a node's `{(relation, forward): neighbours}` entry only when something as
 dead-end pruning, induced subgraphs) are vectorised numpy (kernels in pog/fastcsr.py). It
 is a drop-in `ClusteredGraph`: same answers, same API (tests compare them).
 
-Where the rest lives: names and the name index in pog/fastnames.py, building from a store
+Where the rest lives: names, the name index and the lazy `adj` view in pog/fastnames.py, building from a store
 subgraph in pog/fastbuild.py (`from_store` and `fold_inverse_arrays` are re-exported here).
 
 API:
     ArrayClusteredGraph.from_arrays(h, r, t, node_names, rel_names, isolated=()) -> graph
     ArrayClusteredGraph.build(h, r, t, names, rel_names, index, isolated) (local ids)
     g.distances(name, max_depth) -> dict[str, int];  g.local_distances(u, max_depth)
-    g.restrict_mask(keep) -> induced subgraph;  prune_dead_ends_mask(g, keep, topics)
+    g.restrict_mask(keep) -> induced subgraph (reduction.py prunes dead ends on it)
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -35,14 +35,12 @@ from kgreason.pog.fastcsr import (
     bits,
     group_count,
     pack,
-    prune_dead_ends,
     row_ptr,
     sort_codes,
-    undirected_pairs,
     unique_codes,
     unpack,
 )
-from kgreason.pog.fastnames import NodeIndex, NodeNames, dict_lookup
+from kgreason.pog.fastnames import LazyAdj, NodeIndex, NodeNames, dict_lookup
 
 
 def __getattr__(name: str) -> Any:
@@ -58,38 +56,6 @@ def __getattr__(name: str) -> Any:
 def edge_widths(n: int, m: int) -> tuple[int, int, int]:
     """Bit widths of (head, relation, tail) in the edge codes of n nodes, m relations."""
     return bits(n), bits(m), bits(n)
-
-
-class _LazyAdj(Mapping[str, dict[Key, tuple[str, ...]]]):
-    """name -> {(relation, forward): neighbour names}, built per node on first access."""
-
-    def __init__(self, g: ArrayClusteredGraph):
-        self._g = g
-        self._cache: dict[int, dict[Key, tuple[str, ...]]] = {}
-
-    def _local(self, name: object) -> int:
-        u = self._g.index.get(name)
-        if u is None or self._g.degree[u] == 0:
-            return -1
-        return int(u)
-
-    def __getitem__(self, name: str) -> dict[Key, tuple[str, ...]]:
-        u = self._local(name)
-        if u < 0:
-            raise KeyError(name)
-        got = self._cache.get(u)
-        if got is None:
-            got = self._cache[u] = self._g.entry(u)
-        return got
-
-    def __contains__(self, name: object) -> bool:
-        return self._local(name) >= 0
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._g.names[np.flatnonzero(self._g.degree)].tolist())
-
-    def __len__(self) -> int:
-        return int(np.count_nonzero(self._g.degree))
 
 
 class ArrayClusteredGraph(ClusteredGraph):
@@ -140,7 +106,7 @@ class ArrayClusteredGraph(ClusteredGraph):
         self.present = present if present is not None else np.ones(n, dtype=bool)
         self.extra = frozenset(x for x in extra if x not in index)
         self.variant = "pog"
-        self.adj = _LazyAdj(self)  # type: ignore[assignment]  # a lazy Mapping in place of the dict
+        self.adj = LazyAdj(self)  # type: ignore[assignment]  # a lazy Mapping in place of the dict
         self._rel_rank: np.ndarray | None = None
         self._rank_rel: np.ndarray | None = None
         self._keys: dict[int, Key] = {}
@@ -414,21 +380,3 @@ class ArrayClusteredGraph(ClusteredGraph):
         g = self.restrict_mask(mask)
         g.extra = frozenset(k for k in keep if k in self.extra)
         return g
-
-
-def prune_dead_ends_mask(
-    g: ArrayClusteredGraph, keep: np.ndarray, topics: np.ndarray
-) -> np.ndarray:
-    """Non-topic nodes with fewer than two distinct kept neighbours removed repeatedly (the
-    unique fixed point of reduction._prune_dead_ends), over the edges with both ends kept.
-    Large graphs: one compiled peel over both CSRs (kernels/reduce.py), same mask."""
-    from kgreason.pog.kernels.reduce import prune_compiled
-
-    protected = np.zeros(len(keep), dtype=bool)
-    protected[topics] = True
-    got = prune_compiled(keep, protected, [(g.optr, g.odst), (g.iptr, g.isrc)])
-    if got is not None:
-        return got
-    e = keep[g.h] & keep[g.t]
-    a, b = undirected_pairs(g.h[e], g.t[e], g.n)
-    return prune_dead_ends(keep, protected, a, b)

@@ -8,14 +8,21 @@ API:
     NodeNames(n, decode)[ids] -> object array of keys;  NodeNames.given(names)
     NodeIndex(names, lookup).many(keys) -> local ids (-1 = absent); a Mapping[str, int]
     dict_lookup(names) -> lookup over an in-memory name array
+    LazyAdj(g): the graph's `adj` (name -> {(relation, forward): neighbour names}), per node
+    on first access
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from kgreason.pog.clustering import Key
+
+if TYPE_CHECKING:
+    from kgreason.pog.fastgraph import ArrayClusteredGraph
 
 
 class NodeNames:
@@ -90,3 +97,35 @@ class NodeIndex(Mapping[str, int]):
 def dict_lookup(names: np.ndarray) -> Callable[[list[str]], np.ndarray]:
     index = {s: i for i, s in enumerate(names.tolist())}
     return lambda keys: np.array([index.get(k, -1) for k in keys], dtype=np.int64)
+
+
+class LazyAdj(Mapping[str, dict[Key, tuple[str, ...]]]):
+    """name -> {(relation, forward): neighbour names}, built per node on first access."""
+
+    def __init__(self, g: ArrayClusteredGraph):
+        self._g = g
+        self._cache: dict[int, dict[Key, tuple[str, ...]]] = {}
+
+    def _local(self, name: object) -> int:
+        u = self._g.index.get(name)
+        if u is None or self._g.degree[u] == 0:
+            return -1
+        return int(u)
+
+    def __getitem__(self, name: str) -> dict[Key, tuple[str, ...]]:
+        u = self._local(name)
+        if u < 0:
+            raise KeyError(name)
+        got = self._cache.get(u)
+        if got is None:
+            got = self._cache[u] = self._g.entry(u)
+        return got
+
+    def __contains__(self, name: object) -> bool:
+        return self._local(name) >= 0
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._g.names[np.flatnonzero(self._g.degree)].tolist())
+
+    def __len__(self) -> int:
+        return int(np.count_nonzero(self._g.degree))

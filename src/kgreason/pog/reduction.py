@@ -30,7 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from kgreason.pog.clustering import ClusteredGraph
-from kgreason.pog.fastgraph import ArrayClusteredGraph, prune_dead_ends_mask
+from kgreason.pog.fastcsr import prune_dead_ends, undirected_pairs
+from kgreason.pog.fastgraph import ArrayClusteredGraph
 from kgreason.pog.kernels.reduce import bfs_compiled
 
 
@@ -158,3 +159,21 @@ def _reduce_arrays(
     reduced = graph.restrict_mask(prune_dead_ends_mask(graph, keep, topics))
     reduced.extra = reduced.extra | frozenset(t for t in present if t not in graph.index)
     return reduced
+
+
+def prune_dead_ends_mask(
+    g: ArrayClusteredGraph, keep: np.ndarray, topics: np.ndarray
+) -> np.ndarray:
+    """Non-topic nodes with fewer than two distinct kept neighbours removed repeatedly (the
+    unique fixed point of reduction._prune_dead_ends), over the edges with both ends kept.
+    Large graphs: one compiled peel over both CSRs (kernels/reduce.py), same mask."""
+    from kgreason.pog.kernels.reduce import prune_compiled
+
+    protected = np.zeros(len(keep), dtype=bool)
+    protected[topics] = True
+    got = prune_compiled(keep, protected, [(g.optr, g.odst), (g.iptr, g.isrc)])
+    if got is not None:
+        return got
+    e = keep[g.h] & keep[g.t]
+    a, b = undirected_pairs(g.h[e], g.t[e], g.n)
+    return prune_dead_ends(keep, protected, a, b)
