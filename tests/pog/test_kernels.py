@@ -79,12 +79,17 @@ def test_warm_compiles_every_kernel(monkeypatch):
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("drop", [0.0, "start", 0.3, 0.97])
-def test_expand_segments_compiled_equals_numpy(monkeypatch, seed, drop):
+@pytest.mark.parametrize("small", [None, 0, 10**9])
+def test_expand_segments_compiled_equals_numpy(monkeypatch, seed, drop, small):
     """fastsegs.expand_segments through kernels.segments gives the numpy form's entries,
-    field for field (codes, pool offsets, sizes, hashes, the merged pool)."""
+    field for field (codes, pool offsets, sizes, hashes, the merged pool); `small`: every
+    merged group read back from the bitmap (0), or collected and sorted (10**9)."""
     from tests.pog.synth_graphs import synth_graphs
 
     from kgreason.pog.fastsegs import Pool, expand_segments, segment_table
+    from kgreason.pog.kernels import segments as seg_kernel
+
+    monkeypatch.setattr(seg_kernel, "SMALL_ROWS", small)
 
     g, _, _, _ = synth_graphs(6_000, seed=seed)
     rng = np.random.default_rng(seed)

@@ -4,9 +4,10 @@ Why: numpy forms the (distinct set, key) groups of a level by gathering every me
 segments, a stable argsort of their (owner, key) codes, and then merges the groups of
 several segments by one sort of their rows (fastsegs._union_groups). Here each owner's
 segments are grouped by a counting sort over its few keys, a group of one clean segment
-is referenced in place, and the others are merged with a bitmap of taken nodes, written
-straight into the level's pool; the merged sets are then sorted (together by two counting
-passes when they are large, each by itself otherwise). Also the segment table's runs.
+is referenced in place, and the others are merged in a bitmap and read back from it in
+node order (a summary bitmap says which of its words to read), so they come out sorted,
+written straight into the level's pool; groups of a few rows are collected and sorted
+instead. Also the segment table's runs.
 
 The output is fastsegs.Expanded's, entry for entry (tests compare with the numpy form).
 """
@@ -32,7 +33,10 @@ def _expand_loop(
     st1,
     ln0,
     ln1,
-    taken,
+    bad,
+    cur,
+    summ,
+    small,
     hv,
     cum_h,
     bad_cum,
@@ -47,8 +51,9 @@ def _expand_loop(
     """Entries (code = owner * k2 + key, ascending; a; size; hash) of the sets whose members
     are `members` (one owner's together, owners ascending); the merged sets' nodes are
     written to out[base:] (the level pool's buffer: room for every member row; entry
-    a >= base points there), and their count returned. filt: only the groups whose code
-    is in `only` (sorted)."""
+    a >= base points there), sorted, and their count returned. filt: only the groups whose
+    code is in `only` (sorted). bad: bit y set when node y is not kept; cur, summ: zeroed
+    bitmaps of n and n / 64 bits (left zeroed)."""
     m = len(members)
     tot_segs = 0
     for i in range(m):
@@ -58,14 +63,13 @@ def _expand_loop(
     ea = np.empty(tot_segs, dtype=np.int64)
     esz = np.empty(tot_segs, dtype=np.int64)
     eh = np.empty(tot_segs, dtype=np.uint64)
-    emulti = np.zeros(tot_segs, dtype=np.bool_)
     cnt = np.zeros(k2, dtype=np.int64)
     allow = np.zeros(k2, dtype=np.bool_)  # filt: this owner's wanted keys
     touched = np.empty(k2, dtype=np.int64)
     buf_st = np.empty(tot_segs, dtype=np.int64)
     buf_ln = np.empty(tot_segs, dtype=np.int64)
-    # taken: bit y set when node y is not kept, or already in the entry being merged
-    # (cleared after each entry); n / 8 bytes, so it stays in the first-level cache
+    one = np.uint64(1)
+    six = np.uint64(58)
     n_e = 0
     k = base
     i = 0
@@ -126,76 +130,75 @@ def _expand_loop(
                 esz[n_e] = l0
                 eh[n_e] = cum_h[s0 + l0] - cum_h[s0]
                 n_e += 1
-            else:
-                k0 = k
+                g0 = g1
+                continue
+            k0 = k
+            rows = 0
+            for b in range(g0, g1):
+                rows += buf_ln[b]
+            acc = np.uint64(0)
+            if rows < small:  # few rows: collect the new ones, sort them (a single run is)
                 for b in range(g0, g1):
                     for r in range(buf_st[b], buf_st[b] + buf_ln[b]):
                         y = pool[r]
-                        bit = np.uint64(1) << np.uint64(y & 63)
-                        if not taken[y >> 6] & bit:
-                            taken[y >> 6] |= bit
+                        w = y >> 6
+                        bit = one << np.uint64(y & 63)
+                        if not (bad[w] | cur[w]) & bit:
+                            cur[w] |= bit
                             out[k] = y
                             k += 1
-                acc = np.uint64(0)
+                if g1 - g0 > 1:
+                    out[k0:k].sort()
                 for r in range(k0, k):
                     y = out[r]
-                    taken[y >> 6] &= ~(np.uint64(1) << np.uint64(y & 63))
+                    cur[y >> 6] = 0  # (cur holds this entry's bits only)
                     acc += hv[y]
-                if k > k0:
-                    code[n_e] = u * k2 + c
-                    ea[n_e] = k0
-                    esz[n_e] = k - k0
-                    eh[n_e] = acc
-                    emulti[n_e] = g1 - g0 > 1  # one segment is a sorted run already
-                    n_e += 1
-                # else: every node filtered out, no entry
+            else:  # set the bits (and which words have any), then read them in node order
+                for b in range(g0, g1):
+                    for r in range(buf_st[b], buf_st[b] + buf_ln[b]):
+                        y = pool[r]
+                        w = y >> 6
+                        cur[w] |= one << np.uint64(y & 63)
+                        summ[w >> 6] |= one << np.uint64(w & 63)
+                for si in range(len(summ)):
+                    sw = summ[si]
+                    if sw == 0:
+                        continue
+                    summ[si] = 0
+                    while sw:
+                        low = sw & (~sw + one)
+                        sw ^= low
+                        wi = si * 64 + _DEBRUIJN[(low * _MAGIC) >> six]
+                        x = cur[wi] & ~bad[wi]
+                        cur[wi] = 0
+                        while x:
+                            lowx = x & (~x + one)
+                            x ^= lowx
+                            y = wi * 64 + _DEBRUIJN[(lowx * _MAGIC) >> six]
+                            out[k] = y
+                            k += 1
+                            acc += hv[y]
+            if k > k0:
+                code[n_e] = u * k2 + c
+                ea[n_e] = k0
+                esz[n_e] = k - k0
+                eh[n_e] = acc
+                n_e += 1
+            # else: every node filtered out, no entry
             g0 = g1
         for q in range(lo, hi):
             allow[only[q] - u * k2] = False
         i = i1
-    return code[:n_e], ea[:n_e], esz[:n_e], eh[:n_e], emulti[:n_e], k - base
+    return code[:n_e], ea[:n_e], esz[:n_e], eh[:n_e], k - base
 
 
-def _sort_merged(out, ea, esz, emulti, n, base):  # pragma: no cover (compiled)
-    """Sort the nodes of every multi-segment entry in place. Few of them (fewer than n / 8
-    in all): each entry by itself. Else all together in O(nodes + n): by node into
-    buckets (entries ascending inside), then back to the entries in node order."""
-    n_e = len(ea)
-    tot = 0
-    for e in range(n_e):
-        if emulti[e]:
-            tot += esz[e]
-    if tot == 0:
-        return
-    if tot * 8 < n:
-        for e in range(n_e):
-            if emulti[e]:
-                out[ea[e] - base : ea[e] - base + esz[e]].sort()
-        return
-    bucket = np.zeros(n + 1, dtype=np.int64)
-    for e in range(n_e):
-        if emulti[e]:
-            for r in range(ea[e] - base, ea[e] - base + esz[e]):
-                bucket[out[r] + 1] += 1
-    for x in range(n):
-        bucket[x + 1] += bucket[x]
-    by_node = np.empty(tot, dtype=np.int64)
-    for e in range(n_e):
-        if emulti[e]:
-            for r in range(ea[e] - base, ea[e] - base + esz[e]):
-                y = out[r]
-                by_node[bucket[y]] = e
-                bucket[y] += 1
-    cur = np.empty(n_e, dtype=np.int64)
-    for e in range(n_e):
-        cur[e] = ea[e] - base
-    j = 0
-    for x in range(n):
-        while j < bucket[x]:
-            e = by_node[j]
-            out[cur[e]] = x
-            cur[e] += 1
-            j += 1
+#: bit index of a power of two x: _DEBRUIJN[(x * _MAGIC) >> 58] (numba has no portable
+#: count-trailing-zeros; a de Bruijn multiply is one multiply and one load)
+_MAGIC = np.uint64(0x03F79D71B4CB0A89)
+_DEBRUIJN = np.array(
+    sorted(range(64), key=lambda i: (((1 << i) * 0x03F79D71B4CB0A89) % (1 << 64)) >> 58),
+    dtype=np.int64,
+)
 
 
 def _runs_loop(ptr, rel, rank, n, r_n, base, fwd):  # pragma: no cover (compiled)
@@ -237,19 +240,20 @@ _ARR = "int64[:]"
 LOOPS = [
     (
         _expand_loop,
-        "Tuple((int64[::1], int64[::1], int64[::1], uint64[::1], boolean[::1], int64))("
-        + ", ".join([_ARR] * 10 + ["uint64[::1]", "uint64[:]", "uint64[:]"])
-        + ", int64[:], int64[:], int64, int64, int64, int64[:], boolean, int64[::1])",
+        "Tuple((int64[::1], int64[::1], int64[::1], uint64[::1], int64))("
+        + ", ".join([_ARR] * 10 + ["uint64[::1]"] * 3 + ["int64", "uint64[::1]"])
+        + ", uint64[:], int64[:], int64[:], int64, int64, int64, int64[:], boolean, int64[::1])",
     ),
     (
         _runs_loop,
         "UniTuple(int64[::1], 5)(int64[:], int64[:], int64[:], int64, int64, int64, int64)",
     ),
-    (
-        _sort_merged,
-        "void(int64[::1], int64[::1], int64[::1], boolean[::1], int64, int64)",
-    ),
 ]
+
+#: merged groups of fewer rows than this are collected and sorted; larger ones are read
+#: back from a bitmap in node order (None: n / 8192, half the bitmap's summary words,
+#: which each such read scans; tests set 0 or a large number to take one way only)
+SMALL_ROWS: int | None = None
 
 
 def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, buf, base, only=None):
@@ -258,15 +262,18 @@ def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, buf, base, only=
     written to buf[base:], which must have room for every row of `members` (writing in
     place: a separate output array and its copy into the pool cost ~10 ms of fresh pages
     per large level); `only`: sorted group codes, the only groups wanted."""
-    loops = [compiled(*LOOPS[0]), compiled(*LOOPS[2])]
-    if loops[0] is None or loops[1] is None:
+    loop = compiled(*LOOPS[0])
+    if loop is None:
         return None
     i64 = np.int64
-    # bit y of taken: node y is not kept (the loop sets and clears others while merging)
+    # bit y of bad: node y is not kept
     packed = np.packbits(~keep.astype(bool, copy=False), bitorder="little")
     packed = np.concatenate([packed, np.zeros(-len(packed) % 8, dtype=np.uint8)])
-    taken = packed.view("<u8").astype(np.uint64, copy=False)
-    code, a, size, h, multi, count = loops[0](
+    bad = packed.view("<u8").astype(np.uint64, copy=False)
+    cur = np.zeros(len(bad), dtype=np.uint64)
+    summ = np.zeros((len(bad) + 63) // 64, dtype=np.uint64)
+    small = n // 8192 if SMALL_ROWS is None else SMALL_ROWS
+    code, a, size, h, count = loop(
         members.astype(i64, copy=False),
         owner.astype(i64, copy=False),
         sg.ptr[0],
@@ -277,7 +284,10 @@ def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, buf, base, only=
         sg.start[1],
         sg.ln[0],
         sg.ln[1],
-        taken,
+        bad,
+        cur,
+        summ,
+        small,
         hv,
         cum_h,
         bad_cum,
@@ -289,7 +299,6 @@ def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, buf, base, only=
         only is not None,
         buf,
     )
-    loops[1](buf, a, size, multi, n, 0)
     return code, a, size, h, count
 
 
