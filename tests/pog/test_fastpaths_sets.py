@@ -147,13 +147,13 @@ def test_carried_set_hashes_are_the_sets_hashes(monkeypatch, level_mode):
     init = fastsets.LevelSteps.__init__
     checked = []
 
-    def checking_init(self, g, lv, prev, keep, hv, t=-1):
+    def checking_init(self, g, lv, prev, keep, hv, t=-1, rows=None):
         if lv.h is not None:
             off = lv.offsets()
             want = setids._hash_sets(hv, lv.nodes, off[:-1], lv.lens)
             np.testing.assert_array_equal(lv.h, want)
             checked.append(len(lv.lens))
-        init(self, g, lv, prev, keep, hv, t)
+        init(self, g, lv, prev, keep, hv, t, rows)
 
     monkeypatch.setattr(fastsets.LevelSteps, "__init__", checking_init)
     hubs = [names[i] for i in np.argsort(-deg)[:3]]

@@ -128,6 +128,9 @@ def test_sort_by_codes_and_make_paths_equal_the_per_path_code(graph):
     assert made == plain
     assert [repr(p) for p in made] == [repr(p) for p in plain]
     assert [hash((p.hops, p.entity_list)) for p in made] == [hash(p) for p in plain]
+    fields = ReasoningPath.__slots__  # every field set, and set alike
     assert all(
-        type(p) is ReasoningPath and vars(p) == vars(q) for p, q in zip(made, plain, strict=True)
+        type(p) is ReasoningPath
+        and [getattr(p, f) for f in fields] == [getattr(q, f) for f in fields]
+        for p, q in zip(made, plain, strict=True)
     )

@@ -64,7 +64,7 @@ def _level_steps(g, lv: _Level, prev: _Level | None, keep: np.ndarray, rows: int
     edge rows of the level's sets, which the caller already summed for the level bound)."""
     if rows <= SMALL_LEVEL_ROWS:
         return _RowSteps(g, lv, prev, keep, _node_hash(g), t)
-    return LevelSteps(g, lv, prev, keep, _node_hash(g), t)
+    return LevelSteps(g, lv, prev, keep, _node_hash(g), t, rows)
 
 
 #: reached sets of one chunk: (sizes, members side by side, hashes or None)

@@ -168,8 +168,10 @@ class LevelSteps:
         keep: np.ndarray,
         hv: np.ndarray,
         t: int = -1,
+        rows: int | None = None,
     ):
         self.g, self.lv, self.prev, self.keep, self.hv, self.t = g, lv, prev, keep, hv, t
+        self.rows = rows  # the level's member rows, if known: the room its pool starts with
         self.k2 = 2 * max(len(g.rel_names), 1)
         off = lv.offsets()
         h = lv.h if lv.h is not None else _hash_sets(hv, lv.nodes, off[:-1], lv.lens)
@@ -204,7 +206,7 @@ class LevelSteps:
         """The level's pool, and the not-kept nodes over the segment pool (counted once)."""
         if self.pool is None or self.bad_cum is None:
             seg_pool = segment_table(self.g).pool
-            self.pool = Pool(seg_pool)
+            self.pool = Pool(seg_pool, self.rows)
             self.bad_cum = np.zeros(len(seg_pool) + 1, dtype=np.int64)
             np.cumsum(~self.keep[seg_pool], out=self.bad_cum[1:])
         return self.pool, self.bad_cum

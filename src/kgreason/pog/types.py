@@ -38,7 +38,7 @@ class Hop:
         return ((self.relation, self.forward), *self.alt_relations)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a search makes up to 20,000 at once
 class ReasoningPath:
     hops: tuple[Hop, ...]
     #: the ordered entities this path connects (topic entities, or topic + predicted entity)
