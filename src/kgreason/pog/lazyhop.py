@@ -288,9 +288,7 @@ _set_ids, _set_names, _set_all, _set_head, _set_key = (
 _set_src, _set_dst, _set_keys, _set_code = (
     vars(LazyHop)[x].__set__ for x in ("_src", "_dst", "_keys", "code")
 )
-_set_path_hops, _set_path_ents = (
-    vars(ReasoningPath)[x].__set__ for x in ("hops", "entity_list")
-)
+_set_path_hops, _set_path_ents = (vars(ReasoningPath)[x].__set__ for x in ("hops", "entity_list"))
 
 
 def make_paths(chains: Sequence[tuple[Hop, ...]], ents: tuple[str, ...]) -> list[ReasoningPath]:
