@@ -103,3 +103,18 @@ def test_unreachable_endpoint_reports_probe_failures_and_other_sections():
     assert any(x.startswith("kernels") for x in r.stdout.splitlines())  # not hidden
     _, rep = doctor_json({"OPENAI_BASE_URL": url}, "llm")
     assert len(rep["llm"]["structured"]["probe_failures"]) == 2
+
+
+def test_a_crashing_detection_is_one_line_not_a_traceback(openai_server, monkeypatch):
+    from kgreason.llm.openai_adapter import OpenAIChat
+
+    async def boom(self):
+        raise RuntimeError("probe exploded")
+
+    monkeypatch.setattr(OpenAIChat, "detect", boom)
+    r = invoke(
+        "doctor", "-s", "llm", "-s", "kernels", env={"OPENAI_BASE_URL": openai_server.base_url}
+    )
+    assert r.exit_code == 0, r.output  # the endpoint answered; only detection failed
+    assert "structured output: auto: detection failed (RuntimeError: probe exploded)" in r.stdout
+    assert "Traceback" not in r.output and "kernels" in r.stdout

@@ -105,8 +105,8 @@ async def _flavour(llm: OpenAIChat) -> Report:
     try:
         cap = await llm.detect()
     except Exception as e:  # the diagnosis, not a crash
-        return {**rep, "error": f"{type(e).__name__}: {e}", "detail": f"{setting}: detection "
-                f"failed ({type(e).__name__}: {e})"}  # fmt: skip
+        why = f"{type(e).__name__}: {e}"
+        return {**rep, "error": why, "detail": f"{setting}: detection failed ({why})"}
     version = ".".join(map(str, cap.vllm_version)) if cap.vllm_version else ""
     rep |= {"flavour": cap.flavour, "how": cap.how, "vllm_version": version or None}
     shown = f"{cap.flavour} {version}".strip()
