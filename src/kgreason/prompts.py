@@ -38,13 +38,19 @@ def load_prompt(package: str, name: str, **fields: str) -> str:
         raise PromptFieldError(package, name, str(e.args[0])) from None
 
 
+#: files hashed into eval runs: the templates and the JSON schemas sent beside them
+HASHED_SUFFIXES = (".txt", ".schema.json")
+
+
 def prompt_hashes(package: str) -> dict[str, str]:
-    """sha256 of every `<package>/prompts/*.txt`, by file name (recorded in each eval run)."""
+    """sha256 of every `<package>/prompts/*.txt` and `*.schema.json` (a stage's reply
+    schema changes what the model is asked for as much as its prompt does), by file name;
+    recorded in each eval run and compared on `--resume`."""
     folder = resources.files(package).joinpath("prompts")
     if not folder.is_dir():
         return {}
     return {
         p.name: hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(folder.iterdir(), key=lambda x: x.name)
-        if p.name.endswith(".txt")
+        if p.name.endswith(HASHED_SUFFIXES)
     }

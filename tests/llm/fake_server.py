@@ -11,7 +11,8 @@ they sent in `sent`. With the plan empty it answers "ok". Request bodies are kep
 `requests`.
 
 Capability probes: `gets` maps a GET path ("/v1/models", "/version", "/api/version") to
-(status, headers, JSON body); other GETs answer 404. Paths asked are kept in `get_paths`.
+(status, headers, JSON body); other GETs answer 404. Paths asked are kept in `get_paths`. `get_delay_s` maps a GET path to seconds
+to wait before answering (a probe that times out; the wait ends when the server closes).
 `reject_fields` maps a request field to an error message: a POST carrying that field is
 answered 400 with the message (a server without structured outputs), and consumes no plan.
 """
@@ -34,6 +35,7 @@ class FakeOpenAIServer:
         self.sent: list[int] = []
         self.gets: dict[str, tuple[int, dict[str, str], Any]] = {}
         self.get_paths: list[str] = []
+        self.get_delay_s: dict[str, float] = {}
         self.reject_fields: dict[str, str] = {}
         self.stop = threading.Event()
         self._lock = threading.Lock()
@@ -49,6 +51,9 @@ class FakeOpenAIServer:
                     status, headers, payload = server.gets.get(
                         self.path, (404, {}, {"error": {"message": "no such route"}})
                     )
+                    delay = server.get_delay_s.get(self.path, 0.0)
+                if delay and server.stop.wait(delay):
+                    return
                 self.send_response(status)
                 for k, v in headers.items():
                     self.send_header(k, v)

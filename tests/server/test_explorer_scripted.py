@@ -1,7 +1,7 @@
 """The web explorer in headless Chromium against the real app with scripted LLMs (the PoG
 and SymbolLKG test doubles) and with a bearer token: the app runs under uvicorn on a thread
 over the session's warm LLM-free service (tests/server/conftest.py), so no subprocess has to
-load the models again. Helpers and the browser come from test_explorer_browser."""
+load the models again. Helpers and the browser come from tests/server/browser.py."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ if not Path("/usr/bin/chromium").exists():
     pytest.skip("/usr/bin/chromium is missing (apt install chromium)", allow_module_level=True)
 pytest.importorskip("playwright.sync_api", reason="the playwright package is missing")
 
-from tests.server.test_explorer_browser import (  # only with a browser
+from tests.server.browser import (  # only with a browser
     QUESTION,
     Page,
     _free_port,

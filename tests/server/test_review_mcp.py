@@ -14,13 +14,17 @@ from kgreason.server.service import Service
 
 
 async def test_kg_search_items_carry_their_match_kind(warm: Service) -> None:
-    """docs/mcp.md: items are `id`, `name`, `score`, `kind` (exact / normalized / fuzzy)."""
+    """docs/mcp.md: items are `id`, `name`, `score`, `kind` (exact / normalized / prefix /
+    fuzzy)."""
     async with Client(build_server(warm)) as client:
         r = await client.call_tool("kg_search", {"query": "Lee Tamahori", "limit": 3})
         assert not r.is_error
         items = r.structured_content["items"]
         assert items[0]["id"] == "Lee Tamahori" and items[0]["kind"] == "exact"
-        assert {i["kind"] for i in items} <= {"exact", "normalized", "fuzzy"}
+        assert {i["kind"] for i in items} <= {"exact", "normalized", "prefix", "fuzzy"}
+        r = await client.call_tool("kg_search", {"query": "Lee Tamah", "limit": 3})
+        first = r.structured_content["items"][0]
+        assert (first["id"], first["kind"]) == ("Lee Tamahori", "prefix")
         tools = {t.name: t for t in (await client.list_tools()).tools}
         schema = tools["kg_search"].output_schema or {}
         assert "kind" in str(schema)

@@ -1,7 +1,8 @@
 """`kgreason doctor`: is this installation ready, and what is it configured to use?
 
 Five sections, each independent so one failure does not hide the others:
-  llm      the configured endpoint answers one tiny request (or: LLM-free mode)
+  llm      the configured endpoint answers one tiny request (or: LLM-free mode), and the
+           structured-output flavour requests to it would use (`llm.structured_output`)
   embed    the configured embedder loads, its dimension, load time and sentences/s
   solvers  which symbolic solvers are present
   kg       which knowledge graph is configured and whether it opens
@@ -29,6 +30,7 @@ from kgreason.config import Settings
 
 if TYPE_CHECKING:
     from kgreason.llm.base import Message
+    from kgreason.llm.openai_adapter import OpenAIChat
 
 SECTIONS = ("llm", "embed", "solvers", "kg", "kernels")
 NO_LLM = "no LLM configured (set OPENAI_BASE_URL / OPENAI_API_KEY); LLM-free mode"
@@ -54,25 +56,67 @@ async def check_llm(s: Settings, timeout_s: float) -> Report:
     from kgreason.llm import LLMError, OpenAIChat, llm_configured
 
     if not llm_configured(s.llm):
-        return {"status": "not configured", "detail": NO_LLM}
+        return {
+            "status": "not configured",
+            "detail": NO_LLM,
+            "structured": {
+                "setting": s.llm.structured_output,
+                "detail": f"{s.llm.structured_output} (not used: LLM-free mode)",
+            },
+        }
     # The bare adapter: no cache (a cached reply proves nothing), no retries (answer fast).
-    llm = OpenAIChat(s.llm.model, s.llm.base_url, s.llm.api_key, min(timeout_s, s.llm.timeout_s))
+    llm = OpenAIChat(
+        s.llm.model,
+        s.llm.base_url,
+        s.llm.api_key,
+        min(timeout_s, s.llm.timeout_s),
+        structured_output=s.llm.structured_output,
+        structured_strict=s.llm.structured_strict,
+    )
     out: Report = {"model": s.llm.model, "endpoint": llm.endpoint}
     try:
-        c = await llm.complete(PROBE, stage="doctor", temperature=0.0, max_tokens=5)
-    except LLMError as e:
-        return {**out, "status": "error", "detail": str(e)}
+        try:
+            c = await llm.complete(PROBE, stage="doctor", temperature=0.0, max_tokens=5)
+        except LLMError as e:
+            return {**out, "status": "error", "detail": str(e), "structured": await _flavour(llm)}
+        return {
+            **out,
+            "status": "ok",
+            "served_model": c.model,
+            "latency_ms": round(c.latency_s * 1000, 1),
+            "reply": c.text[:40],
+            "usage_estimated": c.usage.estimated,
+            "detail": f"model {c.model} at {llm.endpoint} answered in {c.latency_s * 1000:.0f} ms",
+            "structured": await _flavour(llm),
+        }
     finally:
         await llm.aclose()
-    return {
-        **out,
-        "status": "ok",
-        "served_model": c.model,
-        "latency_ms": round(c.latency_s * 1000, 1),
-        "reply": c.text[:40],
-        "usage_estimated": c.usage.estimated,
-        "detail": f"model {c.model} at {llm.endpoint} answered in {c.latency_s * 1000:.0f} ms",
-    }
+
+
+async def _flavour(llm: OpenAIChat) -> Report:
+    """The structured-output flavour `llm` would use, detected the way a real run does
+    (docs/structured-outputs.md: HTTP probes of /models, /version, /api/version with a
+    5 s deadline, capped by --timeout). Probe failures are reported, never raised: a
+    broken probe must not hide the rest of the doctor's report."""
+    setting = llm.structured_output
+    rep: Report = {"setting": setting}
+    if setting == "off":
+        return {**rep, "flavour": "off", "detail": "off (configured): plain prompting"}
+    try:
+        cap = await llm.detect()
+    except Exception as e:  # the diagnosis, not a crash
+        why = f"{type(e).__name__}: {e}"
+        return {**rep, "error": why, "detail": f"{setting}: detection failed ({why})"}
+    version = ".".join(map(str, cap.vllm_version)) if cap.vllm_version else ""
+    rep |= {"flavour": cap.flavour, "how": cap.how, "vllm_version": version or None}
+    shown = f"{cap.flavour} {version}".strip()
+    line = f"{shown} ({cap.how})" if setting == "auto" else f"{shown} (configured)"
+    if cap.flavour == "vllm" and not version:
+        line += "; vLLM release unknown (GET /version unread): structured_outputs form"
+    if cap.failed:
+        rep["probe_failures"] = list(cap.failed)
+        line += f"; probes that failed: {'; '.join(cap.failed)}"
+    return {**rep, "detail": f"auto -> {line}" if setting == "auto" else line}
 
 
 def check_embed(s: Settings) -> Report:
@@ -255,5 +299,8 @@ def register(app: typer.Typer) -> None:
                     f"[bold]{name:<8}[/] [{colour}]{r['status']}[/]  {escape(str(r['detail']))}",
                     soft_wrap=True,
                 )
+                if "structured" in r:  # the llm section's second line
+                    shown = escape(str(r["structured"]["detail"]))
+                    out.print(f"{'':<8} structured output: {shown}", soft_wrap=True)
         if problem:
             fail(problem)  # fail prints text as typed (no markup)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgreason.config import Settings
 from kgreason.eval.methods import BASELINES, Method, Outcome
+from kgreason.eval.methods import prompt_hashes as baseline_prompt_hashes
 from kgreason.eval.records import Record
 from kgreason.llm.base import ChatLLM
 from kgreason.prompts import prompt_hashes
@@ -225,7 +226,8 @@ class ToGMethod:
 
 def build_method(name: str, settings: Settings, *, dataset: str) -> BuiltMethod:
     if name in BASELINES:
-        return BuiltMethod(BASELINES[name](), prompt_hashes={})
+        # bare file names, as runs recorded them before per-method hashes
+        return BuiltMethod(BASELINES[name](), prompt_hashes=baseline_prompt_hashes())
     from kgreason.embed import build_embedder
 
     if name in ("pog", "pog-e", "llm-free"):
@@ -248,7 +250,8 @@ def build_method(name: str, settings: Settings, *, dataset: str) -> BuiltMethod:
         return BuiltMethod(
             method,
             kg_identity={"name": kg.name, "fingerprint": kg.fingerprint()},
-            prompt_hashes=_hash_prompts("kgreason.pog"),
+            # llm-free sends no prompt: none of them can change its results
+            prompt_hashes={} if name == "llm-free" else _hash_prompts("kgreason.pog"),
         )
     if name in ("tog", "tog-r"):
         from kgreason.kg.open import open_kg

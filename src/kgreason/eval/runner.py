@@ -123,6 +123,15 @@ async def answer_one(
     return row, {"wall_s": round(wall, 6), "llm_latency_s": latency}
 
 
+def prompt_changes(old: Any, new: Any) -> list[str]:
+    """Prompt and schema files whose hash differs between a run's recorded config and now.
+    Only files recorded on both sides are compared: a run recorded before schema files
+    were hashed (or before hashes were per method) resumes, and records them from then on."""
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return []
+    return sorted(k for k in old.keys() & new.keys() if old[k] != new[k])
+
+
 async def run(
     records: Sequence[Record],
     method: Method,
@@ -180,6 +189,15 @@ async def _run_locked(
                 raise rundir.RunDirError(
                     f"cannot resume {out}: its {key} is {old.get(key)!r}, not {config.get(key)!r}"
                 )
+        changed = prompt_changes(old.get("prompt_hashes"), config.get("prompt_hashes"))
+        if changed:
+            shown = ", ".join(changed[:5]) + (
+                f" and {len(changed) - 5} more" if changed[5:] else ""
+            )
+            raise rundir.RunDirError(
+                f"cannot resume {out}: prompt files changed since it started: {shown} (its "
+                "results would mix two prompt versions; start a new run with another --out)"
+            )
     rundir.write_json_atomic(config_path, config)
     try:
         for p in (results_path, timings_path):  # cut a torn line before appending

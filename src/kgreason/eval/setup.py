@@ -8,7 +8,6 @@ from typing import Any
 
 from kgreason import __version__
 from kgreason.config import Settings, flatten_keys
-from kgreason.eval.methods import prompt_hashes
 from kgreason.eval.rundir import git_revision
 
 METHODS = ("pog", "pog-e", "llm-free", "io", "cot", "sc", "symbollkg", "tog", "tog-r")
@@ -27,6 +26,9 @@ def run_config(
     kg: dict[str, str] | None,
     extra_prompt_hashes: dict[str, str] | None = None,
 ) -> dict[str, Any]:
+    """What `config.json` records. `extra_prompt_hashes` are the prompt and schema files of
+    the method run (`BuiltMethod.prompt_hashes`): only those, so that `--resume` refuses a
+    run whose own prompts changed but not one whose unrelated prompts did."""
     flat = flatten_keys(settings.model_dump(mode="json"))
     for k in SECRET:
         if flat.get(k):
@@ -40,7 +42,7 @@ def run_config(
         "model": model,
         "kg": kg,
         "settings": flat,
-        "prompt_hashes": {**prompt_hashes(), **(extra_prompt_hashes or {})},
+        "prompt_hashes": dict(extra_prompt_hashes or {}),
         "version": __version__,
         "git_revision": git_revision(),
         "python": platform.python_version(),

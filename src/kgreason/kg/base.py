@@ -106,9 +106,12 @@ class KnowledgeGraph(Protocol):
         """All triples within `depth` hops of any seed, stopping (and saying so) at max_triples."""
         ...
 
-    async def search(self, text: str, *, limit: int = 10, fuzzy: bool = True) -> list[EntityMatch]:
+    async def search(
+        self, text: str, *, limit: int = 10, fuzzy: bool = True, prefix: bool = False
+    ) -> list[EntityMatch]:
         """Entities whose name matches `text`: exact first, then case/diacritic-insensitive,
-        then (if fuzzy) approximate matches, best first."""
+        then (if prefix: type-ahead) names `text` begins, shortest first, then (if fuzzy)
+        approximate matches, best first. A backend without prefix search ignores `prefix`."""
         ...
 
     async def contains(self, triples: Sequence[Triple]) -> list[bool]:

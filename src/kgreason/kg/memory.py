@@ -59,6 +59,7 @@ class MemoryKG(Closeable):
         self._entity_set |= self._names.keys()
         self._labels = {eid: self._names.get(eid, eid) for eid in self._entity_set}
         self._by_norm = group_by_norm(self._labels)
+        self._sorted_norms = sorted(self._by_norm)  # prefix search bisects it
 
     def _entities(self) -> frozenset[str]:
         return self._entity_set
@@ -78,8 +79,13 @@ class MemoryKG(Closeable):
 
         return await bounded_bfs(seeds, depth, max_triples, fetch)
 
-    async def search(self, text: str, *, limit: int = 10, fuzzy: bool = True) -> list[EntityMatch]:
-        return rank_grouped(text, self._labels, self._by_norm, limit=limit, fuzzy=fuzzy)
+    async def search(
+        self, text: str, *, limit: int = 10, fuzzy: bool = True, prefix: bool = False
+    ) -> list[EntityMatch]:
+        return rank_grouped(
+            text, self._labels, self._by_norm, limit=limit, fuzzy=fuzzy,
+            sorted_norms=self._sorted_norms if prefix else None,
+        )  # fmt: skip
 
     async def contains(self, triples: Sequence[Triple]) -> list[bool]:
         return [t in self._triples for t in triples]

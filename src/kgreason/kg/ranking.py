@@ -6,14 +6,17 @@ SPARQL search and PoG's linker all use it, so "tigres uanl", "Tigres UANL" and "
 are the same name everywhere, and a match that differs only in this form counts as exact.
 
 One ranking so that backends agree: exact name first, then the same normalised name, then
-fuzzy matches (rapidfuzz's normalised Indel similarity `fuzz.ratio`, the same measure as
+(only when asked, `prefix=True`: type-ahead search) names the normalised text is a prefix
+of, shortest first, then fuzzy matches (rapidfuzz's normalised Indel similarity `fuzz.ratio`, the same measure as
 difflib's ratio computed exactly) >= `FUZZY_MIN_RATIO` against the normalised names, best
 first; ties are broken by entity id.
 """
 
 from __future__ import annotations
 
+import heapq
 import unicodedata
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 
 from rapidfuzz import fuzz, process
@@ -61,6 +64,30 @@ def group_by_norm(labels: Mapping[str, str]) -> dict[str, list[str]]:
     return out
 
 
+def prefix_score(q_norm: str, norm: str) -> float:
+    """A prefix match's score: the share of the name already typed (< 1)."""
+    return round(len(q_norm) / len(norm), 4)
+
+
+def prefix_key(norm: str) -> tuple[int, str]:
+    """Order of prefix matches: the shortest completion first, then by name."""
+    return len(norm), norm
+
+
+def prefix_norms(q_norm: str, sorted_norms: Sequence[str], k: int) -> list[str]:
+    """The first `k` (by `prefix_key`) normalised names strictly longer than `q_norm` that
+    start with it, found by bisection in `sorted_norms`; reads only the matching block."""
+    if not q_norm or k <= 0:
+        return []
+    i = bisect_left(sorted_norms, q_norm)
+    block = []
+    while i < len(sorted_norms) and sorted_norms[i].startswith(q_norm):
+        if sorted_norms[i] != q_norm:
+            block.append(sorted_norms[i])
+        i += 1
+    return heapq.nsmallest(k, block, key=prefix_key)
+
+
 def rank_grouped(
     text: str,
     labels: Mapping[str, str],
@@ -68,11 +95,13 @@ def rank_grouped(
     *,
     limit: int,
     fuzzy: bool,
+    sorted_norms: Sequence[str] | None = None,
 ) -> list[EntityMatch]:
     """Rank entities (id -> label, grouped by `group_by_norm(labels)`) against `text`.
 
     An exact match is also a normalised one, so both come from the text's own group; the
-    fuzzy similarity is computed once per distinct normalised name.
+    fuzzy similarity is computed once per distinct normalised name. With `sorted_norms`
+    (`sorted(by_norm)`), prefix matches come between the normalised and the fuzzy ones.
     """
     q = normalize_name(text)
     same = sorted(by_norm.get(q, ()))
@@ -81,6 +110,11 @@ def rank_grouped(
     seen = set(exact)
     out += [EntityMatch(e, labels[e], "normalized", 0.99) for e in same if e not in seen]
     seen.update(same)
+    if sorted_norms is not None and len(out) < limit:
+        for n in prefix_norms(q, sorted_norms, limit - len(out)):
+            ids = sorted(by_norm[n])
+            out += [EntityMatch(e, labels[e], "prefix", prefix_score(q, n)) for e in ids]
+            seen.update(ids)
     if fuzzy and len(out) < limit:
         norms = [n for n in by_norm if n != q]  # q's group is all matched above
         scored = [

@@ -21,6 +21,7 @@ import asyncio
 import json
 import logging
 import time
+from dataclasses import replace
 from typing import Any, Unpack
 
 import httpx
@@ -232,39 +233,48 @@ class OpenAIChat:
         return self.capability
 
     async def _detect(self) -> Capability:
+        failed: list[str] = []
+        cap = await self._detect_with(failed)
+        return replace(cap, failed=tuple(failed)) if failed else cap
+
+    async def _detect_with(self, failed: list[str]) -> Capability:
         mode = self.structured_output
         if mode == "vllm":
-            return Capability("vllm", "configured", await self._vllm_version())
+            return Capability("vllm", "configured", await self._vllm_version(failed))
         if mode != "auto":
             return Capability(mode, "configured")
         if is_openai_host(self.base_url):
             return Capability("openai", f"host of {self.base_url}")
-        got = await self._probe(f"{self.base_url}/models")
+        got = await self._probe(f"{self.base_url}/models", failed)
         if got is not None:
             status, server, body = got
             flavour = flavour_from_models(body, server) if status == 200 else None
             if flavour == "vllm":
-                return Capability("vllm", "GET /models: owned_by vllm", await self._vllm_version())
+                version = await self._vllm_version(failed)
+                return Capability("vllm", "GET /models: owned_by vllm", version)
             if flavour is not None:
                 how = "Server header" if "llama.cpp" in server.lower() else "GET /models owned_by"
                 return Capability(flavour, how)
-        got = await self._probe(f"{server_root(self.base_url)}/api/version")
+        got = await self._probe(f"{server_root(self.base_url)}/api/version", failed)
         if got is not None and got[0] == 200 and isinstance(got[2], dict) and "version" in got[2]:
             return Capability("ollama", f"GET /api/version: Ollama {got[2]['version']}")
-        return Capability("openai", "no server signature: OpenAI form, dropped if a 400 names it")
+        why = "probes failed" if failed else "no server signature"
+        return Capability("openai", f"{why}: OpenAI form, dropped if a 400 names it")
 
-    async def _vllm_version(self) -> tuple[int, ...] | None:
-        got = await self._probe(f"{server_root(self.base_url)}/version")
+    async def _vllm_version(self, failed: list[str]) -> tuple[int, ...] | None:
+        got = await self._probe(f"{server_root(self.base_url)}/version", failed)
         if got is None or got[0] != 200 or not isinstance(got[2], dict):
             return None
         return parse_version(str(got[2].get("version", "")))
 
-    async def _probe(self, url: str) -> tuple[int, str, Any] | None:
-        """(status, Server header, JSON body or None) of a GET, or None if it failed."""
+    async def _probe(self, url: str, failed: list[str]) -> tuple[int, str, Any] | None:
+        """(status, Server header, JSON body or None) of a GET, or None if it failed (then
+        `failed` gets one line saying why: doctor shows it)."""
         headers = {"Authorization": f"Bearer {self._api_key}", "Accept": "application/json"}
+        deadline = min(_PROBE_TIMEOUT_S, self.timeout_s)
         try:
             client = await self._http.get()
-            async with asyncio.timeout(min(_PROBE_TIMEOUT_S, self.timeout_s)):
+            async with asyncio.timeout(deadline):
                 async with client.stream("GET", url, headers=headers) as resp:
                     buf = bytearray()
                     async for chunk in resp.aiter_bytes():
@@ -276,9 +286,12 @@ class OpenAIChat:
                     except ValueError:
                         body = None
                     return resp.status_code, resp.headers.get("server", ""), body
-        except (TimeoutError, httpx.HTTPError) as e:
-            log.debug("probe %s failed: %r", url, e)
-            return None
+        except (TimeoutError, httpx.TimeoutException):
+            failed.append(f"GET {url}: timed out after {deadline:g}s")
+        except httpx.HTTPError as e:
+            failed.append(f"GET {url}: {type(e).__name__}: {e}".rstrip(": "))
+        log.debug("probe %s failed: %s", url, failed[-1])
+        return None
 
     async def _post(
         self, payload: dict[str, Any], progress: list[str]

@@ -47,6 +47,9 @@ class Capability:
     flavour: Flavour
     how: str
     vllm_version: tuple[int, ...] | None = None
+    #: probes that could not be read ("GET /models: timed out"): detection moved on past
+    #: them, so `flavour` may be the fallback rather than what the server is
+    failed: tuple[str, ...] = ()
 
 
 def schema_fields(

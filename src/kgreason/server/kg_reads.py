@@ -19,10 +19,12 @@ class KGReads:
     kg: KnowledgeGraph
 
     async def asearch(self, q: str, limit: int = 10) -> list[dict[str, Any]]:
-        """Entities whose name matches `q`, best first: [{"id","name","score","kind"}]."""
+        """Entities whose name matches `q`, best first: [{"id","name","score","kind"}].
+        Prefix-aware (`kind: "prefix"`, after exact and normalised matches, before fuzzy
+        ones): a search box sends partial words while the user types."""
         if not q.strip():
             raise ServiceError("bad-request", "the search text is empty", 400)
-        matches = await self.kg.search(q, limit=max(1, min(limit, 100)))
+        matches = await self.kg.search(q, limit=max(1, min(limit, 100)), prefix=True)
         return [{"id": m.id, "name": m.name, "score": m.score, "kind": m.kind} for m in matches]
 
     async def aentity(self, id: str, offset: int = 0, limit: int = 50) -> dict[str, Any]:

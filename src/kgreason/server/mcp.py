@@ -265,7 +265,8 @@ def build_server(service: Service, *, results: ResultCache | None = None) -> MCP
         query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY)],
         limit: Annotated[int, Field(ge=1, le=100)] = 10,
     ) -> SearchOutput:
-        """Find knowledge-graph entities whose names match `query` (exact, then fuzzy)."""
+        """Find knowledge-graph entities whose names match `query`: exact, normalised, names
+        starting with it (a partial name), then fuzzy."""
         with tool_errors("kg_search"):
             if not query.strip():
                 raise ToolError("bad input: the query is empty")

@@ -118,7 +118,7 @@ class EntityMatchOut(BaseModel):
     id: str
     name: str
     score: float
-    kind: str = Field(description="How the name matched: exact, normalized or fuzzy")
+    kind: str = Field(description="How the name matched: exact, normalized, prefix or fuzzy")
 
 
 class NeighbourOut(BaseModel):

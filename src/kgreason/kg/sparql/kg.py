@@ -231,8 +231,12 @@ class SparqlKG(Closeable):
 
         return await bounded_bfs(seeds, depth, max_triples, fetch)
 
-    async def search(self, text: str, *, limit: int = 10, fuzzy: bool = True) -> list[EntityMatch]:
+    async def search(
+        self, text: str, *, limit: int = 10, fuzzy: bool = True, prefix: bool = False
+    ) -> list[EntityMatch]:
         """Name lookups, plus (search_mode="scan") a trigram-REGEX scan, ranked client-side.
+        `prefix` is accepted and ignored: an endpoint's search stays as below (a prefix
+        query would be a STRSTARTS scan over every name literal).
 
         "scan" matches MemoryKG (exact, case/diacritic-insensitive, fuzzy) but reads every
         name literal: fine for small and mid-size endpoints, too slow for full Freebase or

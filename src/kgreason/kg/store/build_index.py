@@ -53,7 +53,8 @@ def byte_trigrams(strings: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
 def write_name_indexes(
     directory: Path, keys: list[str], labels: list[str], has_names: bool
 ) -> None:
-    """Exact label index, normalised-name table, norm -> nodes and the trigram index."""
+    """Exact label index, normalised-name table, norm -> nodes, the sorted-name index and
+    the trigram index."""
     n = len(keys)
     ids = np.arange(n, dtype=np.int64)
     write_hash_index(directory, "keys", hash_many(keys), ids)
@@ -71,6 +72,8 @@ def write_name_indexes(
     save_array(directory, "norm_nodes.indptr", indptr)
     save_array(directory, "norm_nodes.val", order.astype(np.int32))
     save_array(directory, "norms.len", np.fromiter((len(s) for s in norms), np.int32, len(norms)))
+    # the sorted-name index of prefix search (prefix.py): norm ids in string order
+    save_array(directory, "norms.order", key_ranks(norms).argsort().astype(np.int32))
     codes, owner = byte_trigrams(norms)
     pairs = np.unique((codes.astype(np.uint64) << np.uint64(32)) | owner.astype(np.uint64))
     pc = (pairs >> np.uint64(32)).astype(np.uint32)

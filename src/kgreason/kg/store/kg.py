@@ -148,8 +148,10 @@ class StoreKG(Closeable):
         sub.truncated, sub.truncation_reason = res.truncated, res.reason
         return sub
 
-    async def search(self, text: str, *, limit: int = 10, fuzzy: bool = True) -> list[EntityMatch]:
-        return self.index.search(text, limit, fuzzy)
+    async def search(
+        self, text: str, *, limit: int = 10, fuzzy: bool = True, prefix: bool = False
+    ) -> list[EntityMatch]:
+        return self.index.search(text, limit, fuzzy, prefix=prefix)
 
     async def contains(self, triples: Sequence[Triple]) -> list[bool]:
         heads = self.index.lookup([t.head for t in triples])

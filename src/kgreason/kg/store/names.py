@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from kgreason.kg.base import UNNAMED, EntityMatch
-from kgreason.kg.ranking import FUZZY_MIN_RATIO, fuzzy_scores, normalize_name
+from kgreason.kg.ranking import FUZZY_MIN_RATIO, fuzzy_scores, normalize_name, prefix_score
+from kgreason.kg.store import prefix as prefix_search
 from kgreason.kg.store.build_index import byte_trigrams, ranges
 from kgreason.kg.store.format import HashIndex, Manifest, StringTable, load_array
 from kgreason.kg.store.materialize import string_ranks
@@ -47,6 +48,10 @@ class NameIndex:
         self.tri_codes = load_array(d, "tri.codes")
         self.tri_ptr = load_array(d, "tri.indptr")
         self.tri_val = load_array(d, "tri.val")
+        #: optional (stores built before it lack it): norm ids in string order, for prefix search
+        self.norm_order = (
+            load_array(d, "norms.order") if (d / "norms.order.npy").is_file() else None
+        )
         #: every normalised name, read on the first exhaustive fuzzy search
         self._all_norms: list[str] | None = None
 
@@ -91,9 +96,12 @@ class NameIndex:
         rows = sorted(zip(self.keys.many(ids), self.labels.many(ids), strict=True))
         return [EntityMatch(k, lab, kind, score) for k, lab in rows]
 
-    def search(self, text: str, limit: int, fuzzy: bool) -> list[EntityMatch]:
-        """Exact name, then normalised name, then fuzzy (similarity >= 0.6), best first;
-        ties broken by id, as MemoryKG does."""
+    def search(
+        self, text: str, limit: int, fuzzy: bool, *, prefix: bool = False
+    ) -> list[EntityMatch]:
+        """Exact name, then normalised name, then (if `prefix`) names starting with the
+        text, shortest first, then fuzzy (similarity >= 0.6), best first; ties broken by
+        id, as MemoryKG does."""
         exact = [
             c for c in self.label_index.candidates([text])[0].tolist() if self.labels[c] == text
         ]
@@ -105,6 +113,11 @@ class NameIndex:
             same = [n for n in self._norm_nodes(nid) if n not in seen]
             out += self._matches(same, "normalized", 0.99)
             seen.update(same)
+        if prefix and q and len(out) < limit:
+            for n in self._prefix_norms(q, limit - len(out)):
+                nodes = self._norm_nodes(n)
+                out += self._matches(nodes, "prefix", prefix_score(q, self.norms[n]))
+                seen.update(nodes)
         if fuzzy and len(out) < limit:
             scored: list[tuple[float, str, str]] = []
             for cand, ratio in self._fuzzy_norms(q):
@@ -114,6 +127,23 @@ class NameIndex:
             scored.sort(key=lambda x: (-x[0], x[1]))
             out += [EntityMatch(k, lab, "fuzzy", round(r, 4)) for r, k, lab in scored[:limit]]
         return out[:limit]
+
+    def _prefix_norms(self, q: str, k: int) -> list[int]:
+        """Norm ids of the `k` shortest names starting with `q` (see prefix.py): from the
+        sorted-name index, or for older stores an order sorted once in memory (small
+        stores) or the trigram index (large ones)."""
+        order = self.norm_order
+        if order is None and len(self.norms) <= EXHAUSTIVE_FUZZY:
+            if self._all_norms is None:
+                self._all_norms = self.norms.all()
+            names = self._all_norms
+            order = self.norm_order = np.asarray(
+                sorted(range(len(names)), key=names.__getitem__), dtype=np.int64
+            )
+        if order is not None:
+            return prefix_search.from_sorted(q, order, self.norms.__getitem__, self.norm_len, k)
+        tri = (self.tri_codes, self.tri_ptr, self.tri_val)
+        return prefix_search.from_trigrams(q, tri, self.norms.many, self.norm_len, k)
 
     def _norm_id(self, q: str) -> int:
         for c in self.norm_index.candidates([q])[0].tolist():
