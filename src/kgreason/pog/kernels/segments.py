@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kgreason.pog.kernels import compiled
+from kgreason.pog.kernels import DEBRUIJN, DEBRUIJN_MAGIC, compiled
 
 #: member edge rows below which fastsegs keeps its numpy form
 MIN_ROWS = 100_000
@@ -168,13 +168,13 @@ def _expand_loop(
                     while sw:
                         low = sw & (~sw + one)
                         sw ^= low
-                        wi = si * 64 + _DEBRUIJN[(low * _MAGIC) >> six]
+                        wi = si * 64 + DEBRUIJN[(low * DEBRUIJN_MAGIC) >> six]
                         x = cur[wi] & ~bad[wi]
                         cur[wi] = 0
                         while x:
                             lowx = x & (~x + one)
                             x ^= lowx
-                            y = wi * 64 + _DEBRUIJN[(lowx * _MAGIC) >> six]
+                            y = wi * 64 + DEBRUIJN[(lowx * DEBRUIJN_MAGIC) >> six]
                             out[k] = y
                             k += 1
                             acc += hv[y]
@@ -190,15 +190,6 @@ def _expand_loop(
             allow[only[q] - u * k2] = False
         i = i1
     return code[:n_e], ea[:n_e], esz[:n_e], eh[:n_e], k - base
-
-
-#: bit index of a power of two x: _DEBRUIJN[(x * _MAGIC) >> 58] (numba has no portable
-#: count-trailing-zeros; a de Bruijn multiply is one multiply and one load)
-_MAGIC = np.uint64(0x03F79D71B4CB0A89)
-_DEBRUIJN = np.array(
-    sorted(range(64), key=lambda i: (((1 << i) * 0x03F79D71B4CB0A89) % (1 << 64)) >> 58),
-    dtype=np.int64,
-)
 
 
 def _runs_loop(ptr, rel, rank, n, r_n, base, fwd):  # pragma: no cover (compiled)
