@@ -194,3 +194,32 @@ def test_hits_only_chunks_give_the_same_paths(monkeypatch):
                 y.expansions,
             )
     assert calls["hits_only"] > 5
+
+
+def test_levels_expanded_in_thread_parts_give_the_same_paths(monkeypatch):
+    """A level of PARALLEL_ROWS member rows or more is expanded in parts, one per kernel
+    thread, at once (fastsegs.expand_many): the paths, bounds and reasons are paths.py's.
+    A tiny threshold and three threads force that path on the synthetic graph."""
+    from kgreason.pog import fastsegs
+
+    monkeypatch.setenv("KGREASON_JIT", "1")
+    monkeypatch.setenv("KGREASON_JIT_THREADS", "3")
+    monkeypatch.setattr(fastpaths, "SMALL_LEVEL_ROWS", 0)
+    monkeypatch.setattr(fastsets, "PARALLEL_ROWS", 2)
+    runs = {"threaded": 0}
+    many = fastsegs.expand_many
+
+    def counting(g, jobs, keep, hv, bad_cum, out, n_threads=1):
+        runs["threaded"] += n_threads > 1 and len(jobs) > 1
+        return many(g, jobs, keep, hv, bad_cum, out, n_threads)
+
+    monkeypatch.setattr(fastsets, "expand_many", counting)
+    fast, slow, names, deg = synth_graphs()
+    hubs = [names[i] for i in np.argsort(-deg)[:4]]
+    for ents in ([hubs[0]], [hubs[1]], [hubs[0], hubs[2]], [hubs[3], hubs[1]]):
+        for max_paths in (5, 300):
+            x = find_entity_paths(fast, ents, min_len=1, max_len=3, max_paths=max_paths)
+            y = find_entity_paths(slow, ents, min_len=1, max_len=3, max_paths=max_paths)
+            assert [p.hops for p in x.paths] == [p.hops for p in y.paths], (ents, max_paths)
+            assert (x.bound_hit, x.bound_reason) == (y.bound_hit, y.bound_reason)
+    assert runs["threaded"] > 3

@@ -34,6 +34,22 @@ def test_jit_switch(monkeypatch):
     assert kernels.use_jit(1, lo, jit=True)
 
 
+def test_threads_switch(monkeypatch):
+    """KGREASON_JIT_THREADS sets the kernel threads; unset: this process's CPUs, at most 4;
+    a bad value means one thread (logged), never an error."""
+    monkeypatch.setenv("KGREASON_JIT_THREADS", "3")
+    assert kernels.threads() == 3
+    monkeypatch.setenv("KGREASON_JIT_THREADS", "0")
+    assert kernels.threads() == 1
+    monkeypatch.setenv("KGREASON_JIT_THREADS", "many")
+    assert kernels.threads() == 1
+    monkeypatch.delenv("KGREASON_JIT_THREADS")
+    monkeypatch.setattr(kernels.os, "sched_getaffinity", lambda _: set(range(16)), raising=False)
+    assert kernels.threads() == 4
+    monkeypatch.setattr(kernels.os, "sched_getaffinity", lambda _: {0}, raising=False)
+    assert kernels.threads() == 1
+
+
 def test_metaqa_hub_question_does_not_load_numba():
     """The bundled MetaQA KG's largest questions (a genre hub: a ~100k-triple subgraph,
     ~110k member rows) stay on numpy: a one-question process does not load numba."""
@@ -125,6 +141,49 @@ def test_expand_segments_compiled_equals_numpy(monkeypatch, seed, drop, small):
             assert len(a.code)
         else:
             assert set(a.code.tolist()) == set(full.tolist()) & set(only.tolist())
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_expand_many_in_threads_equals_one_after_another(monkeypatch, seed):
+    """fastsegs.expand_many: jobs run at once in threads leave the pool and the entries
+    exactly as running them in turn (each job's merged sets moved down after the
+    previous job's, their offsets shifted), and as the numpy form."""
+    from tests.pog.synth_graphs import synth_graphs
+
+    from kgreason.pog.fastsegs import Pool, expand_many, segment_table
+
+    g, _, _, _ = synth_graphs(6_000, seed=seed)
+    rng = np.random.default_rng(seed)
+    hv = rng.integers(0, 2**63, g.n, dtype=np.uint64)
+    keep = rng.random(g.n) >= 0.2
+    pool = segment_table(g).pool
+    bad_cum = np.concatenate([[0], np.cumsum(~keep[pool])])
+    hubs = np.argsort(-np.diff(g.optr))[:6].tolist()
+    jobs = []
+    for j in range(5):  # owners continue across jobs, as expand_distinct numbers them
+        sets = [sorted(set(rng.choice(g.n, size=k, replace=False).tolist())) for k in (2, 50)]
+        sets.append(sorted(hubs[j : j + 2]))
+        jobs.append(
+            (
+                np.array([m for x in sets for m in x], dtype=np.int64),
+                np.repeat(np.arange(3 * j, 3 * j + 3), [len(x) for x in sets]),
+            )
+        )
+    got = {}
+    for mode, n_threads in (("0", 1), ("1", 1), ("1", 3)):
+        monkeypatch.setenv("KGREASON_JIT", mode)
+        level_pool = Pool(pool)
+        level_pool.append(np.arange(seed * 11, dtype=np.int64))
+        parts = expand_many(g, jobs, keep, hv, bad_cum, level_pool, n_threads)
+        got[mode, n_threads] = (parts, level_pool.view().copy())
+    (want, want_pool) = got["0", 1]
+    assert len(want_pool) > len(pool) + seed * 11  # some sets were merged
+    for key in (("1", 1), ("1", 3)):
+        parts, view = got[key]
+        np.testing.assert_array_equal(view, want_pool, err_msg=str(key))
+        for a, b in zip(want, parts, strict=True):
+            for field in ("code", "a", "ln", "h"):
+                np.testing.assert_array_equal(getattr(a, field), getattr(b, field), str(key))
 
 
 @pytest.mark.parametrize("seed", range(3))

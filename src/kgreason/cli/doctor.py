@@ -230,8 +230,10 @@ def check_kernels() -> Report:
         "status": "ok",
         "numba": numba.__version__,
         "load_s": round(load_s, 3),
+        "threads": kernels.threads(),
         "detail": f"numba {numba.__version__}: {len(kernels.MODULES)} kernel modules ready in"
-        f" {load_s:.2f} s (used for large KGs; mode {kernels.jit_mode()})",
+        f" {load_s:.2f} s (used for large KGs; mode {kernels.jit_mode()}, up to"
+        f" {kernels.threads()} threads)",
     }
 
 

@@ -30,6 +30,7 @@ API:
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -277,6 +278,52 @@ def expand_segments(
         if not live.all():
             code, a, size, h = code[live], a[live], size[live], h[live]
     return Expanded(code, a, size, h, out.view(), out.shared)
+
+
+def expand_many(
+    g: ArrayClusteredGraph,
+    jobs: list[tuple[np.ndarray, np.ndarray]],
+    keep: np.ndarray,
+    hv: np.ndarray,
+    bad_cum: np.ndarray,
+    out: Pool,
+    n_threads: int = 1,
+) -> list[Expanded]:
+    """expand_segments of each (members, owner) job, in order, over one pool. With the
+    compiled loop and n_threads > 1 the jobs run at once (the loop releases the GIL),
+    each writing its merged sets into its own stretch of the pool's buffer (room for its
+    member rows); the stretches are then moved together, so the pool and the entries are
+    exactly what running the jobs one after the other gives."""
+    rows = [int(g.degree[m].sum()) for m, _ in jobs]
+    if (
+        n_threads < 2
+        or len(jobs) < 2
+        or not use_jit(sum(rows), segments.MIN_ROWS)
+        or not segments.available()
+    ):
+        return [expand_segments(g, m, o, keep, hv, bad_cum, out) for m, o in jobs]
+    sg, cum_h = segment_table(g), segment_hashes(g, hv)
+    n, k2 = g.n, 2 * max(len(g.rel_names), 1)
+    out.reserve(sum(rows))
+    buf, starts = out.buf, (out.used + np.cumsum([0, *rows[:-1]])).tolist()
+
+    def run(i: int):
+        m, o = jobs[i]
+        return segments.expand(m, o, sg, keep, hv, cum_h, bad_cum, n, k2, buf, starts[i])
+
+    with ThreadPoolExecutor(min(n_threads, len(jobs)), "kgreason-expand") as ex:
+        got = list(ex.map(run, range(len(jobs))))
+    parts = []
+    for start, res in zip(starts, got, strict=True):
+        assert res is not None  # (segments.available() said the loop is compiled)
+        code, a, size, h, count = res
+        at = out.used
+        if start != at:  # move this job's merged sets down to the end of the previous one's
+            buf[at : at + count] = buf[start : start + count]
+            a = np.where(a >= start, a - (start - at), a)
+        out.used += count
+        parts.append(Expanded(code, a, size, h, out.view(), out.shared))
+    return parts
 
 
 def member_sorted(sorted_values: np.ndarray, q: np.ndarray) -> np.ndarray:

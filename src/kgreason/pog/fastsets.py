@@ -30,8 +30,9 @@ import numpy as np
 
 from kgreason.kg.store.build_index import ranges
 from kgreason.pog.fastcsr import bits, pack
-from kgreason.pog.fastsegs import Expanded, Pool, expand_segments, segment_table
+from kgreason.pog.fastsegs import Expanded, Pool, expand_many, expand_segments, segment_table
 from kgreason.pog.fastsegs import member_sorted as _member  # noqa: F401 (fastpaths, fastrestrict)
+from kgreason.pog.kernels import threads
 from kgreason.pog.kernels.sums import sets_holding
 from kgreason.pog.setids import _hash_sets, canon, unique_sorted
 
@@ -48,6 +49,9 @@ CHUNK_PATHS = 4096
 SEGMENT_CHUNK_PATHS = 256
 #: edge rows gathered per batch of distinct sets
 BATCH_ROWS = 1 << 21
+#: member rows from which a level's expansion is split over the kernel threads (a part
+#: is at least half this: a thread costs ~0.1 ms, the loop ~4 ns per row)
+PARALLEL_ROWS = 500_000
 
 
 @dataclass
@@ -92,25 +96,30 @@ def expand_distinct(
     pool: Pool | None = None,
 ) -> Expanded:
     """The entries of the sets reps (their index u = position in reps), in batches of about
-    BATCH_ROWS edge rows (pog/fastsegs.py reads segments, and rows only where it merges);
-    merged sets are appended to `pool` (default: a new one over the segment pool)."""
+    BATCH_ROWS edge rows (pog/fastsegs.py reads segments, and rows only where it merges),
+    or one batch per kernel thread for a level of PARALLEL_ROWS rows or more (run at once,
+    same output); merged sets are appended to `pool` (default: a new one over the
+    segment pool)."""
     k2 = 2 * max(len(g.rel_names), 1)
     pool = Pool(segment_table(g).pool) if pool is None else pool
     lens = off[reps + 1] - off[reps]
     deg = np.add.reduceat(g.degree[nodes].astype(np.int64), off[:-1])[reps] if len(reps) else lens
     deg = np.where(lens > 0, deg, 0)
     cum = np.cumsum(deg)
-    parts: list[Expanded] = []
+    n_threads, batch = threads(), BATCH_ROWS
+    if n_threads > 1 and len(cum) and cum[-1] >= PARALLEL_ROWS:  # parts for the threads
+        batch = min(batch, max(-(-int(cum[-1]) // n_threads), PARALLEL_ROWS // 2))
+    jobs: list[tuple[np.ndarray, np.ndarray]] = []
     u0 = 0
-    while u0 < len(reps) or not parts:
+    while u0 < len(reps) or not jobs:
         base = cum[u0 - 1] if u0 else 0
-        u1 = max(int(np.searchsorted(cum, base + BATCH_ROWS, side="right")), u0 + 1)
+        u1 = max(int(np.searchsorted(cum, base + batch, side="right")), u0 + 1)
         u1 = min(u1, len(reps))
         sel = reps[u0:u1]
         members = nodes[ranges(off[sel], lens[u0:u1])]
-        owner = np.repeat(np.arange(u0, u1, dtype=np.int64), lens[u0:u1])
-        parts.append(expand_segments(g, members, owner, keep, hv, bad_cum, pool))
+        jobs.append((members, np.repeat(np.arange(u0, u1, dtype=np.int64), lens[u0:u1])))
         u0 = max(u1, u0 + 1)
+    parts = expand_many(g, jobs, keep, hv, bad_cum, pool, n_threads)
     out = _join(parts, pool)
     out.estart = np.searchsorted(out.code // k2, np.arange(len(reps) + 1))
     return out

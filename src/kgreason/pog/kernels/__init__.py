@@ -15,6 +15,8 @@ Rules every kernel module here follows:
   the machine code on disk (beside this package, else in the user's cache directory), so
   a later process loads all of them in ~0.3-0.8 s instead of compiling (4-11 s);
 - KGREASON_JIT=0 turns every kernel off (numpy everywhere), KGREASON_JIT=1 on at any size;
+- the path search's largest expansions run in parts on up to `threads()` threads
+  (KGREASON_JIT_THREADS; the loops release the GIL), with the same output as one call;
 - if numba is missing or cannot compile a loop, numpy is used and the reason logged once.
 
 Modules:
@@ -69,6 +71,24 @@ DEBRUIJN = np.array(
     sorted(range(64), key=lambda i: (((1 << i) * 0x03F79D71B4CB0A89) % (1 << 64)) >> 58),
     dtype=np.int64,
 )
+
+
+def threads() -> int:
+    """Threads a large compiled step may split over (KGREASON_JIT_THREADS, else the CPUs
+    this process may run on, at most 4): the loops release the GIL, so parts of one
+    level's expansion run at once. 1 keeps every step on the calling thread."""
+    v = os.environ.get("KGREASON_JIT_THREADS", "").strip()
+    if v:
+        try:
+            return max(int(v), 1)
+        except ValueError:
+            log.warning("KGREASON_JIT_THREADS=%r is not a number: using 1", v)
+            return 1
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(min(cpus, 4), 1)
 
 
 def numba_loaded() -> bool:

@@ -247,6 +247,11 @@ LOOPS = [
 SMALL_ROWS: int | None = None
 
 
+def available() -> bool:
+    """Whether the compiled expansion can run (numba present, the loop compiled)."""
+    return compiled(*LOOPS[0]) is not None
+
+
 def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, buf, base, only=None):
     """The compiled expand_segments: (code, a, size, h, merged count), or None when the
     kernels are not available (the caller then uses numpy). The merged sets' nodes are
