@@ -35,6 +35,7 @@ import importlib
 import logging
 import os
 import sys
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -42,7 +43,8 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-#: the kernel modules; each has LOOPS = [(loop, signature)] and a `warm_inputs()` smoke call
+#: the kernel modules; each has LOOPS = [(loop, signature[, helpers])] and a `warm_inputs()`
+#: smoke call
 MODULES = ("segments", "canon", "sums", "paths", "reduce", "walk", "build")
 
 
@@ -106,24 +108,45 @@ def use_jit(rows: int, min_rows: int, jit: bool | None = None) -> bool:
     return rows >= min_rows and (rows >= LOAD_ROWS or numba_loaded())
 
 
+#: a compiled loop's helper: (its name in the loop's module, the plain function, signature)
+Helper = tuple[str, Callable[..., Any], str]
+
+
 @functools.cache
-def compiled(loop: Callable[..., Any], signature: str) -> Callable[..., Any] | None:
+def compiled(
+    loop: Callable[..., Any], signature: str, helpers: tuple[Helper, ...] = ()
+) -> Callable[..., Any] | None:
     """`loop` compiled by numba for `signature` (once per process), or None when numba is
-    not installed or cannot compile it (logged once; callers then use numpy)."""
+    not installed or cannot compile it (logged once; callers then use numpy). `helpers`:
+    plain functions the loop calls (one loop's code shared by another): each is compiled
+    for its signature first and the loop sees it under its name, so a kernel module needs
+    no numba decorator at import (small KGs never import numba). A helper lives in its
+    loop's module: numba's disk cache of a loop is invalidated by its own file only."""
     try:
         import numba
     except ImportError as e:  # an install without numba: numpy everywhere
         log.info("numba not importable (%s): PoG's graph stages use numpy only", e)
         return None
     try:  # an explicit signature compiles now (or loads numba's disk cache), not mid-question
-        try:
-            fn = numba.njit(signature, cache=True, nogil=True)(loop)
-        except RuntimeError:  # no writable cache location: compile in this process only
-            fn = numba.njit(signature, cache=False, nogil=True)(loop)
+        if helpers:
+            scope = dict(loop.__globals__)
+            for name, fn, sig in helpers:
+                scope[name] = _njit(numba, fn, sig)
+            loop = types.FunctionType(loop.__code__, scope, loop.__name__, loop.__defaults__)
+        fn = _njit(numba, loop, signature)
     except Exception as e:  # any compiler failure means: use numpy
         log.warning("numba could not compile %s (%s): using numpy", loop.__name__, e)
         return None
     return _Guarded(fn, loop.__name__)
+
+
+def _njit(numba: Any, fn: Callable[..., Any], signature: str) -> Any:
+    """numba.njit with the disk cache, or without it where no cache location is writable
+    (compiled in this process only)."""
+    try:
+        return numba.njit(signature, cache=True, nogil=True)(fn)
+    except RuntimeError:
+        return numba.njit(signature, cache=False, nogil=True)(fn)
 
 
 class _Guarded:
@@ -161,6 +184,6 @@ def warm() -> bool:
     ok = True
     for name in MODULES:
         mod = importlib.import_module(f"{__name__}.{name}")
-        ok &= all(compiled(loop, sig) is not None for loop, sig in mod.LOOPS)
+        ok &= all(compiled(*entry) is not None for entry in mod.LOOPS)
         ok &= bool(mod.warm_inputs())
     return ok

@@ -29,39 +29,50 @@ MIN_ROWS = 100_000
 DIGIT = 16
 
 
-def _radix_loop(values, shift0, width):  # pragma: no cover (compiled)
-    """values (non-negative, < 2**width, already in order of their low shift0 bits)
-    sorted: LSD over DIGIT-bit digits from bit shift0, one counting pass for all digits."""
-    n = len(values)
+def _lsd(src, dst, length, shift0, width, counts):  # pragma: no cover (compiled)
+    """LSD radix sort of src[:length] (non-negative, < 2**width, already in order of their
+    low shift0 bits) over DIGIT-bit digits from bit shift0, one counting pass for all
+    digits (`counts`: a row per digit); a digit every value shares is skipped. The sorted
+    values end in dst when it returns True (an odd number of passes), else in src."""
     nd = max((width - shift0 + DIGIT - 1) // DIGIT, 0)
     size = 1 << DIGIT
     mask = size - 1
-    counts = np.zeros((max(nd, 1), size), dtype=np.int32)
-    for i in range(n):
-        v = values[i] >> shift0
+    counts[:nd] = 0
+    for i in range(length):
+        v = src[i] >> shift0
         for d in range(nd):
             counts[d, (v >> (DIGIT * d)) & mask] += 1
-    src = values.copy()
-    dst = np.empty(n, dtype=np.int64)
+    flipped = False
     for d in range(nd):
         c = counts[d]
         one = False  # every value has the same digit: the pass would change nothing
         s = 0
         for k in range(size):
             t = c[k]
-            one = one or t == n
+            one = one or t == length
             c[k] = s
             s += t
         if one:
             continue
         sh = shift0 + DIGIT * d
-        for i in range(n):
+        for i in range(length):
             x = src[i]
             k = (x >> sh) & mask
             dst[c[k]] = x
             c[k] += 1
         src, dst = dst, src
-    return src
+        flipped = not flipped
+    return flipped
+
+
+def _radix_loop(values, shift0, width):  # pragma: no cover (compiled)
+    """values sorted (see _lsd)."""
+    n = len(values)
+    nd = max((width - shift0 + DIGIT - 1) // DIGIT, 0)
+    counts = np.zeros((max(nd, 1), 1 << DIGIT), dtype=np.int32)
+    src = values.copy()
+    dst = np.empty(n, dtype=np.int64)
+    return dst if _lsd(src, dst, n, shift0, width, counts) else src
 
 
 def _cluster_loop(  # pragma: no cover (compiled)
@@ -115,8 +126,6 @@ def _cluster_loop(  # pragma: no cover (compiled)
         if inn[i]:
             u, v = v, u
         a_buf[i] = (u << sh) | (np.int64(rel[i]) << wn) | v
-    size = 1 << DIGIT
-    mask = size - 1
     h = np.empty(k, dtype=np.int64)
     r = np.empty(k, dtype=np.int64)
     t = np.empty(k, dtype=np.int64)
@@ -128,31 +137,8 @@ def _cluster_loop(  # pragma: no cover (compiled)
     length = k
     e = 0
     for phase in range(2):
-        shift0 = 0 if phase == 0 else wn
-        nd = max((width - shift0 + DIGIT - 1) // DIGIT, 0)
-        counts[:nd] = 0
         src, dst = a_buf, b_buf
-        for i in range(length):  # LSD radix sort of src[:length] (as _radix_loop)
-            v = src[i] >> shift0
-            for d in range(nd):
-                counts[d, (v >> (DIGIT * d)) & mask] += 1
-        for d in range(nd):
-            c = counts[d]
-            one = False
-            s = 0
-            for q in range(size):
-                cnt = c[q]
-                one = one or cnt == length
-                c[q] = s
-                s += cnt
-            if one:
-                continue
-            shd = shift0 + DIGIT * d
-            for i in range(length):
-                x = src[i]
-                q = (x >> shd) & mask
-                dst[c[q]] = x
-                c[q] += 1
+        if _lsd(src, dst, length, 0 if phase == 0 else wn, width, counts):
             src, dst = dst, src
         if phase == 0:  # distinct out-edges without self-loops, then the in-edge codes
             prev = -1
@@ -186,14 +172,17 @@ def _cluster_loop(  # pragma: no cover (compiled)
 
 
 _I = "int64[::1]"
+#: _lsd, compiled first and seen by the loops that call it (kernels.compiled's helpers)
+_LSD = (("_lsd", _lsd, "boolean(int64[::1], int64[::1], int64, int64, int64, int32[:, ::1])"),)
 LOOPS = [
-    (_radix_loop, "int64[::1](int64[::1], int64, int64)"),
+    (_radix_loop, "int64[::1](int64[::1], int64, int64)", _LSD),
     (
         _cluster_loop,
         f"Tuple(({', '.join(['int64[:]'] * 3 + [_I] * 6)}))(int64[::1], int64[::1],"
         " Array(int32, 1, 'C', readonly=True), boolean[::1],"
         " Array(int32, 1, 'C', readonly=True), uint8[::1], uint8, int32[::1], int64,"
         " int32[::1], int64[::1], int32[:, ::1])",
+        _LSD,
     ),
 ]
 
