@@ -35,6 +35,9 @@ def vendored_minilm_path() -> Path:
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 (or another BERT sentence-transformers dir) on numpy float32."""
 
+    #: costly per text: PoG's fuzzy ranking prefilters many paths (pog.fuzzy.static_prefilter)
+    transformer = True
+
     def __init__(
         self,
         path: str | Path | None = None,

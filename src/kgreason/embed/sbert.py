@@ -68,6 +68,9 @@ def resolve_model(model: str) -> str:
 class SentenceTransformerEmbedder:
     """A sentence-transformers model on CPU, returning unit-normalised float32 rows."""
 
+    #: costly per text: PoG's fuzzy ranking prefilters many paths (pog.fuzzy.static_prefilter)
+    transformer = True
+
     def __init__(self, model_name_or_path: str | Path, batch_size: int = 64) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")

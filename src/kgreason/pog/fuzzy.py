@@ -8,15 +8,25 @@ cached by text (the embed package's one LRU, `CachedEmbedder`): the same path te
 across depths and phases of a question, and across questions on a shared hub.
 Ties keep the input order (cosine_topk breaks ties by index).
 
+Many paths and a transformer embedder (MiniLM, sentence-transformers): a 10M-triple KG's hub
+question reaches fuzzy ranking with 20,000 paths, which MiniLM on a CPU embeds in ~5 min
+(~15 ms a path text). With a `prefilter` (`static_prefilter`: the vendored static
+distillation of MiniLM, ~0.06 ms a text) and `prefilter_top` N, more than max(N, top) paths
+are first ranked by the static model, and only its best max(N, top) are embedded and ranked
+by the transformer (kept in input order, so ties still keep it). The paper embeds every
+path (section 4.3); fewer than max(N, top) paths are ranked exactly that way.
+
 API:
-    FuzzySelector(embedder)  (wrapped in a CachedEmbedder unless it is one)
+    FuzzySelector(embedder, *, prefilter=None, prefilter_top=0)  (embedder wrapped in a
+        CachedEmbedder unless it is one)
+        .prefiltered(n_paths, top) -> how many the transformer embeds, or None (all)
         .rank(indicator, paths, names, *, max_items=...) -> list[ScoredPath]  (all, best first)
         .select(indicator, paths, names, w, *, max_items=...) -> list[ReasoningPath]
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kgreason.embed.base import Embedder, cosine_topk
@@ -44,9 +54,28 @@ class FuzzySelector:
     learned: bool = False
     #: the LLM-free mode answers with the top path's end set (not only candidates)
     answers: bool = False
+    #: paths the transformer embeds when there are more (0: all); see the module docstring
+    prefilter_top: int = 0
+    _prefilter_load: Callable[[], Embedder] | None = None
+    _prefilter: Embedder | None = None
 
-    def __init__(self, embedder: Embedder):
+    def __init__(
+        self,
+        embedder: Embedder,
+        *,
+        prefilter: Callable[[], Embedder] | None = None,
+        prefilter_top: int = 0,
+    ):
         self.cache = embedder if isinstance(embedder, CachedEmbedder) else CachedEmbedder(embedder)
+        self._prefilter_load, self.prefilter_top = prefilter, prefilter_top
+
+    def prefiltered(self, n_paths: int, top: int | None) -> int | None:
+        """How many of `n_paths` paths the embedder ranks when asked for the `top` best
+        (the static model's best), or None when it ranks them all."""
+        if self._prefilter_load is None or not self.prefilter_top or top is None:
+            return None
+        keep = max(self.prefilter_top, top)
+        return keep if n_paths > keep else None
 
     def rank(
         self,
@@ -60,6 +89,15 @@ class FuzzySelector:
         if not paths:
             return []
         texts = render_paths(paths, names, max_items=max_items, with_ids=False)
+        keep = self.prefiltered(len(paths), top)
+        if keep is not None:  # the static model's best `keep`, in input order
+            if self._prefilter is None:
+                assert self._prefilter_load is not None
+                self._prefilter = self._prefilter_load()
+            pre = self._prefilter
+            best, _ = cosine_topk(pre.embed([indicator])[0], pre.embed(texts), keep)
+            chosen = sorted(best.tolist())
+            paths, texts = [paths[i] for i in chosen], [texts[i] for i in chosen]
         q = self.cache.embed([indicator])[0]
         m = self.cache.embed(texts)
         idx, scores = cosine_topk(q, m, len(paths) if top is None else top)
@@ -78,3 +116,27 @@ class FuzzySelector:
             # still ranked, so callers get the best first
             return [s.path for s in self.rank(indicator, paths, names, max_items=max_items)]
         return [s.path for s in self.rank(indicator, paths, names, max_items=max_items, top=w)]
+
+
+def static_prefilter(embedder: Embedder) -> Callable[[], Embedder] | None:
+    """A loader of the vendored static model (loaded on first use), for a transformer
+    embedder (one whose class sets `transformer = True`: MiniLM, sentence-transformers);
+    None for any other (the static model itself, a test double), which ranks every path."""
+    inner = getattr(embedder, "inner", embedder)
+    if not getattr(inner, "transformer", False):
+        return None
+
+    def load() -> Embedder:
+        from kgreason.embed.static import StaticEmbedder
+
+        return CachedEmbedder(StaticEmbedder())
+
+    return load
+
+
+def prefilter_note(n_paths: int, kept: int) -> str:
+    """The bound a prefiltered ranking reports (PoGResult.bounds_hit, the pruning funnel)."""
+    return (
+        f"fuzzy ranking: {n_paths:,} paths ranked by the static model first, its best {kept}"
+        f" by the embedder (pog.fuzzy_prefilter)"
+    )

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from kgreason.kg.base import UNNAMED, KnowledgeGraph, UnknownEntityError
 from kgreason.pog.clustering import ClusteredGraph
-from kgreason.pog.fuzzy import FuzzySelector, ScoredPath
+from kgreason.pog.fuzzy import FuzzySelector, ScoredPath, prefilter_note
 from kgreason.pog.graph import PreparedGraph, prepare_graph
 from kgreason.pog.linking import DEFAULT_THRESHOLD, dedupe, link_spans, resolve_mention
 from kgreason.pog.order_free import (
@@ -249,6 +249,9 @@ async def run_llm_free(
     run = await explore_llm_free(kg, fuzzy, settings, [t.id for t in topics], ranked_question)
     result.subgraph = run.prepared.stats
     result.bounds_hit = [*run.prepared.bounds_hit, *run.search.bounds_hit()]
+    pre = fuzzy.prefiltered(len(run.search.paths), settings.w1)
+    if pre is not None:
+        result.bounds_hit.append(prefilter_note(len(run.search.paths), pre))
     result.timings_s = dict(run.timings_s)
     result.trace.append(
         {
@@ -258,6 +261,7 @@ async def run_llm_free(
             "length": [run.search.min_len, run.search.max_len],
             # the pruning funnel's fuzzy step: paths kept by FuzzySelect (top W1)
             "fuzzy": len(run.ranked),
+            **({"fuzzy_prefilter": pre} if pre is not None else {}),
             **({"fallback": run.fallback} if run.fallback else {}),
         }
     )

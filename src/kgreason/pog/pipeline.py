@@ -32,7 +32,7 @@ from kgreason.pog import answering
 from kgreason.pog.analysis import analyze_question
 from kgreason.pog.clustering import ClusteredGraph
 from kgreason.pog.exploration import ExplorationOutcome, Explorer
-from kgreason.pog.fuzzy import FuzzySelector
+from kgreason.pog.fuzzy import FuzzySelector, static_prefilter
 from kgreason.pog.graph import prepare_graph
 from kgreason.pog.llm_common import QuestionContext
 from kgreason.pog.llm_free import run_llm_free
@@ -107,7 +107,11 @@ class PoG:
         self.budget = budget
         # shared across questions (and, when passed in, across PoG objects): path-text
         # embeddings recur on shared hubs
-        self.fuzzy = fuzzy or FuzzySelector(embedder)
+        self.fuzzy = fuzzy or FuzzySelector(
+            embedder,
+            prefilter=static_prefilter(embedder),
+            prefilter_top=self.settings.fuzzy_prefilter,
+        )
         #: tracing callbacks told of each stage's start and end (kgreason.tracing)
         self.callbacks = list(callbacks)
         #: the pruning strategies `settings.strategy` names one of

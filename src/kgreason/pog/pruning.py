@@ -68,7 +68,8 @@ class PruneRun:
     def fuzzy(self, paths: Sequence[ReasoningPath], width: int) -> list[ReasoningPath]:
         p = self.pruner
         kept = p.fuzzy.select(self.indicator, paths, p.book.names, width)
-        self.record("fuzzy", len(paths), kept)
+        pre = p.fuzzy.prefiltered(len(paths), width)
+        self.record("fuzzy", len(paths), kept, **({"prefiltered": pre} if pre else {}))
         return kept
 
     async def branch(self, paths: Sequence[ReasoningPath], width: int) -> list[ReasoningPath]:

@@ -55,6 +55,12 @@ class PoGSettings(BaseModel):
     #: Bounds that keep a question tractable; hitting one is reported in the result.
     max_subgraph_triples: int = 200_000
     max_paths: int = 20_000
+    #: fuzzy ranking with a transformer embedder (MiniLM, sentence-transformers) of more paths
+    #: than this (and than the W asked for): the vendored static model ranks them first and
+    #: only this many of its best are embedded by the transformer (pog/fuzzy.py). MiniLM
+    #: costs ~15 ms a path on a CPU: 20,000 paths took 5 minutes. 0 = embed every path (the
+    #: paper's way); MetaQA's questions have at most ~120 paths, so are never prefiltered.
+    fuzzy_prefilter: int = Field(default=1024, ge=0)
     #: a path-search level whose partial paths would read more edge rows than this (their
     #: sets' degrees summed) is not searched; shorter lengths are kept and the cut is
     #: reported (pog/paths.py). 5M: no MetaQA search reads more than 84k rows in all, no

@@ -1,0 +1,126 @@
+"""Fuzzy ranking of many paths with a transformer embedder: the static model ranks them
+first and only its best `prefilter_top` are embedded by the transformer (pog/fuzzy.py).
+
+Why: a 10M-triple KG's hub question reached fuzzy ranking with 20,000 paths, which MiniLM on
+a CPU embedded for ~5 minutes (`kgreason ask --kg ... --topic ...`)."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+from tests.pog.graph_fixtures import HashingEmbedder, nijmegen_kg
+
+from kgreason.embed.static import StaticEmbedder
+from kgreason.kg.base import Triple
+from kgreason.pog.clustering import ClusteredGraph
+from kgreason.pog.fuzzy import FuzzySelector, prefilter_note, static_prefilter
+from kgreason.pog.llm_free import run_llm_free
+from kgreason.pog.paths import topic_entity_paths
+from kgreason.pog.pipeline import PoG
+from kgreason.pog.settings import PoGSettings
+
+QUESTION = "who directed the film"
+
+
+class _Transformer(HashingEmbedder):
+    """A costly embedder's stand-in: counts what it embeds."""
+
+    transformer = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+
+    def embed(self, texts):  # type: ignore[no-untyped-def]
+        self.texts += list(texts)
+        return super().embed(texts)
+
+
+def _fan(n: int) -> tuple[ClusteredGraph, dict[str, str]]:
+    """A film with n relations to n entities, one of them `directed_by`."""
+    ts = [Triple("film", f"attribute_{i:03d}_of_catalogue", f"x{i}") for i in range(n - 1)]
+    ts.append(Triple("film", "directed_by", "Jane Campion"))
+    g = ClusteredGraph.from_triples(ts)
+    return g, {e: e for e in g.entities()}
+
+
+def _selector(top_n: int) -> tuple[FuzzySelector, _Transformer]:
+    emb = _Transformer()
+    fz = FuzzySelector(emb, prefilter=lambda: StaticEmbedder(), prefilter_top=top_n)
+    return fz, emb
+
+
+def test_many_paths_embed_only_the_static_models_best() -> None:
+    g, names = _fan(300)
+    paths = topic_entity_paths(g, ["film"], 1, max_paths=1000).paths
+    assert len(paths) == 300
+    fz, emb = _selector(20)
+    ranked = fz.rank(QUESTION, paths, names, top=5)
+    assert fz.prefiltered(300, 5) == 20
+    assert len(emb.texts) == 1 + 20  # the indicator and the 20 kept paths, nothing else
+    assert len(ranked) == 5
+    # the static model keeps the path a reader would: its relation names the question's verb
+    kept = set(emb.texts[1:])
+    assert any("directed_by" in t for t in kept)
+    # among the kept, the transformer's own ranking decides (same as ranking only those)
+    plain = FuzzySelector(HashingEmbedder())
+    chosen = [p for p in paths if _text(p) in kept]
+    assert len(chosen) == 20
+    assert [s.path for s in ranked] == [
+        s.path for s in plain.rank(QUESTION, chosen, names, top=5)
+    ]
+
+
+def _text(p) -> str:  # type: ignore[no-untyped-def]
+    from kgreason.pog.render import render_paths
+
+    return render_paths([p], {e: e for e in p.entities()}, max_items=4, with_ids=False)[0]
+
+
+def test_few_paths_or_no_top_rank_every_path() -> None:
+    g, names = _fan(30)
+    paths = topic_entity_paths(g, ["film"], 1, max_paths=1000).paths
+    fz, emb = _selector(40)
+    plain = FuzzySelector(HashingEmbedder())
+    assert fz.prefiltered(30, 5) is None
+    assert [s.path for s in fz.rank(QUESTION, paths, names, top=5)] == [
+        s.path for s in plain.rank(QUESTION, paths, names, top=5)
+    ]
+    assert len(emb.texts) == 31
+    fz2, _ = _selector(10)
+    assert fz2.prefiltered(30, None) is None  # a full ranking is never cut
+    assert len(fz2.rank(QUESTION, paths, names)) == 30
+    # the W asked for is kept whole even when larger than prefilter_top
+    assert fz2.prefiltered(30, 25) == 25 and fz2.prefiltered(30, 40) is None
+
+
+def test_only_transformer_embedders_get_a_prefilter() -> None:
+    from kgreason.embed.cache import CachedEmbedder
+    from kgreason.embed.minilm import MiniLMEmbedder
+
+    assert static_prefilter(HashingEmbedder()) is None
+    assert static_prefilter(StaticEmbedder()) is None
+    assert MiniLMEmbedder.transformer is True
+    load = static_prefilter(CachedEmbedder(_Transformer()))  # seen through the cache
+    assert load is not None and load().embed(["a film"]).shape[0] == 1
+    pog = PoG(nijmegen_kg(), None, _Transformer(), PoGSettings(fuzzy_prefilter=7))
+    assert pog.fuzzy.prefilter_top == 7 and pog.fuzzy.prefiltered(100, 3) == 7
+    assert PoG(nijmegen_kg(), None, HashingEmbedder()).fuzzy.prefiltered(10**6, 3) is None
+    with pytest.raises(ValidationError):
+        PoGSettings(fuzzy_prefilter=-1)
+
+
+async def test_llm_free_reports_the_prefilter() -> None:
+    """The result says how many paths the static model cut (bounds_hit, trace)."""
+    kg = nijmegen_kg()
+    question = "What country bordering France contains an airport that serves Nijmegen?"
+    fz, _ = _selector(1)
+    settings = PoGSettings(w1=1, fuzzy_prefilter=1)
+    res = await run_llm_free(kg, fz, settings, question)
+    graph = next(t for t in res.trace if t.get("stage") == "graph")
+    n = graph["paths"]
+    assert n > 1 and graph["fuzzy_prefilter"] == 1
+    assert prefilter_note(n, 1) in res.bounds_hit
+    off = await run_llm_free(kg, FuzzySelector(_Transformer()), settings, question)
+    graph = next(t for t in off.trace if t.get("stage") == "graph")
+    assert "fuzzy_prefilter" not in graph and not any("fuzzy" in b for b in off.bounds_hit)
