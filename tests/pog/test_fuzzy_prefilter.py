@@ -66,9 +66,7 @@ def test_many_paths_embed_only_the_static_models_best() -> None:
     plain = FuzzySelector(HashingEmbedder())
     chosen = [p for p in paths if _text(p) in kept]
     assert len(chosen) == 20
-    assert [s.path for s in ranked] == [
-        s.path for s in plain.rank(QUESTION, chosen, names, top=5)
-    ]
+    assert [s.path for s in ranked] == [s.path for s in plain.rank(QUESTION, chosen, names, top=5)]
 
 
 def _text(p) -> str:  # type: ignore[no-untyped-def]
