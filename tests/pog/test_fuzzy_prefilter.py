@@ -122,3 +122,32 @@ async def test_llm_free_reports_the_prefilter() -> None:
     off = await run_llm_free(kg, FuzzySelector(_Transformer()), settings, question)
     graph = next(t for t in off.trace if t.get("stage") == "graph")
     assert "fuzzy_prefilter" not in graph and not any("fuzzy" in b for b in off.bounds_hit)
+
+
+def test_llm_mode_pruning_funnel_reports_the_prefilter() -> None:
+    """PoG with an LLM: the fuzzy step of the pruning funnel says how many paths the
+    transformer ranked when the static model cut them."""
+    from tests.pog.scripted_pog import answer_from
+    from tests.pog.test_e2e_modes import SUPPLEMENT
+    from tests.pog.test_e2e_nijmegen import FRANCE, NIJMEGEN, load_fixture, script
+
+    from kgreason.llm.testing import ScriptedLLM
+
+    def run(prefilter: int):
+        llm = ScriptedLLM(
+            script(
+                supplement=[SUPPLEMENT],
+                final_answer=answer_from(lambda p: ["Germany"] if "Weeze" in p else None),
+            )
+        )
+        s = PoGSettings(strategy="fuzzy", w_max=1, fuzzy_prefilter=prefilter)
+        r = PoG(load_fixture(), llm, _Transformer(), s).ask(
+            "What country bordering France contains an airport that serves Nijmegen?",
+            topic_entities=[NIJMEGEN, FRANCE],
+        )
+        return [st for t in r.trace for st in t.get("pruning", []) if st["step"] == "fuzzy"]
+
+    cut = run(1)
+    assert cut and any(st["in"] > 1 and st.get("prefiltered") == 1 for st in cut), cut
+    assert all(st.get("prefiltered") == 1 for st in cut if st["in"] > 1)
+    assert not any("prefiltered" in st for st in run(0))
