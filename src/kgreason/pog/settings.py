@@ -58,9 +58,13 @@ class PoGSettings(BaseModel):
     #: fuzzy ranking with a transformer embedder (MiniLM, sentence-transformers) of more paths
     #: than this (and than the W asked for): the vendored static model ranks them first and
     #: only this many of its best are embedded by the transformer (pog/fuzzy.py). MiniLM
-    #: costs ~15 ms a path on a CPU: 20,000 paths took 5 minutes. 0 = embed every path (the
-    #: paper's way); MetaQA's questions have at most ~120 paths, so are never prefiltered.
-    fuzzy_prefilter: int = Field(default=1024, ge=0)
+    #: costs 15-30 ms a path on a CPU: a hub question's 20,000 paths took over 5 minutes.
+    #: An approximation, reported in `bounds_hit`: among ~12k pooled MetaQA paths, 512 kept
+    #: 33 % of MiniLM's own top 80 and its top path for 126/200 questions (1,024: 46 %,
+    #: 152/200; among 2.3k: 64 %, 38/40; bench/fuzzy_prefilter.py), at 20-40 ms a long path
+    #: text: a 20,000-path question takes ~20 s instead of over 5 minutes. 0 = embed every
+    #: path (the paper's way). MetaQA's questions have at most ~120 paths: never cut.
+    fuzzy_prefilter: int = Field(default=512, ge=0)
     #: a path-search level whose partial paths would read more edge rows than this (their
     #: sets' degrees summed) is not searched; shorter lengths are kept and the cut is
     #: reported (pog/paths.py). 5M: no MetaQA search reads more than 84k rows in all, no
