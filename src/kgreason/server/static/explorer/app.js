@@ -5,6 +5,7 @@ import { ApiError, askStream, getJSON, postJSON } from "./api.js";
 import { renderAnswer, renderFunnel, renderPaths, renderSubgraph, renderTopics, renderTriples, renderUsage, StageTable } from "./ask.js";
 import { $, h, fill, ms } from "./dom.js";
 import { PathGraph } from "./graph.js";
+import { initSearch } from "./search.js";
 import { SolveView } from "./solve.js";
 
 const state = { graph: null, stages: null, abort: null, busy: false, cytoscape: null };
@@ -90,6 +91,21 @@ async function expandEntity(id, node) {
   } finally {
     node.removeClass("loading");
   }
+}
+
+/** A search suggestion's "show": its node (added when not drawn) and its neighbours. */
+async function showEntity(id, name) {
+  try {
+    await cytoscapeLib();
+  } catch (e) {
+    fill("graph-hint", h("span", { class: "error" }, e.message));
+    return;
+  }
+  const g = graph();
+  const node = g.addEntity(id, name);
+  await expandEntity(id, node);
+  g.cy.fit(node.closedNeighborhood(), 30);
+  if (g.cy.zoom() > 1.4) g.cy.zoom({ level: 1.4, position: node.position() });
 }
 
 async function showResult(result) {
@@ -181,6 +197,7 @@ function init() {
     $("token-form").hidden = true;
     health();
   });
+  initSearch({ getJSON, showEntity, announce: (text) => fill("find-note", text) });
   new SolveView(cytoscapeLib, setStatus, { postJSON });
   window.kgExplorer.show = (result) => {
     state.stages.reset();

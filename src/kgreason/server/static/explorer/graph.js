@@ -31,6 +31,7 @@ export const STYLE = [
   },
   { selector: "node.topic", style: { "background-color": "#ffe7a8", "border-color": "#a66f00", "border-width": 2, "font-weight": "bold" } },
   { selector: "node.answer", style: { "background-color": "#d5f2dc", "border-color": "#1d7a3a", "border-width": 2 } },
+  { selector: "node.found", style: { "border-width": 3, "border-color": "#2456a6" } },
   { selector: "node.neighbour", style: { "background-color": "#ffffff", "border-style": "dashed" } },
   { selector: "node.more", style: { "background-color": "#ffffff", "border-width": 0, color: "#5a6878", "font-style": "italic" } },
   {
@@ -323,6 +324,18 @@ export class PathGraph {
     return ends(s)
       .edgesTo(ends(d))
       .some((e) => String(e.data("label")).split(" | ").includes(relation));
+  }
+
+  /** The node of an entity found by search: its node when drawn, else a new "found" node
+   *  placed right of what is drawn (its neighbours then come from addNeighbours). */
+  addEntity(id, name) {
+    const had = this.nodeOf(id);
+    if (had.length) return had;
+    const label = name || id;
+    this.names.set(id, label);
+    const box = this.cy.nodes().length ? this.cy.nodes().boundingBox() : { x2: 0, y1: 0, y2: 0 };
+    const pos = this.cy.nodes().length ? { x: box.x2 + 260, y: (box.y1 + box.y2) / 2 } : { x: 0, y: 0 };
+    return this.cy.add({ group: "nodes", data: { id: `e:${id}`, entity: id, label, w: labelWidth(label) }, position: pos, classes: "found" });
   }
 
   /** Add the neighbours of an entity (from GET /v1/kg/entity/{id}) around its node. */
