@@ -210,3 +210,23 @@ def test_errors_show_in_the_dropdown(
     assert expected in pg.text("#find-msg") and "search failed" in pg.text("#find-msg")
     assert pg.page.locator(OPTIONS).count() == 0
     assert not [e for e in pg.errors if "Failed to load resource" not in e], pg.errors
+
+
+def test_a_reply_to_a_closed_box_stays_closed(browser: Any, server: str) -> None:
+    """Escape while the search is on its way: its reply does not open the dropdown again."""
+    pg = Page(browser, server)
+    held: list[Any] = []
+    pg.page.route("**/v1/kg/search?*", lambda r: held.append(r))
+    pg.page.click("#find")
+    pg.page.keyboard.type("Once Were")
+    for _ in range(50):
+        if held:
+            break
+        pg.page.wait_for_timeout(50)
+    assert len(held) == 1
+    pg.page.keyboard.press("Escape")
+    held[0].continue_()
+    pg.page.wait_for_timeout(1500)
+    assert pg.js("document.getElementById('find-list').hidden")
+    assert pg.page.get_attribute("#find", "aria-expanded") == "false"
+    assert not pg.errors, pg.errors

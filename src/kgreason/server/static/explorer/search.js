@@ -34,6 +34,7 @@ export class EntitySearch {
     this.active = -1;
     this.timer = null;
     this.inFlight = null; // the query being fetched, or null
+    this.closed = 0; // counts close(): a reply to a box closed since it was sent is not shown
     input.addEventListener("input", () => this.schedule());
     input.addEventListener("keydown", (e) => this.key(e));
     input.addEventListener("blur", () => setTimeout(() => this.list.contains(document.activeElement) || this.close(), 150));
@@ -56,6 +57,7 @@ export class EntitySearch {
     const q = this.query();
     if (this.inFlight !== null || q.length < MIN_CHARS) return; // sent again when the reply lands
     this.inFlight = q;
+    const closed = this.closed;
     let items = null;
     let error = null;
     try {
@@ -72,6 +74,7 @@ export class EntitySearch {
       if (now.length >= MIN_CHARS) this.send();
       return;
     }
+    if (closed !== this.closed) return; // Escape, a pick or a blur closed it meanwhile
     if (error !== null) this.show([], error);
     else this.show(items, items.length ? "" : `no entity matches "${q}"`);
   }
@@ -143,6 +146,7 @@ export class EntitySearch {
 
   close() {
     clearTimeout(this.timer);
+    this.closed += 1;
     this.items = [];
     this.active = -1;
     fill(this.list);
