@@ -105,7 +105,9 @@ def test_typing_suggests_and_the_keyboard_picks_into_the_topic_field(
     assert pg.offsite() == [] and not pg.errors, (pg.offsite(), pg.errors)
 
 
-def test_show_adds_the_entity_and_its_neighbours_to_the_graph(browser: Any, server: str) -> None:
+def test_show_adds_the_entity_and_its_neighbours_to_the_graph(
+    browser: Any, server: str, tmp_path: Path
+) -> None:
     pg = Page(browser, server)
     pg.page.fill("#find", "Lee Tamah")
     pg.page.wait_for_selector(OPTIONS, timeout=30_000)
@@ -118,6 +120,7 @@ def test_show_adds_the_entity_and_its_neighbours_to_the_graph(browser: Any, serv
     assert "Lee Tamahori" in entities and "Once Were Warriors" in entities
     assert "neighbours shown" in pg.text("#graph-hint")
     assert pg.page.input_value("#ask-topics") == ""  # "show" does not pick
+    pg.shot(tmp_path / "explorer-search-show.png")
     assert pg.offsite() == [] and not pg.errors, (pg.offsite(), pg.errors)
 
 
