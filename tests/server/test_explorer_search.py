@@ -233,3 +233,17 @@ def test_a_reply_to_a_closed_box_stays_closed(browser: Any, server: str) -> None
     assert pg.js("document.getElementById('find-list').hidden")
     assert pg.page.get_attribute("#find", "aria-expanded") == "false"
     assert not pg.errors, pg.errors
+
+
+def test_a_401_asks_for_the_token(browser: Any, server: str) -> None:
+    pg = Page(browser, server)
+    body = '{"error_kind":"unauthorized","message":"a bearer token is required"}'
+    pg.page.route(
+        "**/v1/kg/search?*",
+        lambda r: r.fulfill(status=401, content_type="application/json", body=body),
+    )
+    pg.page.fill("#find", "Once")
+    pg.page.wait_for_selector("#find-msg:not([hidden])", timeout=30_000)
+    assert "bearer token" in pg.text("#find-msg")
+    assert pg.js("!document.getElementById('token-form').hidden")
+    assert not [e for e in pg.errors if "Failed to load resource" not in e], pg.errors

@@ -197,7 +197,7 @@ function init() {
     $("token-form").hidden = true;
     health();
   });
-  initSearch({ getJSON, showEntity, announce: (text) => fill("find-note", text) });
+  initSearch({ getJSON, showEntity, announce: (text) => fill("find-note", text), onError: handleAuth });
   new SolveView(cytoscapeLib, setStatus, { postJSON });
   window.kgExplorer.show = (result) => {
     state.stages.reset();

@@ -26,10 +26,11 @@ function errorText(err) {
 export class EntitySearch {
   /**
    * `input`, `list` (the listbox), `message` (its status line) are elements; `getJSON(path,
-   * signal)` fetches; `onPick(item)` and `onShow(item)` get a suggestion ({id, name, kind}).
+   * signal)` fetches; `onPick(item)` and `onShow(item)` get a suggestion ({id, name, kind});
+   * `onError(err)` sees a failed request (the page asks for a token on a 401).
    */
-  constructor(input, list, message, { getJSON, onPick, onShow, delay = 200 }) {
-    Object.assign(this, { input, list, message, getJSON, onPick, onShow, delay });
+  constructor(input, list, message, { getJSON, onPick, onShow, onError, delay = 200 }) {
+    Object.assign(this, { input, list, message, getJSON, onPick, onShow, onError, delay });
     this.items = [];
     this.active = -1;
     this.timer = null;
@@ -65,6 +66,7 @@ export class EntitySearch {
       items = Array.isArray(body?.items) ? body.items.slice(0, LIMIT) : [];
     } catch (err) {
       error = errorText(err);
+      this.onError?.(err);
     } finally {
       this.inFlight = null;
     }
@@ -158,7 +160,7 @@ export class EntitySearch {
 }
 
 /** Wire the box of index.html: picking adds to the topic entities, "show" to the graph. */
-export function initSearch({ getJSON, showEntity, announce }) {
+export function initSearch({ getJSON, showEntity, announce, onError }) {
   return new EntitySearch($("find"), $("find-list"), $("find-msg"), {
     getJSON,
     onPick: (it) => {
@@ -168,5 +170,6 @@ export function initSearch({ getJSON, showEntity, announce }) {
       announce(`${it.name ?? it.id} added to the topic entities`);
     },
     onShow: (it) => showEntity(String(it.id), String(it.name ?? it.id)),
+    onError,
   });
 }
