@@ -14,11 +14,20 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.server.browser import EVIL, EVIL_SCRIPT, Page, _start, browser
+from tests.server.browser import EVIL, EVIL_SCRIPT, Page, _start, browser, evil_kg
 
 __all__ = ["browser"]  # the module-scoped fixture
 
 OPTIONS = "#find-list [role=option]"
+
+
+def _wait_held(pg: Page, held: list[Any]) -> None:
+    """Until the page's first search request is held by the test's route (at most 2.5 s)."""
+    for _ in range(50):
+        if held:
+            break
+        pg.page.wait_for_timeout(50)
+    assert len(held) == 1
 
 
 @pytest.fixture(scope="module")
@@ -30,17 +39,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def evil_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A user KG whose entity names are HTML and script."""
-    from kgreason.kg.loaders import Source
-    from kgreason.kg.store.build import build_store
-
     tmp = tmp_path_factory.mktemp("evil-search")
-    tsv = tmp / "evil.tsv"
-    tsv.write_text(
-        f"Evil Film\tdirected_by\t{EVIL}\nEvil Film\tstarred_actors\t{EVIL_SCRIPT}\n"
-        f"{EVIL}\tdirected_by\tOther Film\n",
-        encoding="utf-8",
-    )
-    build_store([Source(tsv, "tsv")], tmp / "kg")
+    evil_kg(tmp)
     yield from _start(tmp, tmp / "kg")
 
 
@@ -172,11 +172,7 @@ def test_a_stale_reply_is_dropped_and_one_request_is_in_flight(browser: Any, ser
     pg.page.click("#find")
     pg.page.keyboard.type("Once We")
     pg.page.wait_for_function("true")
-    for _ in range(50):
-        if held:
-            break
-        pg.page.wait_for_timeout(50)
-    assert len(held) == 1
+    _wait_held(pg, held)
     pg.page.keyboard.type("re Warr")
     pg.page.wait_for_timeout(700)  # well past the debounce
     assert searches(pg) == ["Once We"]  # still one in flight
@@ -222,11 +218,7 @@ def test_a_reply_to_a_closed_box_stays_closed(browser: Any, server: str) -> None
     pg.page.route("**/v1/kg/search?*", lambda r: held.append(r))
     pg.page.click("#find")
     pg.page.keyboard.type("Once Were")
-    for _ in range(50):
-        if held:
-            break
-        pg.page.wait_for_timeout(50)
-    assert len(held) == 1
+    _wait_held(pg, held)
     pg.page.keyboard.press("Escape")
     held[0].continue_()
     pg.page.wait_for_timeout(1500)

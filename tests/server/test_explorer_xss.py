@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.server.browser import EVIL, EVIL_SCRIPT, Page, _js_str, _start, browser
+from tests.server.browser import EVIL, EVIL_SCRIPT, Page, _js_str, _start, browser, evil_kg
 
 __all__ = ["browser"]  # the module-scoped fixture
 
@@ -18,20 +18,8 @@ __all__ = ["browser"]  # the module-scoped fixture
 @pytest.fixture(scope="module")
 def evil_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`kgreason serve --kg` over a user KG whose entity names are HTML and script."""
-    from kgreason.kg.loaders import Source
-    from kgreason.kg.store.build import build_store
-
     tmp = tmp_path_factory.mktemp("evil")
-    tsv = tmp / "evil.tsv"
-    tsv.write_text(
-        f"Evil Film\tdirected_by\t{EVIL}\n"
-        f"Evil Film\tstarred_actors\t{EVIL_SCRIPT}\n"
-        "Evil Film\thas_genre\tDrama\n"
-        f"{EVIL}\tdirected_by\tOther Film\n"
-        "Other Film\thas_genre\tDrama\n",
-        encoding="utf-8",
-    )
-    build_store([Source(tsv, "tsv")], tmp / "kg")
+    evil_kg(tmp)
     yield from _start(tmp, tmp / "kg")
 
 
