@@ -65,15 +65,6 @@ def jit_mode() -> str:
 #: (~110k rows) stay on numpy.
 LOAD_ROWS = 1_000_000
 
-#: the bit index of a power of two x < 2**64 is DEBRUIJN[(x * DEBRUIJN_MAGIC) >> 58]:
-#: numba has no portable count-trailing-zeros; a de Bruijn multiply is one multiply and
-#: one load (kernels read set bits of bitmaps in order with it)
-DEBRUIJN_MAGIC = np.uint64(0x03F79D71B4CB0A89)
-DEBRUIJN = np.array(
-    sorted(range(64), key=lambda i: (((1 << i) * 0x03F79D71B4CB0A89) % (1 << 64)) >> 58),
-    dtype=np.int64,
-)
-
 
 def threads() -> int:
     """Threads a large compiled step may split over (KGREASON_JIT_THREADS, else the CPUs

@@ -16,8 +16,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from kgreason.pog.kernels import DEBRUIJN, DEBRUIJN_MAGIC, compiled
+from kgreason.pog.kernels import compiled
 
+#: the bit index of a power of two x < 2**64 is DEBRUIJN[(x * DEBRUIJN_MAGIC) >> 58]: numba
+#: has no portable count-trailing-zeros; a de Bruijn multiply is one multiply and one load.
+#: Here, not in a shared module: numba bakes it into this file's cached loops, and only this
+#: file's changes invalidate that cache.
+DEBRUIJN_MAGIC = np.uint64(0x03F79D71B4CB0A89)
+DEBRUIJN = np.array(
+    sorted(range(64), key=lambda i: (((1 << i) * 0x03F79D71B4CB0A89) % (1 << 64)) >> 58),
+    dtype=np.int64,
+)
+DEBRUIJN.flags.writeable = False
 #: member edge rows below which fastsegs keeps its numpy form
 MIN_ROWS = 100_000
 
