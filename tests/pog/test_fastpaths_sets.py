@@ -209,9 +209,10 @@ def test_levels_expanded_in_thread_parts_give_the_same_paths(monkeypatch):
     runs = {"threaded": 0}
     many = fastsegs.expand_many
 
-    def counting(g, jobs, keep, hv, bad_cum, out, n_threads=1):
+    def counting(g, jobs, keep, hv, bad_cum, out, n_threads=1, rows=None):
         runs["threaded"] += n_threads > 1 and len(jobs) > 1
-        return many(g, jobs, keep, hv, bad_cum, out, n_threads)
+        assert rows == [int(g.degree[m].sum()) for m, _ in jobs]  # the caller's sums
+        return many(g, jobs, keep, hv, bad_cum, out, n_threads, rows)
 
     monkeypatch.setattr(fastsets, "expand_many", counting)
     fast, slow, names, deg = synth_graphs()

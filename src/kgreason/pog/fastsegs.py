@@ -288,19 +288,19 @@ def expand_many(
     bad_cum: np.ndarray,
     out: Pool,
     n_threads: int = 1,
+    rows: list[int] | None = None,
 ) -> list[Expanded]:
     """expand_segments of each (members, owner) job, in order, over one pool. With the
     compiled loop and n_threads > 1 the jobs run at once (the loop releases the GIL),
     each writing its merged sets into its own stretch of the pool's buffer (room for its
-    member rows); the stretches are then moved together, so the pool and the entries are
-    exactly what running the jobs one after the other gives."""
-    rows = [int(g.degree[m].sum()) for m, _ in jobs]
-    if (
-        n_threads < 2
-        or len(jobs) < 2
-        or not use_jit(sum(rows), segments.MIN_ROWS)
-        or not segments.available()
-    ):
+    member rows: `rows`, each job's, when the caller has summed them already); the
+    stretches are then moved together, so the pool and the entries are exactly what
+    running the jobs one after the other gives."""
+    if n_threads < 2 or len(jobs) < 2:
+        return [expand_segments(g, m, o, keep, hv, bad_cum, out) for m, o in jobs]
+    if rows is None:
+        rows = [int(g.degree[m].sum()) for m, _ in jobs]
+    if not use_jit(sum(rows), segments.MIN_ROWS) or not segments.available():
         return [expand_segments(g, m, o, keep, hv, bad_cum, out) for m, o in jobs]
     sg, cum_h = segment_table(g), segment_hashes(g, hv)
     n, k2 = g.n, 2 * max(len(g.rel_names), 1)

@@ -110,6 +110,7 @@ def expand_distinct(
     if n_threads > 1 and len(cum) and cum[-1] >= PARALLEL_ROWS:  # parts for the threads
         batch = min(batch, max(-(-int(cum[-1]) // n_threads), PARALLEL_ROWS // 2))
     jobs: list[tuple[np.ndarray, np.ndarray]] = []
+    rows: list[int] = []  # each job's member rows (what expand_many reserves for it)
     u0 = 0
     while u0 < len(reps) or not jobs:
         base = cum[u0 - 1] if u0 else 0
@@ -118,8 +119,9 @@ def expand_distinct(
         sel = reps[u0:u1]
         members = nodes[ranges(off[sel], lens[u0:u1])]
         jobs.append((members, np.repeat(np.arange(u0, u1, dtype=np.int64), lens[u0:u1])))
+        rows.append(int(cum[u1 - 1] - base) if u1 > u0 else 0)
         u0 = max(u1, u0 + 1)
-    parts = expand_many(g, jobs, keep, hv, bad_cum, pool, n_threads)
+    parts = expand_many(g, jobs, keep, hv, bad_cum, pool, n_threads, rows)
     out = _join(parts, pool)
     out.estart = np.searchsorted(out.code // k2, np.arange(len(reps) + 1))
     return out
