@@ -122,13 +122,21 @@ def compiled(
         if helpers:
             scope = dict(loop.__globals__)
             for name, fn, sig in helpers:
-                scope[name] = _njit(numba, fn, sig)
+                scope[name] = _helper(fn, sig)
             loop = types.FunctionType(loop.__code__, scope, loop.__name__, loop.__defaults__)
         fn = _njit(numba, loop, signature)
     except Exception as e:  # any compiler failure means: use numpy
         log.warning("numba could not compile %s (%s): using numpy", loop.__name__, e)
         return None
     return _Guarded(fn, loop.__name__)
+
+
+@functools.cache
+def _helper(fn: Callable[..., Any], signature: str) -> Any:
+    """A helper compiled once per process, however many loops call it."""
+    import numba
+
+    return _njit(numba, fn, signature)
 
 
 def _njit(numba: Any, fn: Callable[..., Any], signature: str) -> Any:
