@@ -10,6 +10,8 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
+import numpy as np
+
 from kgreason.kg.base import (
     DEFAULT_NOISE_PREFIXES,
     UNNAMED,
@@ -59,7 +61,8 @@ class MemoryKG(Closeable):
         self._entity_set |= self._names.keys()
         self._labels = {eid: self._names.get(eid, eid) for eid in self._entity_set}
         self._by_norm = group_by_norm(self._labels)
-        self._sorted_norms = sorted(self._by_norm)  # prefix search bisects it
+        norms = sorted(self._by_norm)  # prefix search bisects it (kg.ranking.from_sorted)
+        self._sorted_norms = (norms, np.fromiter(map(len, norms), np.int64, len(norms)))
 
     def _entities(self) -> frozenset[str]:
         return self._entity_set

@@ -7,18 +7,17 @@ are the same name everywhere, and a match that differs only in this form counts 
 
 One ranking so that backends agree: exact name first, then the same normalised name, then
 (only when asked, `prefix=True`: type-ahead search) names the normalised text is a prefix
-of, shortest first, then fuzzy matches (rapidfuzz's normalised Indel similarity `fuzz.ratio`, the same measure as
+of, shortest first (`from_sorted`, which stores use too), then fuzzy matches (rapidfuzz's normalised Indel similarity `fuzz.ratio`, the same measure as
 difflib's ratio computed exactly) >= `FUZZY_MIN_RATIO` against the normalised names, best
 first; ties are broken by entity id.
 """
 
 from __future__ import annotations
 
-import heapq
 import unicodedata
-from bisect import bisect_left
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
+import numpy as np
 from rapidfuzz import fuzz, process
 
 from kgreason.kg.base import EntityMatch
@@ -69,23 +68,45 @@ def prefix_score(q_norm: str, norm: str) -> float:
     return round(len(q_norm) / len(norm), 4)
 
 
-def prefix_key(norm: str) -> tuple[int, str]:
-    """Order of prefix matches: the shortest completion first, then by name."""
-    return len(norm), norm
+def first_true(n: int, pred: Callable[[int], bool]) -> int:
+    """The first i in [0, n) where `pred` turns true (it must be monotone), else n."""
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if pred(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
-def prefix_norms(q_norm: str, sorted_norms: Sequence[str], k: int) -> list[str]:
-    """The first `k` (by `prefix_key`) normalised names strictly longer than `q_norm` that
-    start with it, found by bisection in `sorted_norms`; reads only the matching block."""
-    if not q_norm or k <= 0:
+def shortest(ids: np.ndarray, lens: np.ndarray, k: int) -> list[int]:
+    """The `k` ids with the smallest `lens`, shortest first; ties keep the order of `ids`."""
+    if len(ids) > k:
+        kth = np.partition(lens, k - 1)[k - 1]
+        below = np.flatnonzero(lens < kth)
+        ties = np.flatnonzero(lens == kth)[: k - len(below)]
+        pick = np.concatenate([below, ties])
+    else:
+        pick = np.arange(len(ids))
+    pick = pick[np.lexsort((pick, lens[pick]))]
+    return [int(x) for x in ids[pick]]
+
+
+def from_sorted(
+    q: str, order: np.ndarray, name: Callable[[int], str], lens: np.ndarray, k: int
+) -> list[int]:
+    """Norm ids of the `k` shortest names strictly longer than `q` that start with it,
+    ties by name (`order` is the norm ids in string order; `name(id)` reads one)."""
+    n = len(order)
+    start = first_true(n, lambda i: name(int(order[i])) >= q)
+    end = start + first_true(n - start, lambda i: not name(int(order[start + i])).startswith(q))
+    if start < end and name(int(order[start])) == q:
+        start += 1  # the text's own name: the normalised tier has it
+    if start >= end:
         return []
-    i = bisect_left(sorted_norms, q_norm)
-    block = []
-    while i < len(sorted_norms) and sorted_norms[i].startswith(q_norm):
-        if sorted_norms[i] != q_norm:
-            block.append(sorted_norms[i])
-        i += 1
-    return heapq.nsmallest(k, block, key=prefix_key)
+    ids = np.asarray(order[start:end], dtype=np.int64)
+    return shortest(ids, np.asarray(lens[ids]), k)
 
 
 def rank_grouped(
@@ -95,13 +116,14 @@ def rank_grouped(
     *,
     limit: int,
     fuzzy: bool,
-    sorted_norms: Sequence[str] | None = None,
+    sorted_norms: tuple[Sequence[str], np.ndarray] | None = None,
 ) -> list[EntityMatch]:
     """Rank entities (id -> label, grouped by `group_by_norm(labels)`) against `text`.
 
     An exact match is also a normalised one, so both come from the text's own group; the
     fuzzy similarity is computed once per distinct normalised name. With `sorted_norms`
-    (`sorted(by_norm)`), prefix matches come between the normalised and the fuzzy ones.
+    (`sorted(by_norm)` and their lengths), prefix matches come between the normalised and
+    the fuzzy ones.
     """
     q = normalize_name(text)
     same = sorted(by_norm.get(q, ()))
@@ -110,8 +132,10 @@ def rank_grouped(
     seen = set(exact)
     out += [EntityMatch(e, labels[e], "normalized", 0.99) for e in same if e not in seen]
     seen.update(same)
-    if sorted_norms is not None and len(out) < limit:
-        for n in prefix_norms(q, sorted_norms, limit - len(out)):
+    if sorted_norms is not None and len(out) < limit and q:
+        names, lens = sorted_norms
+        hits = from_sorted(q, np.arange(len(names)), names.__getitem__, lens, limit - len(out))
+        for n in (names[i] for i in hits):
             ids = sorted(by_norm[n])
             out += [EntityMatch(e, labels[e], "prefix", prefix_score(q, n)) for e in ids]
             seen.update(ids)

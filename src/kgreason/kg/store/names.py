@@ -13,7 +13,13 @@ from pathlib import Path
 import numpy as np
 
 from kgreason.kg.base import UNNAMED, EntityMatch
-from kgreason.kg.ranking import FUZZY_MIN_RATIO, fuzzy_scores, normalize_name, prefix_score
+from kgreason.kg.ranking import (
+    FUZZY_MIN_RATIO,
+    from_sorted,
+    fuzzy_scores,
+    normalize_name,
+    prefix_score,
+)
 from kgreason.kg.store import prefix as prefix_search
 from kgreason.kg.store.build_index import byte_trigrams, ranges
 from kgreason.kg.store.format import HashIndex, Manifest, StringTable, load_array
@@ -130,7 +136,7 @@ class NameIndex:
 
     def _prefix_norms(self, q: str, k: int) -> list[int]:
         """Norm ids of the `k` shortest names starting with `q` (see prefix.py): from the
-        sorted-name index, or for older stores an order sorted once in memory (small
+        sorted-name index (kg.ranking.from_sorted), or for older stores an order sorted once in memory (small
         stores) or the trigram index (large ones)."""
         order = self.norm_order
         if order is None and len(self.norms) <= EXHAUSTIVE_FUZZY:
@@ -141,7 +147,7 @@ class NameIndex:
                 sorted(range(len(names)), key=names.__getitem__), dtype=np.int64
             )
         if order is not None:
-            return prefix_search.from_sorted(q, order, self.norms.__getitem__, self.norm_len, k)
+            return from_sorted(q, order, self.norms.__getitem__, self.norm_len, k)
         tri = (self.tri_codes, self.tri_ptr, self.tri_val)
         return prefix_search.from_trigrams(q, tri, self.norms.many, self.norm_len, k)
 

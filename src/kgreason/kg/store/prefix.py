@@ -1,10 +1,11 @@
 """Prefix (type-ahead) search over a store's normalised names.
 
 Stores built with the sorted-name index (`norms.order`: norm ids in string order) answer
-by bisection: ~2 log2(n) string reads find the block of names starting with the text, and
-the shortest `k` of that block are picked from the stored lengths (integers; no string of
-the block is read). Older stores have no such index: a small one sorts its names once in
-memory (exact, like the sorted index); a large one takes the names holding every trigram of
+by bisection (`kg.ranking.from_sorted`, which MemoryKG uses too): ~2 log2(n) string reads
+find the block of names starting with the text, and the shortest `k` of that block are
+picked from the stored lengths (integers; no string of the block is read). Older stores
+have no such index: a small one sorts its names once in memory (exact, like the sorted
+index); a large one takes the names holding every trigram of
 " " + text from the trigram index and checks the shortest `PREFIX_VERIFY` of them, so a
 one-letter query finds nothing there and ties at the cut are broken by norm id, not name
 (rebuild the store for the exact answer).
@@ -16,49 +17,10 @@ from collections.abc import Callable
 
 import numpy as np
 
+from kgreason.kg.ranking import shortest
+
 #: older large stores: at most this many trigram candidates are read and checked per query
 PREFIX_VERIFY = 4_096
-
-
-def _first(n: int, pred: Callable[[int], bool]) -> int:
-    """The first i in [0, n) where `pred` turns true (it must be monotone), else n."""
-    lo, hi = 0, n
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if pred(mid):
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
-def shortest(ids: np.ndarray, lens: np.ndarray, k: int) -> list[int]:
-    """The `k` ids with the smallest `lens`, shortest first; ties keep the order of `ids`."""
-    if len(ids) > k:
-        kth = np.partition(lens, k - 1)[k - 1]
-        below = np.flatnonzero(lens < kth)
-        ties = np.flatnonzero(lens == kth)[: k - len(below)]
-        pick = np.concatenate([below, ties])
-    else:
-        pick = np.arange(len(ids))
-    pick = pick[np.lexsort((pick, lens[pick]))]
-    return [int(x) for x in ids[pick]]
-
-
-def from_sorted(
-    q: str, order: np.ndarray, name: Callable[[int], str], lens: np.ndarray, k: int
-) -> list[int]:
-    """Norm ids of the `k` shortest names strictly longer than `q` that start with it,
-    ties by name (`order` is the norm ids in string order; `name(id)` reads one)."""
-    n = len(order)
-    start = _first(n, lambda i: name(int(order[i])) >= q)
-    end = start + _first(n - start, lambda i: not name(int(order[start + i])).startswith(q))
-    if start < end and name(int(order[start])) == q:
-        start += 1  # the text's own name: the normalised tier has it
-    if start >= end:
-        return []
-    ids = np.asarray(order[start:end], dtype=np.int64)
-    return shortest(ids, np.asarray(lens[ids]), k)
 
 
 def query_trigrams(q: str) -> np.ndarray:
@@ -76,7 +38,7 @@ def from_trigrams(
     lens: np.ndarray,
     k: int,
 ) -> list[int]:
-    """As `from_sorted`, for stores without the sorted index: candidates from the trigram
+    """As `kg.ranking.from_sorted`, for stores without the sorted index: candidates from the trigram
     index (`tri` = codes, indptr, owners), the shortest `PREFIX_VERIFY` checked."""
     codes = query_trigrams(q)
     tri_codes, tri_ptr, tri_val = tri
