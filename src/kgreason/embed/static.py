@@ -3,6 +3,9 @@
 PoG's fuzzy path selection embeds thousands of path strings per question; the vendored
 table is distilled from the same all-MiniLM-L6-v2 weights (see models/minilm-static/
 PROVENANCE.md and `kgreason.embed.distill`), so its rankings track MiniLM's closely.
+Texts are pooled word by word (`embed.wordpool`: each distinct word tokenized once per
+call), the same vectors as model2vec's `encode` up to float rounding, ~10x faster on path
+texts; a tokenizer that does not split at spaces first keeps model2vec's own pooling.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import numpy as np
 
 from kgreason.embed.errors import EmbedderError, ModelNotFoundError
 from kgreason.embed.offline import hub_offline
+from kgreason.embed.wordpool import pooler_for
 
 STATIC_NAME = "minilm-static"
 _MODEL_FILES = ("model.safetensors", "tokenizer.json", "config.json")
@@ -52,6 +56,7 @@ class StaticEmbedder:
             except (OSError, ValueError) as e:
                 raise EmbedderError(f"static model {label} could not be loaded: {e}") from e
         self.batch_size = batch_size
+        self._pooler = pooler_for(self._model, self._encode)
         self.name = STATIC_NAME if path is None else folder.name
         self.dim = int(self._model.dim)
 
@@ -59,9 +64,13 @@ class StaticEmbedder:
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        out = self._model.encode(texts, batch_size=self.batch_size, show_progress_bar=False)
-        out = np.asarray(out, dtype=np.float32)
-        # Renormalise in float32 (the table is float16). A text with no known token maps to the
+        out = self._encode(texts) if self._pooler is None else self._pooler.sums(texts)
+        # Renormalise in float32 (the table may be float16 or int8). A text with no known token maps to the
         # zero vector; it stays zero rather than becoming NaN.
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return np.ascontiguousarray(out / np.where(norms > 0, norms, 1.0), dtype=np.float32)
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        """model2vec's own pooling."""
+        out = self._model.encode(texts, batch_size=self.batch_size, show_progress_bar=False)
+        return np.asarray(out, dtype=np.float32)
