@@ -12,7 +12,7 @@ from kgreason.pog.branch import branch_reduce_select, extract_head_steps
 from kgreason.pog.clustering import ClusteredGraph
 from kgreason.pog.fuzzy import FuzzySelector
 from kgreason.pog.paths import topic_entity_paths
-from kgreason.pog.render import render_path, render_set
+from kgreason.pog.render import render_path, render_paths, render_set
 from kgreason.pog.types import Hop, ReasoningPath
 
 LOC = "location.location."
@@ -147,3 +147,22 @@ def test_render_lists_clustered_relations() -> None:
         "{Weeze Airport} -> location.location.containedby | location.location.contains (inverse)"
         " -> {Germany}"
     )
+
+
+def test_render_paths_sharing_hops_render_as_each_alone() -> None:
+    """render_paths keeps each hop's text by identity: prefixes shared between paths, hops
+    equal in relation but not in sets, and a backward hop must each render as alone."""
+    a = Hop(("m.nijmegen",), LOC + "nearby_airports", ("m.weeze",), True)
+    b1 = Hop(("m.weeze",), LOC + "containedby", ("m.germany",), True)
+    b2 = Hop(("m.weeze",), LOC + "containedby", ("m.nrw",), True)
+    c = Hop(("m.germany",), LOC + "containedby", ("m.weeze",), False)
+    paths = [
+        ReasoningPath((a,)),
+        ReasoningPath((a, b1)),
+        ReasoningPath((a, b2)),
+        ReasoningPath((a, b1, c)),
+        ReasoningPath(()),
+    ]
+    together = render_paths(paths, NIJMEGEN_NAMES, with_ids=False)
+    assert together == [render_path(p, NIJMEGEN_NAMES, with_ids=False) for p in paths[:4]] + [""]
+    assert len(set(together)) == 5

@@ -147,20 +147,22 @@ def render_paths(
             got = memo[id(obj)] = _render_set(head, total, names, max_items, max_tokens, with_ids)
         return got
 
-    out = []
-    for path in paths:
-        if not path.hops:
-            out.append("")
-            continue
-        parts = [show(path.hops[0], False)]
-        for h in path.hops:
+    steps: dict[int, str] = {}  # a hop's arrow and end set, by identity (prefixes share hops)
+
+    def step(h: Hop) -> str:
+        got = steps.get(id(h))
+        if got is None:
             label = h.relation + "".join(
                 f" | {r}" if f == h.forward else f" | {r} (inverse)" for r, f in h.alt_relations
             )
             arrow = f" -> {label} -> " if h.forward else f" <- {label} <- "
-            parts.append(arrow + show(h, True))
-        out.append("".join(parts))
-    return out
+            got = steps[id(h)] = arrow + show(h, True)
+        return got
+
+    return [
+        show(path.hops[0], False) + "".join(map(step, path.hops)) if path.hops else ""
+        for path in paths
+    ]
 
 
 def shown_count(
