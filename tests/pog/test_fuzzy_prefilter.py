@@ -6,6 +6,7 @@ a CPU embedded for ~5 minutes (`kgreason ask --kg ... --topic ...`)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from pydantic import ValidationError
 from tests.pog.graph_fixtures import HashingEmbedder, nijmegen_kg
@@ -17,6 +18,7 @@ from kgreason.pog.fuzzy import FuzzySelector, prefilter_note, static_prefilter
 from kgreason.pog.llm_free import run_llm_free
 from kgreason.pog.paths import topic_entity_paths
 from kgreason.pog.pipeline import PoG
+from kgreason.pog.ranker.selector import RankerSelector
 from kgreason.pog.settings import PoGSettings
 
 QUESTION = "who directed the film"
@@ -151,3 +153,44 @@ def test_llm_mode_pruning_funnel_reports_the_prefilter() -> None:
     assert cut and any(st["in"] > 1 and st.get("prefiltered") == 1 for st in cut), cut
     assert all(st.get("prefiltered") == 1 for st in cut if st["in"] > 1)
     assert not any("prefiltered" in st for st in run(0))
+
+
+class _ByName:
+    """A path ranker's stand-in: scores a path by the number in its relation's name."""
+
+    def score(self, question, mentions, paths, topics):  # type: ignore[no-untyped-def]
+        rels = [p.hops[-1].relation for p in paths]
+        return np.array([float(r.split("_")[1]) if r[0] == "a" else -1.0 for r in rels])
+
+
+def _combined(prefilter_top: int) -> tuple[RankerSelector, _Transformer]:
+    emb = _Transformer()
+    return RankerSelector(_ByName(), emb, mode="combined", prefilter_top=prefilter_top), emb
+
+
+def test_combined_ranker_embeds_only_the_rankers_best() -> None:
+    """fuzzy_stage = "combined" scored SBERT on every path: minutes on a 10M hub question."""
+    g, names = _fan(300)
+    paths = topic_entity_paths(g, ["film"], 1, max_paths=1000).paths
+    fz, emb = _combined(20)
+    assert fz.prefiltered(300, 5) == 20 and fz.prefiltered(20, 5) is None
+    ranked = fz.rank(QUESTION, paths, names, top=5)
+    assert len(emb.texts) == 1 + 20  # the indicator and the ranker's best 20
+    best20 = {f"attribute_{i:03d}_of_catalogue" for i in range(279, 299)}
+    assert {sp.path.hops[-1].relation for sp in ranked} <= best20
+    # the same as the combined ranking of exactly those 20 paths
+    sub = [p for p in paths if p.hops[-1].relation in best20]
+    whole, _ = _combined(0)
+    assert [sp.path for sp in ranked] == [sp.path for sp in whole.rank(QUESTION, sub, names)][:5]
+
+
+def test_combined_ranker_without_a_bound_or_a_costly_embedder_embeds_all() -> None:
+    g, names = _fan(300)
+    paths = topic_entity_paths(g, ["film"], 1, max_paths=1000).paths
+    fz, emb = _combined(0)
+    fz.rank(QUESTION, paths, names, top=5)
+    assert len(emb.texts) == 1 + 300
+    cheap = RankerSelector(_ByName(), HashingEmbedder(), mode="combined", prefilter_top=20)
+    assert cheap.prefiltered(300, 5) is None
+    learned = RankerSelector(_ByName(), _Transformer(), mode="learned", prefilter_top=20)
+    assert learned.prefiltered(300, 5) is None

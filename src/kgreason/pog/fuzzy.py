@@ -122,8 +122,7 @@ def static_prefilter(embedder: Embedder) -> Callable[[], Embedder] | None:
     """A loader of the vendored static model (loaded on first use), for a transformer
     embedder (one whose class sets `transformer = True`: MiniLM, sentence-transformers);
     None for any other (the static model itself, a test double), which ranks every path."""
-    inner = getattr(embedder, "inner", embedder)
-    if not getattr(inner, "transformer", False):
+    if not is_transformer(embedder):
         return None
 
     def load() -> Embedder:
@@ -132,6 +131,11 @@ def static_prefilter(embedder: Embedder) -> Callable[[], Embedder] | None:
         return CachedEmbedder(StaticEmbedder())
 
     return load
+
+
+def is_transformer(embedder: Embedder) -> bool:
+    """A costly embedder per text (its class sets `transformer = True`), cache or not."""
+    return bool(getattr(getattr(embedder, "inner", embedder), "transformer", False))
 
 
 def prefilter_note(n_paths: int, kept: int) -> str:

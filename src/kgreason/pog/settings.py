@@ -64,6 +64,7 @@ class PoGSettings(BaseModel):
     #: 152/200; among 2.3k: 64 %, 38/40; bench/fuzzy_prefilter.py), at 20-40 ms a long path
     #: text: a 20,000-path question takes ~20 s instead of over 5 minutes. 0 = embed every
     #: path (the paper's way). MetaQA's questions have at most ~120 paths: never cut.
+    #: With `fuzzy_stage = "combined"` the path ranker keeps its own best this many instead.
     fuzzy_prefilter: int = Field(default=512, ge=0)
     #: a path-search level whose partial paths would read more edge rows than this (their
     #: sets' degrees summed) is not searched; shorter lengths are kept and the cut is

@@ -78,7 +78,9 @@ def build_selector(
     if choice == "hop-aligned":
         zs = HopAlignedRanker(embedder)
         mode = _mode(settings, llm_free)
-        return RankerSelector(zs, embedder, mode=mode, answers=False), []
+        return RankerSelector(
+            zs, embedder, mode=mode, answers=False, prefilter_top=settings.fuzzy_prefilter
+        ), []
     if choice == "auto":
         path = bundled_ranker_path()
         try:
@@ -96,4 +98,6 @@ def build_selector(
         path = Path(choice).expanduser()
     ranker, warnings = load_checked(path, kg)
     mode = _mode(settings, llm_free)
-    return RankerSelector(ranker, embedder, mode=mode), warnings
+    return RankerSelector(
+        ranker, embedder, mode=mode, prefilter_top=settings.fuzzy_prefilter
+    ), warnings

@@ -4,6 +4,12 @@ zero-shot), so the LLM-free mode and PoG's pruning use it unchanged.
     mode "learned"   the ranker's score alone
     mode "combined"  z-scored ranker score + `weight` * z-scored SBERT cosine (FuzzySelect's)
 
+Combined mode with a transformer embedder and more than `prefilter_top` paths (and more than
+the W asked for): the ranker, which scores every path cheaply, keeps its best
+max(prefilter_top, W), and only those are embedded, combined (z-scored among themselves) and
+ranked. This is `pog.fuzzy_prefilter` for this selector (`prefiltered` reports it, as
+FuzzySelector's does); ranking every path (no W) embeds them all.
+
 `answers = True` tells the LLM-free mode to answer with the top path's answer set (see
 `answer.py`); a zero-shot ranker leaves it False (its top path is a candidate, not an answer).
 """
@@ -16,7 +22,7 @@ from typing import Literal, Protocol
 import numpy as np
 
 from kgreason.embed.base import Embedder
-from kgreason.pog.fuzzy import EMBED_MAX_ITEMS, FuzzySelector, ScoredPath
+from kgreason.pog.fuzzy import EMBED_MAX_ITEMS, FuzzySelector, ScoredPath, is_transformer
 from kgreason.pog.render import render_path
 from kgreason.pog.types import ReasoningPath
 
@@ -46,12 +52,23 @@ class RankerSelector(FuzzySelector):
         mode: Literal["learned", "combined"] = "learned",
         weight: float = 0.5,
         answers: bool = True,
+        prefilter_top: int = 0,
     ):
         super().__init__(embedder)
         self.ranker = ranker
         self.mode = mode
         self.weight = weight
         self.answers = answers
+        self.prefilter_top = prefilter_top
+        self._costly = is_transformer(embedder)
+
+    def prefiltered(self, n_paths: int, top: int | None) -> int | None:
+        """How many of the ranker's best paths are embedded (combined mode, a transformer
+        embedder, more paths than max(prefilter_top, top)), or None (all, or none)."""
+        if self.mode != "combined" or not self._costly or not self.prefilter_top or top is None:
+            return None
+        keep = max(self.prefilter_top, top)
+        return keep if n_paths > keep else None
 
     def rank(
         self,
@@ -67,13 +84,21 @@ class RankerSelector(FuzzySelector):
         topics = list(dict.fromkeys(e for p in paths for e in p.entity_list))
         mentions = [names[t] for t in topics if t in names]
         s = np.asarray(self.ranker.score(indicator, mentions, paths, topics), np.float64)
+        order = np.lexsort((np.arange(len(s)), -s))
         if self.mode == "combined":
-            cos = np.zeros(len(paths))
-            where = {id(p): i for i, p in enumerate(paths)}
-            for sp in super().rank(indicator, paths, names, max_items=max_items):
+            keep = self.prefiltered(len(paths), top)
+            idx = np.arange(len(paths)) if keep is None else np.sort(order[:keep])
+            sub = [paths[i] for i in idx.tolist()]
+            cos = np.zeros(len(sub))
+            where = {id(p): i for i, p in enumerate(sub)}
+            # (no top: FuzzySelector.rank embeds every path of `sub`)
+            for sp in super().rank(indicator, sub, names, max_items=max_items):
                 cos[where[id(sp.path)]] = sp.score
-            s = _z(s) + self.weight * _z(cos)
-        order = np.lexsort((np.arange(len(s)), -s))[: len(s) if top is None else top]
+            comb = _z(s[idx]) + self.weight * _z(cos)
+            s = s.copy()
+            s[idx] = comb
+            order = idx[np.lexsort((idx, -comb))]  # at least the `top` asked for
+        order = order[: len(s) if top is None else top]
         return [
             ScoredPath(
                 paths[i],
