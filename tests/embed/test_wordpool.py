@@ -140,3 +140,22 @@ def test_an_added_token_with_a_space_keeps_model2vec_pooling(static):
     assert pooler_for(fake, static._encode) is not None
     tok.add_special_tokens(["new york"])  # one token across two words
     assert pooler_for(fake, static._encode) is None
+
+
+def test_segment_sums_in_blocks(monkeypatch):
+    """Batches larger than a block give the sums of one block."""
+    import kgreason.embed.wordpool as wp
+
+    rng = np.random.default_rng(1)
+    table = rng.normal(size=(50, 4)).astype(np.float32)
+    lens = rng.integers(0, 9, size=300)
+    ids = rng.integers(0, 50, size=int(lens.sum()))
+    whole = segment_sums(table, ids, lens)
+    monkeypatch.setattr(wp, "BLOCK", 7)
+    np.testing.assert_array_equal(segment_sums(table, ids, lens), whole)
+    starts = np.cumsum(lens) - lens
+    want = [
+        table[ids[a : a + n]].sum(axis=0) if n else np.zeros(4)
+        for a, n in zip(starts, lens, strict=True)
+    ]
+    np.testing.assert_allclose(whole, np.array(want), atol=1e-5)

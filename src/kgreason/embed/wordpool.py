@@ -31,6 +31,8 @@ import numpy as np
 #: tokenizer parts that only ever see one space-separated word at a time
 LOCAL_NORMALIZERS = {None, "BertNormalizer", "Lowercase", "NFD", "NFC", "NFKC", "NFKD"}
 LOCAL_PRE_TOKENIZERS = {"BertPreTokenizer", "Whitespace", "WhitespaceSplit"}
+#: segments summed at once (work arrays of BLOCK x dim float32: 8 MB at 256 dimensions)
+BLOCK = 8192
 
 
 class WordPooler:
@@ -102,24 +104,28 @@ class WordPooler:
 def segment_sums(table: np.ndarray, ids: np.ndarray, lens: np.ndarray) -> np.ndarray:
     """float32 sums of table[ids[a:a+n]] for consecutive segments of lengths `lens`, each
     added up in its own order (so a segment's sum does not depend on the others). Summed
-    position by position over the segments sorted by length: one gather and one add over
-    contiguous rows per position (numpy's reduceat and cumsum along rows were 4-5x slower)."""
+    position by position over the segments sorted by length, BLOCK segments at a time: one
+    gather and one add over contiguous rows per position (numpy's reduceat and cumsum along
+    rows were 4-5x slower), with work arrays of BLOCK rows whatever the batch."""
     k, dim = len(lens), table.shape[1]
     out = np.zeros((k, dim), dtype=np.float32)
     if not k or not len(ids):
         return out
     order = np.argsort(-lens, kind="stable")
-    sl = lens[order]
-    starts = (np.cumsum(lens) - lens)[order]
-    acc = np.zeros((k, dim), dtype=np.float32)
-    buf = np.empty((k, dim), dtype=np.float32)
+    starts = np.cumsum(lens) - lens
     src = np.ascontiguousarray(table, dtype=np.float32)
-    # segments with more than j items: the first n_at[j] in length order
-    n_at = np.searchsorted(-sl, -np.arange(1, int(sl[0]) + 1), side="right")
-    for j, n in enumerate(n_at.tolist()):
-        np.take(src, ids[starts[:n] + j], axis=0, out=buf[:n])
-        acc[:n] += buf[:n]
-    out[order] = acc
+    acc = np.empty((min(k, BLOCK), dim), dtype=np.float32)
+    buf = np.empty_like(acc)
+    for b0 in range(0, k, BLOCK):
+        blk = order[b0 : b0 + BLOCK]
+        sl, st, m = lens[blk], starts[blk], len(blk)
+        acc[:m] = 0
+        # segments with more than j items: the first n_at[j] of the block
+        n_at = np.searchsorted(-sl, -np.arange(1, int(sl[0]) + 1), side="right")
+        for j, n in enumerate(n_at.tolist()):
+            np.take(src, ids[st[:n] + j], axis=0, out=buf[:n])
+            acc[:n] += buf[:n]
+        out[blk] = acc[:m]
     return out
 
 
