@@ -9,12 +9,17 @@ sampled question's (a few thousand paths, as a hub question has), and for each q
 - top-1: whether MiniLM's best path survives (the LLM-free answer is read from it);
 and the cost of each embedder per path text. Run from the repo root:
 
-    python bench/fuzzy_prefilter.py [--questions 40] [--hops 3] [--w 80]
+    python bench/fuzzy_prefilter.py [--questions 40] [--hops 3] [--w 80] [--hub]
+
+--hub removes what could tell the pooled texts apart by question rather than by relation
+(each text's start set, each question's topic mention), as on a hub where every path
+starts from the same entity.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from pathlib import Path
@@ -36,8 +41,16 @@ from kgreason.pog.settings import PoGSettings
 KS = (80, 128, 256, 512, 1024)
 
 
-def pooled_texts(n_questions: int, hops: int) -> tuple[list[str], list[str]]:
-    """(questions, the pooled distinct path texts of their LLM-free path searches)."""
+def strip_start(text: str) -> str:
+    """A path text without its start set ("{...} -> r -> {...}" -> "-> r -> {...}")."""
+    cuts = [i for i in (text.find(" -> "), text.find(" <- ")) if i >= 0]
+    return text[min(cuts) + 1 :] if cuts else text
+
+
+def pooled_texts(n_questions: int, hops: int, hub: bool = False) -> tuple[list[str], list[str]]:
+    """(questions, the pooled distinct path texts of their LLM-free path searches). `hub`:
+    the texts without their start set and the questions without their topic mention, so no
+    text can be told apart by its topic entity, as on a hub where every path shares it."""
     kg, s = open_kg(KGSettings()), PoGSettings()
     recs = [r for r in load("metaqa", hops=hops).records if r.topic_entities][:n_questions]
     questions, pool = [], {}
@@ -53,8 +66,9 @@ def pooled_texts(n_questions: int, hops: int) -> tuple[list[str], list[str]]:
         book = NameBook(kg)
         run_sync(book.ensure(displayed_ids(paths)))
         for t in render_paths(paths, book.names, max_items=4, with_ids=False):
-            pool.setdefault(t, None)
-        questions.append(r.question.replace("[", "").replace("]", ""))
+            pool.setdefault(strip_start(t) if hub else t, None)
+        q = re.sub(r"\[[^\]]*\]", "", r.question).strip() if hub else r.question
+        questions.append(q.replace("[", "").replace("]", ""))
     return questions, list(pool)
 
 
@@ -63,9 +77,15 @@ def main() -> None:
     ap.add_argument("--questions", type=int, default=40)
     ap.add_argument("--hops", type=int, default=3)
     ap.add_argument("--w", type=int, default=80, help="the W asked for (PoG's W1)")
+    ap.add_argument(
+        "--hub",
+        action="store_true",
+        help="texts without their start set, questions without their topic (see pooled_texts)",
+    )
     args = ap.parse_args()
-    questions, pool = pooled_texts(args.questions, args.hops)
-    print(f"{len(questions)} MetaQA {args.hops}-hop dev questions, {len(pool):,} pooled path texts")
+    questions, pool = pooled_texts(args.questions, args.hops, args.hub)
+    kind = "hub-like (no start set, no topic mention)" if args.hub else "pooled"
+    print(f"{len(questions)} MetaQA {args.hops}-hop dev questions, {len(pool):,} {kind} path texts")
     emb = {}
     for name in ("static", "minilm"):
         e = build_embedder(EmbedSettings(backend=name, cache_size=0))
