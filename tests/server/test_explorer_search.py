@@ -239,3 +239,73 @@ def test_a_401_asks_for_the_token(browser: Any, server: str) -> None:
     assert "bearer token" in pg.text("#find-msg")
     assert pg.js("!document.getElementById('token-form').hidden")
     assert not [e for e in pg.errors if "Failed to load resource" not in e], pg.errors
+
+
+TRICKY_IDS = ["Film; The Sequel", 'The "Quoted" Film', " lead", "trail ", ";", '"', "plain id"]
+
+
+def test_topic_ids_holding_semicolons_and_quotes_survive_the_field(
+    browser: Any, server: str
+) -> None:
+    """The topic field is `;`-separated: an id holding `;` or `"` is written quoted and read
+    back whole, however the field is typed."""
+    pg = Page(browser, server)
+    mod = "import('/static/explorer/search.js')"
+    back = pg.js(
+        f"{mod}.then(m => ids => ids.map(i => m.splitTopics(m.formatTopic(i))))"
+        f".then(f => f({json.dumps(TRICKY_IDS)}))"
+    )
+    assert back == [[i] for i in TRICKY_IDS]
+    field = pg.js(f"{mod}.then(m => {json.dumps(TRICKY_IDS)}.reduce(m.addTopic, ''))")
+    assert pg.js(f"{mod}.then(m => m.splitTopics({json.dumps(field)}))") == TRICKY_IDS
+    typed = {
+        'a; "b;c" ; d': ["a", "b;c", "d"],
+        ' "x ""y"" z";;  ; w ': ['x "y" z', "w"],
+        '"unclosed; to the end': ["unclosed; to the end"],
+        '"q" junk; r': ["q", "r"],
+        "": [],
+    }
+    for text, want in typed.items():
+        assert pg.js(f"{mod}.then(m => m.splitTopics({json.dumps(text)}))") == want, text
+    assert not pg.errors, pg.errors
+
+
+@pytest.fixture(scope="module")
+def semicolon_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A user KG whose entity ids hold `;` and `"`."""
+    from kgreason.kg.loaders import Source
+    from kgreason.kg.store.build import build_store
+
+    tmp = tmp_path_factory.mktemp("semicolon")
+    tsv = tmp / "kg.tsv"
+    tsv.write_text(
+        "Film; The Sequel\tdirected_by\tJane Doe\n"
+        'Film; The Sequel\tstarred_actors\tThe "Quoted" Actor\n'
+        'The "Quoted" Actor\tstarred_actors\tOther Film\n'
+        "Other Film\tdirected_by\tJane Doe\n",
+        encoding="utf-8",
+    )
+    build_store([Source(tsv, "tsv")], tmp / "kg")
+    yield from _start(tmp, tmp / "kg")
+
+
+def test_a_picked_id_with_a_semicolon_is_asked_about_whole(
+    browser: Any, semicolon_server: str
+) -> None:
+    pg = Page(browser, semicolon_server)
+    pg.page.click("details.opts summary")
+    for query, want in (("Film; The", "Film; The Sequel"), ('The "Quo', 'The "Quoted" Actor')):
+        pg.page.fill("#find", query)
+        pg.page.wait_for_selector(OPTIONS, timeout=30_000)
+        idx = [
+            pg.page.get_attribute(f"{OPTIONS} >> nth={i}", "data-id")
+            for i in range(pg.page.locator(OPTIONS).count())
+        ].index(want)
+        for _ in range(idx + 1):
+            pg.page.keyboard.press("ArrowDown")
+        pg.page.keyboard.press("Enter")
+    assert pg.page.input_value("#ask-topics") == '"Film; The Sequel"; "The ""Quoted"" Actor"'
+    result = pg.ask("which film links these two")
+    assert [t["id"] for t in result["topic_entities"]] == ["Film; The Sequel", 'The "Quoted" Actor']
+    assert all(t["method"] == "given" for t in result["topic_entities"])
+    assert not pg.errors, pg.errors

@@ -5,7 +5,7 @@ import { ApiError, askStream, getJSON, postJSON } from "./api.js";
 import { renderAnswer, renderFunnel, renderPaths, renderSubgraph, renderTopics, renderTriples, renderUsage, StageTable } from "./ask.js";
 import { $, h, fill, ms } from "./dom.js";
 import { PathGraph } from "./graph.js";
-import { initSearch } from "./search.js";
+import { initSearch, splitTopics } from "./search.js";
 import { SolveView } from "./solve.js";
 
 const state = { graph: null, stages: null, abort: null, busy: false, cytoscape: null };
@@ -136,7 +136,7 @@ async function ask(e) {
   if (!question) return;
   const body = { question };
   if ($("llm-free").checked) body.llm_free = true;
-  const topics = $("ask-topics").value.split(";").map((t) => t.trim()).filter(Boolean);
+  const topics = splitTopics($("ask-topics").value);
   if (topics.length) body.topics = topics;
   if ($("strategy").value) body.strategy = $("strategy").value;
   if ($("variant").value) body.variant = $("variant").value;

@@ -8,11 +8,45 @@ import { $, fill, h } from "./dom.js";
 const LIMIT = 8;
 const MIN_CHARS = 2;
 
-/** Add `id` to a `;`-separated list, keeping what is there and never listing it twice. */
+/** The topic entities of the `;`-separated field. An item in double quotes may hold `;`
+ * (and `""` for a quote): `"Film; The Sequel"; Other Film`. An unclosed quote runs to the end. */
+export function splitTopics(value) {
+  const items = [];
+  let i = 0;
+  while (i < value.length) {
+    while (i < value.length && /\s/.test(value[i])) i += 1;
+    if (value[i] === '"') {
+      let item = "";
+      i += 1;
+      while (i < value.length) {
+        if (value[i] === '"' && value[i + 1] === '"') { item += '"'; i += 2; }
+        else if (value[i] === '"') { i += 1; break; }
+        else { item += value[i]; i += 1; }
+      }
+      const end = value.indexOf(";", i);  // anything after the closing quote is dropped
+      i = end < 0 ? value.length : end + 1;
+      if (item) items.push(item);
+    } else {
+      const end = value.indexOf(";", i);
+      const item = value.slice(i, end < 0 ? value.length : end).trim();
+      i = end < 0 ? value.length : end + 1;
+      if (item) items.push(item);
+    }
+  }
+  return items;
+}
+
+/** One topic as the field writes it: quoted when it holds `;` or `"`, or starts or ends
+ * with a space (splitTopics reads it back unchanged). */
+export function formatTopic(id) {
+  return /[;"]|^\s|\s$/.test(id) ? `"${id.replaceAll('"', '""')}"` : id;
+}
+
+/** Add `id` to the field's topics, keeping what is there and never listing it twice. */
 export function addTopic(value, id) {
-  const items = value.split(";").map((t) => t.trim()).filter(Boolean);
+  const items = splitTopics(value);
   if (!items.includes(id)) items.push(id);
-  return items.join("; ");
+  return items.map(formatTopic).join("; ");
 }
 
 function errorText(err) {
