@@ -11,6 +11,7 @@ Starts `kgreason serve --llm-free` on a free 127.0.0.1 port, then prints:
 Then it stops the server with SIGTERM and checks it exits 0.
 
     python bench/server_load.py [--questions 50] [--cli-runs 5] [--clients 8] [--requests 200]
+    python bench/server_load.py --workers 1,2 --cli-runs 0   # `serve --workers`: ok/s ratio
 """
 
 from __future__ import annotations
@@ -62,17 +63,26 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(port: int, max_concurrency: int) -> tuple[subprocess.Popen[str], float]:
+def start_server(
+    port: int, max_concurrency: int, workers: int = 1
+) -> tuple[subprocess.Popen[str], float]:
+    """The server, once /healthz answers (from every worker, with `workers` > 1)."""
     cmd = [sys.executable, "-m", "kgreason", "serve", "--llm-free", "--port", str(port),
-           "--max-concurrency", str(max_concurrency)]  # fmt: skip
+           "--max-concurrency", str(max_concurrency), "--workers", str(workers)]  # fmt: skip
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env(), stderr=subprocess.PIPE, text=True)
+    seen: set[object] = set()
     while True:
         if proc.poll() is not None:
             raise SystemExit(f"server exited: {proc.stderr.read() if proc.stderr else ''}")
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return proc, time.perf_counter() - t0
+            r = httpx.get(
+                f"http://127.0.0.1:{port}/healthz", headers={"Connection": "close"}, timeout=1
+            )
+            if r.status_code == 200:
+                seen.add(r.json().get("worker"))
+                if len(seen) >= workers:
+                    return proc, time.perf_counter() - t0
         except httpx.TransportError:
             time.sleep(0.05)
 
@@ -159,11 +169,26 @@ def main() -> None:
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--requests", type=int, default=200)
     ap.add_argument("--max-concurrency", type=int, default=8)
+    ap.add_argument(
+        "--workers",
+        default="1",
+        help="`serve --workers` counts to measure in turn, e.g. 1,2 (ratios against the first)",
+    )
     a = ap.parse_args()
     qs = questions(a.questions)
+    rates: dict[int, float] = {}
+    for i, n in enumerate(int(x) for x in a.workers.split(",")):
+        print(f"--- kgreason serve --workers {n}")
+        rates[n] = run_one(a, qs, n, cli=i == 0)
+    first = next(iter(rates.values()))
+    for n, rate in rates.items():
+        print(f"workers {n}: {rate:.1f} ok/s under {a.clients} clients, {rate / first:.2f}x")
+
+
+def run_one(a: argparse.Namespace, qs: list[str], workers: int, cli: bool) -> float:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    proc, startup = start_server(port, a.max_concurrency)
+    proc, startup = start_server(port, a.max_concurrency, workers)
     try:
         print(f"server startup (load KG, embedder, ranker): {startup:.2f} s")
         lat, outs = sequential(url, qs)
@@ -176,14 +201,15 @@ def main() -> None:
             f"(server-side p50 {statistics.median(server_ms):.1f} ms; {missing} question(s) "
             "name a topic the bundled KG lacks: 404 unknown-entity, timed too)"
         )
-        walls, cli_outs = cold_cli(qs[: a.cli_runs])
-        cli_med = statistics.median(walls)
-        same = sum(answers(c) == answers(s) for c, s in zip(cli_outs, outs, strict=False))
-        print(
-            f"cold CLI `kgreason ask --json`, {len(walls)} runs: median {cli_med:.2f} s "
-            f"(min {min(walls):.2f}, max {max(walls):.2f}); ratio CLI/server p50 "
-            f"{cli_med / p50:.0f}x; same answers as the server: {same}/{len(walls)}"
-        )
+        if cli and a.cli_runs:
+            walls, cli_outs = cold_cli(qs[: a.cli_runs])
+            cli_med = statistics.median(walls)
+            same = sum(answers(c) == answers(s) for c, s in zip(cli_outs, outs, strict=False))
+            print(
+                f"cold CLI `kgreason ask --json`, {len(walls)} runs: median {cli_med:.2f} s "
+                f"(min {min(walls):.2f}, max {max(walls):.2f}); ratio CLI/server p50 "
+                f"{cli_med / p50:.0f}x; same answers as the server: {same}/{len(walls)}"
+            )
         c = concurrent(url, qs, a.clients, a.requests)
         print(
             f"{a.clients} concurrent clients, {a.requests} requests (max-concurrency "
@@ -191,6 +217,7 @@ def main() -> None:
             f"p50 {c['p50_ms']:.1f} ms, p95 {c['p95_ms']:.1f} ms; ok {c['ok']}, "
             f"429 {c['refused_429']}, other {c['other']}"
         )
+        return float(c["ok_per_s"])
     finally:
         proc.send_signal(signal.SIGTERM)
         rc = proc.wait(60)

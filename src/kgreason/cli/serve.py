@@ -46,6 +46,14 @@ def register(app: typer.Typer) -> None:
         llm_free: bool = typer.Option(
             False, "--llm-free", help="Never use an LLM for questions, even if configured."
         ),
+        workers: int = typer.Option(
+            1,
+            "--workers",
+            min=1,
+            max=64,
+            help="Processes answering on the one port, each with its own models (see"
+            " docs/server.md); limits are per process.",
+        ),
         embedder: EmbedderOption = None,
     ) -> None:
         """Serve the HTTP API, /docs and the web explorer with the models loaded once."""
@@ -59,7 +67,6 @@ def register(app: typer.Typer) -> None:
             fail(f"--runs-dir {runs_dir}: not a directory", code=2)
         overrides = {"kg.store": kg, "kg.sparql_url": sparql, "kg.dialect": dialect}
         s = settings(ctx, **overrides, **embedder_override(embedder)).settings
-        service = _build(s, llm_free)
         cfg = ServerConfig(
             host=host, port=port, token=token or None, max_body=max_body,
             runs_dir=runs_dir.resolve() if runs_dir else None,
@@ -68,24 +75,55 @@ def register(app: typer.Typer) -> None:
         from kgreason.server.run import serve
         from kgreason.server.service import Limits
 
-        service.limits = Limits(max_concurrency=max_concurrency, deadline_s=deadline)
-        mode = "LLM-free mode (candidates, not PoG's answers)" if service.llm_free else "PoG"
-        auth = "token required" if token else "no token: local only"
         err = err_console()
-        err.print(
-            f"kgreason serve: {mode}; KG {service.info()['kg']}; {auth}",
-            highlight=False, markup=False, soft_wrap=True,
-        )  # fmt: skip
+        log_level = "info" if verbosity() else "warning"
 
-        def announce(url: str) -> None:
-            err.print(f"kgreason serve: listening on {url}", highlight=False, markup=False)
+        def say(text: str) -> None:
+            err.print(f"kgreason serve: {text}", highlight=False, markup=False, soft_wrap=True)
 
+        def start(worker: int | None, announce, sockets=None) -> None:  # type: ignore[no-untyped-def]
+            service = _build(s, llm_free)
+            service.limits = Limits(max_concurrency=max_concurrency, deadline_s=deadline)
+            service.worker = worker
+            if not worker:  # one line, from the first worker
+                mode = (
+                    "LLM-free mode (candidates, not PoG's answers)" if service.llm_free else "PoG"
+                )
+                auth = "token required" if token else "no token: local only"
+                say(f"{mode}; KG {service.info()['kg']}; {auth}")
+            serve(service, cfg, log_level=log_level, announce=announce, sockets=sockets)
+
+        if workers > 1:
+            _supervise(host, port, workers, start, say)
+            return
         try:
-            serve(service, cfg, log_level="info" if verbosity() else "warning", announce=announce)
+            start(None, lambda url: say(f"listening on {url}"))
         except SystemExit as e:  # uvicorn exits 3 when it cannot bind; its log says why
             if e.code not in (None, 0):
                 fail(f"cannot listen on {host}:{port} (see the line above)", code=1)
             raise
+
+
+def _supervise(host: str, port: int, n: int, start, say) -> None:  # type: ignore[no-untyped-def]
+    """`--workers n`: bind here, fork n workers that each load and serve (server/workers.py)."""
+    from kgreason.server.workers import Supervisor, bind
+
+    try:
+        sock = bind(host, port)
+    except OSError as e:
+        fail(f"cannot listen on {host}:{port}: {e.strerror or e}", code=1)
+
+    def worker(index: int, sock, ready) -> int:  # type: ignore[no-untyped-def]
+        try:
+            start(index, lambda url: ready(), [sock])
+        except typer.Exit as e:  # fail(): its message is printed already
+            return int(e.exit_code)
+        return 0
+
+    code = Supervisor(sock, n, worker, say).run()
+    sock.close()
+    if code:
+        fail(f"stopped: a worker failed (see above); {n} workers were asked for", code=code)
 
 
 def _build(s, llm_free: bool):  # type: ignore[no-untyped-def]

@@ -68,9 +68,12 @@ def serve(
     *,
     log_level: str = "info",
     announce: Callable[[str], None] | None = None,
+    sockets: list[socket.socket] | None = None,
 ) -> None:
+    """Run until SIGTERM/SIGINT; `sockets`: listen on these (a `--workers` worker's
+    inherited socket) instead of binding config.host:config.port."""
     server = uvicorn_server(service, config, log_level=log_level)
     server.announce = announce
     kgreason.warm_kernels(service.kg)  # a large local KG: PoG's kernels compiled before questions
     kgreason.freeze_warm_state()  # the loaded service is permanent: collections skip it
-    server.run()
+    server.run(sockets=sockets)

@@ -83,6 +83,8 @@ class Service(KGReads):
         #: the LLM-free pipeline (== pog when the service is LLM-free)
         self.pog_free = pog_free or pog
         self.limits = limits or Limits()
+        #: this process's index under `kgreason serve --workers N` (None: the only process)
+        self.worker: int | None = None
         #: run LLM-free questions on a worker thread (see `_pool`)
         self.offload_llm_free = True
         self._inflight = 0
@@ -147,6 +149,7 @@ class Service(KGReads):
             "inflight": self._inflight,
             "max_concurrency": self.limits.max_concurrency,
             "deadline_s": self.limits.deadline_s,
+            **({"worker": self.worker} if self.worker is not None else {}),
         }
 
     async def drain(self, timeout: float | None = None) -> bool:
