@@ -106,8 +106,12 @@ def register(app: typer.Typer) -> None:
 
 def _supervise(host: str, port: int, n: int, start, say) -> None:  # type: ignore[no-untyped-def]
     """`--workers n`: bind here, fork n workers that each load and serve (server/workers.py)."""
+    import os
+
     from kgreason.server.workers import Supervisor, bind
 
+    if not hasattr(os, "fork"):
+        fail("--workers needs os.fork (Linux or macOS); run one server per port here", code=2)
     try:
         sock = bind(host, port)
     except OSError as e:
