@@ -39,15 +39,18 @@ def test_serve_freezes_before_running(monkeypatch):
     class FakeServer:
         announce = None
 
-        def run(self) -> None:
-            calls.append("run")
+        def run(self, sockets=None) -> None:  # type: ignore[no-untyped-def]
+            calls.append(f"run {sockets}")
 
     monkeypatch.setattr(run, "uvicorn_server", lambda *a, **k: FakeServer())
     monkeypatch.setattr(kgreason, "freeze_warm_state", lambda: calls.append("freeze") or 0)
     monkeypatch.setattr(kgreason, "warm_kernels", lambda kg: calls.append(f"warm {kg}") or False)
     service = SimpleNamespace(kg="the-kg")
     run.serve(service, object())  # type: ignore[arg-type]
-    assert calls == ["warm the-kg", "freeze", "run"]
+    assert calls == ["warm the-kg", "freeze", "run None"]
+    calls.clear()  # a --workers worker serves its inherited socket
+    run.serve(service, object(), sockets=["the-socket"])  # type: ignore[arg-type, list-item]
+    assert calls == ["warm the-kg", "freeze", "run ['the-socket']"]
 
 
 def test_warm_kernels_only_for_large_local_stores(tmp_path, monkeypatch):
