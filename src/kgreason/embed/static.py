@@ -4,8 +4,9 @@ PoG's fuzzy path selection embeds thousands of path strings per question; the ve
 table is distilled from the same all-MiniLM-L6-v2 weights (see models/minilm-static/
 PROVENANCE.md and `kgreason.embed.distill`), so its rankings track MiniLM's closely.
 Texts are pooled word by word (`embed.wordpool`: each distinct word tokenized once per
-call), the same vectors as model2vec's `encode` up to float rounding, ~10x faster on path
-texts; a tokenizer that does not split at spaces first keeps model2vec's own pooling.
+call), the same vectors as model2vec's `encode` up to float rounding, 2.5-5.5x faster on
+path texts (bench/static_pooling.py); a tokenizer that does not split at spaces first keeps
+model2vec's own pooling.
 """
 
 from __future__ import annotations
@@ -65,8 +66,8 @@ class StaticEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         out = self._encode(texts) if self._pooler is None else self._pooler.sums(texts)
-        # Renormalise in float32 (the table may be float16 or int8). A text with no known token maps to the
-        # zero vector; it stays zero rather than becoming NaN.
+        # Renormalise in float32 (the table may be float16 or int8). A text with no known token
+        # maps to the zero vector; it stays zero rather than becoming NaN.
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return np.ascontiguousarray(out / np.where(norms > 0, norms, 1.0), dtype=np.float32)
 
