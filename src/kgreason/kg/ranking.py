@@ -94,10 +94,15 @@ def shortest(ids: np.ndarray, lens: np.ndarray, k: int) -> list[int]:
 
 
 def from_sorted(
-    q: str, order: np.ndarray, name: Callable[[int], str], lens: np.ndarray, k: int
+    q: str,
+    order: np.ndarray | range,
+    name: Callable[[int], str],
+    lens: np.ndarray,
+    k: int,
 ) -> list[int]:
     """Norm ids of the `k` shortest names strictly longer than `q` that start with it,
-    ties by name (`order` is the norm ids in string order; `name(id)` reads one)."""
+    ties by name (`order` is the norm ids in string order, a `range` when the ids are
+    sorted already; `name(id)` reads one)."""
     n = len(order)
     start = first_true(n, lambda i: name(int(order[i])) >= q)
     end = start + first_true(n - start, lambda i: not name(int(order[start + i])).startswith(q))
@@ -134,7 +139,7 @@ def rank_grouped(
     seen.update(same)
     if sorted_norms is not None and len(out) < limit and q:
         names, lens = sorted_norms
-        hits = from_sorted(q, np.arange(len(names)), names.__getitem__, lens, limit - len(out))
+        hits = from_sorted(q, range(len(names)), names.__getitem__, lens, limit - len(out))
         for n in (names[i] for i in hits):
             ids = sorted(by_norm[n])
             out += [EntityMatch(e, labels[e], "prefix", prefix_score(q, n)) for e in ids]
