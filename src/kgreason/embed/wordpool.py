@@ -54,7 +54,6 @@ class WordPooler:
         self.max_tokens = max_length
         self.max_chars = None if max_length is None else max_length * model.median_token_length
         self.fallback = fallback  # model2vec's own pooling, for texts it would truncate
-        self.dim = int(self.embedding.shape[1])
 
     def sums(self, texts: Sequence[str]) -> np.ndarray:
         """(len(texts), dim) float32: each text's sum of (weighted) token vectors; any
