@@ -15,23 +15,21 @@ export function splitTopics(value) {
   let i = 0;
   while (i < value.length) {
     while (i < value.length && /\s/.test(value[i])) i += 1;
+    let item = null; // a quoted item, read up to its closing quote
     if (value[i] === '"') {
-      let item = "";
+      item = "";
       i += 1;
       while (i < value.length) {
         if (value[i] === '"' && value[i + 1] === '"') { item += '"'; i += 2; }
         else if (value[i] === '"') { i += 1; break; }
         else { item += value[i]; i += 1; }
       }
-      const end = value.indexOf(";", i);  // anything after the closing quote is dropped
-      i = end < 0 ? value.length : end + 1;
-      if (item) items.push(item);
-    } else {
-      const end = value.indexOf(";", i);
-      const item = value.slice(i, end < 0 ? value.length : end).trim();
-      i = end < 0 ? value.length : end + 1;
-      if (item) items.push(item);
     }
+    let end = value.indexOf(";", i);
+    if (end < 0) end = value.length;
+    if (item === null) item = value.slice(i, end).trim(); // (after a quote: dropped)
+    i = end + 1;
+    if (item) items.push(item);
   }
   return items;
 }
