@@ -33,12 +33,25 @@ from kgreason.embed.settings import EmbedSettings
 from kgreason.eval.datasets import load
 from kgreason.kg.open import open_kg
 from kgreason.kg.settings import KGSettings
+from kgreason.pog.fuzzy import EMBED_MAX_ITEMS
 from kgreason.pog.graph import prepare_graph
 from kgreason.pog.order_free import order_free_paths
 from kgreason.pog.render import NameBook, displayed_ids, render_paths
 from kgreason.pog.settings import PoGSettings
 
 KS = (80, 128, 256, 512, 1024)
+
+
+def path_texts(kg, topics: list[str], s: PoGSettings) -> list[str]:  # type: ignore[no-untyped-def]
+    """The texts fuzzy ranking embeds for the LLM-free path search from `topics` (no ids,
+    EMBED_MAX_ITEMS members a set)."""
+    prep = run_sync(prepare_graph(kg, topics, s))
+    paths = order_free_paths(
+        prep.graph, list(prep.topics), d_max=s.d_max, max_paths=s.max_paths
+    ).paths
+    book = NameBook(kg)
+    run_sync(book.ensure(displayed_ids(paths, EMBED_MAX_ITEMS)))
+    return render_paths(paths, book.names, max_items=EMBED_MAX_ITEMS, with_ids=False)
 
 
 def strip_start(text: str) -> str:
@@ -59,13 +72,7 @@ def pooled_texts(n_questions: int, hops: int, hub: bool = False) -> tuple[list[s
         hits = run_sync(kg.search(topic, limit=1, fuzzy=False))
         if not hits:
             continue
-        prep = run_sync(prepare_graph(kg, [hits[0].id], s))
-        paths = order_free_paths(
-            prep.graph, list(prep.topics), d_max=s.d_max, max_paths=s.max_paths
-        ).paths
-        book = NameBook(kg)
-        run_sync(book.ensure(displayed_ids(paths)))
-        for t in render_paths(paths, book.names, max_items=4, with_ids=False):
+        for t in path_texts(kg, [hits[0].id], s):
             pool.setdefault(strip_start(t) if hub else t, None)
         q = re.sub(r"\[[^\]]*\]", "", r.question).strip() if hub else r.question
         questions.append(q.replace("[", "").replace("]", ""))

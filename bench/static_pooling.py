@@ -24,12 +24,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from kgreason.aio import run_sync
+from fuzzy_prefilter import path_texts, pooled_texts
 from kgreason.embed.static import StaticEmbedder
-from kgreason.pog.fuzzy import EMBED_MAX_ITEMS
-from kgreason.pog.graph import prepare_graph
-from kgreason.pog.order_free import order_free_paths
-from kgreason.pog.render import NameBook, displayed_ids, render_paths
 from kgreason.pog.settings import PoGSettings
 
 
@@ -38,17 +34,7 @@ def scale_texts(store: Path, questions: list[int]) -> list[tuple[str, list[str]]
 
     kg, s = StoreKG(store / "store"), PoGSettings()
     qs = json.loads((store / "questions.json").read_text())
-    out = []
-    for i in questions:
-        prep = run_sync(prepare_graph(kg, qs[i]["topics"], s))
-        paths = order_free_paths(
-            prep.graph, list(prep.topics), d_max=s.d_max, max_paths=s.max_paths
-        ).paths
-        book = NameBook(kg)
-        run_sync(book.ensure(displayed_ids(paths, EMBED_MAX_ITEMS)))
-        texts = render_paths(paths, book.names, max_items=EMBED_MAX_ITEMS, with_ids=False)
-        out.append((f"{store.name} q{i}", texts))
-    return out
+    return [(f"{store.name} q{i}", path_texts(kg, qs[i]["topics"], s)) for i in questions]
 
 
 def best_of(k: int, f) -> tuple[float, np.ndarray]:
@@ -73,8 +59,6 @@ def main() -> None:
         idx = [int(x) for x in args.scale_questions.split(",")]
         sets = scale_texts(args.work / f"n{args.scale}-s0", idx)
     else:
-        from fuzzy_prefilter import pooled_texts
-
         _, pool = pooled_texts(args.questions, 3)
         sets = [(f"MetaQA 3-hop dev, {args.questions} questions pooled", pool)]
     emb = StaticEmbedder()
