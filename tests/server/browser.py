@@ -89,22 +89,27 @@ def _start(tmp: Path, kg: Path | None = None) -> Iterator[str]:
             proc.wait()
 
 
-def evil_kg(tmp: Path) -> Path:
-    """A user KG store (built in `tmp`) whose entity names are HTML and script."""
+def tsv_kg(tmp: Path, triples: str) -> Path:
+    """A user KG store `tmp/kg` built from TSV lines (head, relation, tail)."""
     from kgreason.kg.loaders import Source
     from kgreason.kg.store.build import build_store
 
-    tsv = tmp / "evil.tsv"
-    tsv.write_text(
+    tsv = tmp / "kg.tsv"
+    tsv.write_text(triples, encoding="utf-8")
+    build_store([Source(tsv, "tsv")], tmp / "kg")
+    return tmp / "kg"
+
+
+def evil_kg(tmp: Path) -> Path:
+    """A user KG store (built in `tmp`) whose entity names are HTML and script."""
+    return tsv_kg(
+        tmp,
         f"Evil Film\tdirected_by\t{EVIL}\n"
         f"Evil Film\tstarred_actors\t{EVIL_SCRIPT}\n"
         "Evil Film\thas_genre\tDrama\n"
         f"{EVIL}\tdirected_by\tOther Film\n"
         "Other Film\thas_genre\tDrama\n",
-        encoding="utf-8",
     )
-    build_store([Source(tsv, "tsv")], tmp / "kg")
-    return tmp / "kg"
 
 
 def _launch(p: Any) -> Any:

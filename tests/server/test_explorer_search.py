@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.server.browser import EVIL, EVIL_SCRIPT, Page, _start, browser, evil_kg
+from tests.server.browser import EVIL, EVIL_SCRIPT, Page, _start, browser, evil_kg, tsv_kg
 
 __all__ = ["browser"]  # the module-scoped fixture
 
@@ -273,20 +273,15 @@ def test_topic_ids_holding_semicolons_and_quotes_survive_the_field(
 @pytest.fixture(scope="module")
 def semicolon_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A user KG whose entity ids hold `;` and `"`."""
-    from kgreason.kg.loaders import Source
-    from kgreason.kg.store.build import build_store
-
     tmp = tmp_path_factory.mktemp("semicolon")
-    tsv = tmp / "kg.tsv"
-    tsv.write_text(
+    kg = tsv_kg(
+        tmp,
         "Film; The Sequel\tdirected_by\tJane Doe\n"
         'Film; The Sequel\tstarred_actors\tThe "Quoted" Actor\n'
         'The "Quoted" Actor\tstarred_actors\tOther Film\n'
         "Other Film\tdirected_by\tJane Doe\n",
-        encoding="utf-8",
     )
-    build_store([Source(tsv, "tsv")], tmp / "kg")
-    yield from _start(tmp, tmp / "kg")
+    yield from _start(tmp, kg)
 
 
 def test_a_picked_id_with_a_semicolon_is_asked_about_whole(
