@@ -31,7 +31,7 @@ def _level_steps(g: ArrayClusteredGraph):
     hub = int(np.argmax(g.degree))
     keep = np.ones(g.n, dtype=bool)
     keep[hub] = False
-    lv0 = fastpaths._Level(np.array([-1]), [()], np.array([1]), np.array([hub]), [()])
+    lv0 = fastpaths._Level(np.array([-1]), [()], np.array([1]), np.array([hub]))
     st0 = LevelSteps(g, lv0, None, keep, fastpaths._node_hash(g)).steps(0, 1)
     m = len(st0.p)
     sets = fastpaths._reached(st0, np.arange(m))

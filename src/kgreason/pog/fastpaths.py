@@ -24,20 +24,20 @@ in the same set share its steps, except the keys reversing their last hop, which
 recomputed per partial path (two-topic questions at 10M triples hold 20,000 partial paths
 per level over far fewer sets). `restrict` likewise works per distinct kept set.
 
-Python code runs per produced step only to make its objects (a LazyHop, the path's hop
-tuple, and a NameSet per distinct set; at most `max_paths` per level), never per edge or
-per entity: the hops of a chunk of steps are made together (lazyhop.HopMaker's groups,
-sets and hops: no Python call per step), and a level's partial paths (parents, sets) are
-arrays. Hops are LazyHops (pog/lazyhop.py) over arrays of local ids: no name is decoded
-here; a reader decodes what it reads. Free paths come out already in
-find_entity_paths' order (`_order`: one lexsort per level on the parent's place and the
-key). A level is processed in chunks of partial paths so a bound that stops the search
-early also stops the reading. Same paths, same order, same bounds and reasons as paths.py
-(tests compare).
+The free search makes no object per step: it records each length's steps as arrays in a
+FreeTable (pog/pathtable.py), whose TablePaths make a path's hops (LazyHops over arrays of
+local ids, pog/lazyhop.py) when someone reads it, and render all paths' texts from the
+arrays. The segment search makes the hops of a chunk of steps together (lazyhop.HopMaker's
+groups, sets and hops: no Python call per step). No name is decoded here; a reader decodes
+what it reads. Free paths come out already in find_entity_paths' order (`_order`: one
+lexsort per level on the parent's place and the key). A level is processed in chunks of
+partial paths so a bound that stops the search early also stops the reading. Same paths,
+same order, same bounds and reasons as paths.py (tests compare).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -46,8 +46,9 @@ from kgreason.kg.store.build_index import ranges
 from kgreason.pog.fastrestrict import restrict
 from kgreason.pog.fastsets import LevelSteps, _Steps
 from kgreason.pog.kernels.sums import range_sums
-from kgreason.pog.lazyhop import HopMaker, NameSet
+from kgreason.pog.lazyhop import HopMaker
 from kgreason.pog.levels import _Level, _node_hash, _RowSteps
+from kgreason.pog.pathtable import FreeTable
 from kgreason.pog.types import Hop
 
 if TYPE_CHECKING:
@@ -72,11 +73,7 @@ Reached = tuple[np.ndarray, np.ndarray, np.ndarray | None]
 
 
 def _next_level(
-    parent: list[np.ndarray],
-    groups: list[tuple[int, ...]],
-    sets: list[Reached],
-    m: int,
-    hops=None,
+    parent: list[np.ndarray], groups: Sequence[tuple[int, ...]], sets: list[Reached], m: int
 ) -> _Level:
     """The level of the first m partial paths made (`parent`, `sets`: per chunk, in order;
     sets[c] holds chunk c's reached sets side by side, each sorted). The set hashes are
@@ -86,7 +83,7 @@ def _next_level(
     nodes = np.concatenate([x[1] for x in sets]) if sets else np.zeros(0, dtype=np.int64)
     hs = [x[2] for x in sets if x[2] is not None]
     h = np.concatenate(hs)[:m] if sets and len(hs) == len(sets) else None
-    return _Level(par, groups[:m], lens, nodes[: int(lens.sum())], hops, h)
+    return _Level(par, groups[:m], lens, nodes[: int(lens.sum())], h)
 
 
 def _reached(st: _Steps, idx: np.ndarray, t: int = -1, ht: np.uint64 | None = None) -> Reached:
@@ -107,76 +104,66 @@ def _reached(st: _Steps, idx: np.ndarray, t: int = -1, ht: np.uint64 | None = No
 
 def free_paths(
     g: ArrayClusteredGraph, start: str, min_len: int, max_len: int, budget: _Budget
-) -> list[tuple[Hop, ...]]:
-    """paths._free_paths on arrays; hops are LazyHops (no name decoded here), and the paths
-    come out in find_entity_paths' order (`_in_order`), so it need not sort them. The hops
-    of a chunk of steps are made together (HopMaker's bulk methods)."""
+) -> FreeTable | None:
+    """paths._free_paths on arrays, as a FreeTable (pog/pathtable.py): each length's steps
+    are recorded as arrays, and the paths are the first steps of each length from min_len,
+    in find_entity_paths' order (`_order`), so nothing is sorted or made per path here.
+    None when `start` is not in the graph."""
     s = g.index.get(start)
     if s is None:
         budget.expansions += 1
-        return []
+        return None
     keep = np.ones(g.n, dtype=bool)
     keep[s] = False
-    maker = HopMaker(g)
-    lv = _Level(np.array([-1]), [()], np.array([1]), np.array([s], dtype=np.int64), [()])
-    lv_sets = [maker.set(lv.nodes)]  # each partial path's last set
+    table = FreeTable(g, s)
+    lv = _Level(np.array([-1]), [()], np.array([1]), np.array([s], dtype=np.int64))
     rank = np.zeros(1, dtype=np.int64)  # each partial path's place in the sorted order
     prev: _Level | None = None
-    found: list[tuple[Hop, ...]] = []
+    total = 0  # paths found at the shorter lengths
     for k in range(1, max_len + 1):
         rows = int(g.degree[lv.nodes].sum())
         if budget.level_too_big(rows, len(lv.lens), k, f"from {start}"):
-            return found
+            return table
         parent: list[np.ndarray] = []
-        groups: list[tuple[int, ...]] = []
         sets: list[Reached] = []
-        hops: list[tuple[Hop, ...]] = []
-        named: list[NameSet] = []
         steps: list[tuple[np.ndarray, np.ndarray]] = []  # (p, primary key) of each chunk
-        first = len(found)
-        made = 0  # partial paths of the next level made so far
-        assert lv.hops is not None
+        record = table.steps(k)
+        made = found = 0  # partial paths of the next level made so far; paths found
         level = _level_steps(g, lv, prev, keep, rows)
         for p0, p1 in level.chunks():
             st = level.steps(p0, p1)
             steps.append((st.p, st.key))
             m = len(st.p)
-            room = budget.max_paths - len(found) if k >= min_len else m
+            room = budget.max_paths - total - found if k >= min_len else m
             if m > room:  # the bound stops the search at step `room` of this chunk
                 m = room
-            keys, codes = maker.groups(st, np.arange(m))
-            dsts = maker.sets(st.nodes, st.a[:m], st.b[:m])
-            p_l = st.p[:m].tolist()
-            made_hops = maker.hops([lv_sets[p] for p in p_l], keys, dsts, st.key[:m].tolist())
-            before = lv.hops
-            chains = [(*before[p], h) for p, h in zip(p_l, made_hops, strict=True)]
+            record.add(st, m)
             if k >= min_len:
-                found += chains
+                found += m
                 if m < len(st.p):
                     budget.expansions += int(st.p[m]) + 1
                     budget.stop(f"max_paths={budget.max_paths} reached at length {k}")
-                    found[first:] = _in_order(found[first:], rank, steps)
-                    return found
+                    table.found(k, _order(found, rank, steps))
+                    return table
             if k < max_len:
                 parent.append(st.p)
-                groups += codes
                 sets.append(_reached(st, np.arange(m)))
-                hops += chains
-                named += dsts
                 made += m
             if k < min_len and made > budget.max_paths:
                 break  # the rest of this level would be cut by the bound anyway
-        found[first:] = _in_order(found[first:], rank, steps)
+        if k >= min_len:
+            table.found(k, _order(found, rank, steps))
+            total += found
         budget.expansions += len(lv.lens)
         if made > budget.max_paths:
             budget.stop(f"max_paths={budget.max_paths} partial paths at length {k}")
             made = budget.max_paths
-            del hops[made:], named[made:]
         rank = _ranks(_order(made, rank, steps))
-        prev, lv, lv_sets = lv, _next_level(parent, groups, sets, made, hops), named
+        groups = record.groups()[:made]
+        prev, lv = lv, _next_level(parent, groups, sets, made)
         if not made:
             break
-    return found
+    return table
 
 
 def segment_paths(

@@ -9,6 +9,7 @@ every kept set once per hop group paired with it (the target, often a hub, once 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -101,7 +102,7 @@ def _group_ids(groups: list[tuple[int, ...]]) -> tuple[np.ndarray, list[tuple[in
 
 
 def _ancestor_group_ids(
-    groups: list[tuple[int, ...]], anc: np.ndarray
+    groups: Sequence[tuple[int, ...]], anc: np.ndarray
 ) -> tuple[np.ndarray, list[tuple[int, ...]]]:
     """_group_ids([groups[p] for p in anc]), reading each distinct ancestor's group once
     (distinct ancestors taken in order of first appearance: the same ids)."""

@@ -9,6 +9,7 @@ bookkeeping costs more than it saves.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -16,7 +17,6 @@ import numpy as np
 
 from kgreason.pog.fastsets import _member, _rows, _Steps
 from kgreason.pog.setids import unique_sorted
-from kgreason.pog.types import Hop
 
 if TYPE_CHECKING:
     from kgreason.pog.fastgraph import ArrayClusteredGraph
@@ -30,10 +30,9 @@ class _Level:
     """The partial paths of one length, side by side (index p)."""
 
     parent: np.ndarray  # index of each partial path's prefix in the previous level
-    groups: list[tuple[int, ...]]  # key codes of the hop that made it (primary first)
+    groups: Sequence[tuple[int, ...]]  # key codes of the hop that made it (primary first)
     lens: np.ndarray  # size of each set; the sets lie in `nodes` in order
     nodes: np.ndarray
-    hops: list[tuple[Hop, ...]] | None = None  # free search: the hops so far
     h: np.ndarray | None = None  # each set's hash (sum of _node_hash), when carried over
     _codes: np.ndarray | None = None
     _off: np.ndarray | None = None

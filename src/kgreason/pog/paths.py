@@ -63,6 +63,7 @@ from kgreason.pog import fastpaths
 from kgreason.pog.clustering import ClusteredGraph, Key
 from kgreason.pog.fastgraph import ArrayClusteredGraph
 from kgreason.pog.lazyhop import make_paths, sort_by_codes
+from kgreason.pog.pathtable import TablePaths
 from kgreason.pog.reduction import bfs_distances
 from kgreason.pog.settings import MAX_LEVEL_ROWS
 from kgreason.pog.types import Hop, ReasoningPath
@@ -79,7 +80,8 @@ def path_signature(path: ReasoningPath) -> tuple:
 
 @dataclass
 class PathSearch:
-    paths: list[ReasoningPath]
+    #: a list, or pathtable.TablePaths (a free search on a local store: paths made when read)
+    paths: Sequence[ReasoningPath]
     entity_list: tuple[str, ...]
     min_len: int
     max_len: int
@@ -284,7 +286,13 @@ def find_entity_paths(
         return result
     free, segment = _free_paths, _segment_paths
     if isinstance(graph, ArrayClusteredGraph):  # the same search on integer arrays
-        free, segment = fastpaths.free_paths, fastpaths.segment_paths  # type: ignore[assignment]
+        segment = fastpaths.segment_paths  # type: ignore[assignment]
+    if len(ents) == 1 and isinstance(graph, ArrayClusteredGraph):
+        table = fastpaths.free_paths(graph, ents[0], max(min_len, 1), max_len, budget)
+        result.paths = TablePaths(table, ents) if table is not None else []
+        result.bound_hit, result.bound_reason = budget.hit, budget.reason
+        result.expansions = budget.expansions
+        return result  # (in find_entity_paths' order: fastpaths._order)
     if len(ents) == 1:
         chains = free(graph, ents[0], max(min_len, 1), max_len, budget)
     else:
@@ -306,9 +314,7 @@ def find_entity_paths(
             if not chains:
                 break
         chains = [c for c in chains if min_len <= len(c) <= max_len]
-    if len(ents) == 1 and free is fastpaths.free_paths:
-        pass  # already in this order (fastpaths._order)
-    elif isinstance(graph, ArrayClusteredGraph):  # code ^ 1 = rank*2 + backward: same order
+    if isinstance(graph, ArrayClusteredGraph):  # code ^ 1 = rank*2 + backward: same order
         chains = sort_by_codes(chains)
     else:
         chains.sort(key=lambda c: (len(c), [(h.relation, not h.forward) for h in c]))

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 from kgreason.kg.base import KnowledgeGraph
 from kgreason.pog.lazyhop import prefetch, prefetch_heads, set_obj, set_view, shown_sets
+from kgreason.pog.pathtable import TablePaths
 from kgreason.pog.types import Hop, ReasoningPath
 
 #: the default cap for displays (the CLI's path listing); prompts use PoGSettings.set_items
@@ -135,7 +136,10 @@ def render_paths(
 ) -> list[str]:
     """render_path of each path. Paths share sets (a path's prefix is another path), so
     each distinct set (by identity) is rendered once; a LazyHop decodes only what is shown
-    (all sets' shown members in one decode)."""
+    (all sets' shown members in one decode). A free search's TablePaths are rendered from
+    its arrays (pathtable.FreeTable.texts): no path object is made."""
+    if isinstance(paths, TablePaths):
+        return paths.table.texts(names, max_items, max_tokens, with_ids)
     prefetch_heads(paths, max_items)
     memo: dict[int, str] = {}
 
@@ -152,17 +156,20 @@ def render_paths(
     def step(h: Hop) -> str:
         got = steps.get(id(h))
         if got is None:
-            label = h.relation + "".join(
-                f" | {r}" if f == h.forward else f" | {r} (inverse)" for r, f in h.alt_relations
-            )
-            arrow = f" -> {label} -> " if h.forward else f" <- {label} <- "
-            got = steps[id(h)] = arrow + show(h, True)
+            got = steps[id(h)] = step_arrow(h.relation_keys()) + show(h, True)
         return got
 
     return [
         show(path.hops[0], False) + "".join(map(step, path.hops)) if path.hops else ""
         for path in paths
     ]
+
+
+def step_arrow(keys: Sequence[tuple[str, bool]]) -> str:
+    """A hop's arrow with its relations (primary first): ` -> r | r2 (inverse) -> `."""
+    (rel, fwd), *alts = keys
+    label = rel + "".join(f" | {r}" if f == fwd else f" | {r} (inverse)" for r, f in alts)
+    return f" -> {label} -> " if fwd else f" <- {label} <- "
 
 
 def shown_count(
@@ -186,6 +193,8 @@ def displayed_ids(
     one token, so a token budget of T never shows more than T members of a set."""
     caps = [c for c in (max_items, max_tokens) if c is not None]
     cap = min(caps) if caps else None
+    if isinstance(paths, TablePaths):  # from the arrays: no path object is made
+        return paths.table.shown_ids(cap)
     lazy, plain = shown_sets(paths)
     prefetch(lazy, cap)  # LazyHops: the first `cap` members of all sets, one decode
     out: set[str] = set()

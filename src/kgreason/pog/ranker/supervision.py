@@ -119,9 +119,9 @@ class PathEnumerator:
         self.settings = settings
         triples = all_triples(kg) if whole else None
         self.whole = ClusteredGraph.from_triples(triples) if triples is not None else None
-        self._cache: dict[tuple[str, ...], list[ReasoningPath]] = {}
+        self._cache: dict[tuple[str, ...], Sequence[ReasoningPath]] = {}
 
-    async def paths(self, topics: Sequence[str]) -> list[ReasoningPath]:
+    async def paths(self, topics: Sequence[str]) -> Sequence[ReasoningPath]:
         key = tuple(dict.fromkeys(topics))
         if key in self._cache:
             return self._cache[key]
