@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
+from kgreason.kg.store.build_index import ranges
 from kgreason.pog.lazyhop import HopMaker, LazyHop, NameSet, make_paths
 from kgreason.pog.types import Hop, ReasoningPath
 
@@ -259,46 +260,53 @@ class FreeTable:
             on[k - 2][self.lengths[k - 1].arrays()[0][on[k - 1]]] = True
         return on
 
-    def _distinct_sets(
-        self, k: int, on: np.ndarray
-    ) -> tuple[np.ndarray, list[tuple[np.ndarray, int, int]]]:
-        """(set index of each step on a path, -1 elsewhere; the distinct sets (pool, a, b))
-        of length k."""
+    def _distinct_sets(self, k: int, on: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+        """(set index of each step on a path, -1 elsewhere; per chunk, the distinct sets'
+        (a, b) as two rows) of length k."""
         st = self.lengths[k - 1]
         _, _, chunk, a, b = st.arrays()
         idx = np.full(len(a), -1, dtype=np.int64)
-        sets: list[tuple[np.ndarray, int, int]] = []
-        for c, pool in enumerate(st.pools):
+        spans: list[np.ndarray] = []
+        n = 0
+        for c in range(len(st.pools)):
             sel = np.flatnonzero((chunk == c) & on)
             if not len(sel):
+                spans.append(np.zeros((2, 0), dtype=np.int64))
                 continue
             span = a[sel] * (int(b[sel].max()) + 1) + b[sel]
             _, first, inv = np.unique(span, return_index=True, return_inverse=True)
-            idx[sel] = len(sets) + inv.reshape(-1)
-            xs, ys = a[sel][first].tolist(), b[sel][first].tolist()
-            sets += [(pool, x, y) for x, y in zip(xs, ys, strict=True)]
-        return idx, sets
+            idx[sel] = n + inv.reshape(-1)
+            spans.append(np.stack([a[sel][first], b[sel][first]]))
+            n += len(first)
+        return idx, spans
 
     def _heads(self, cap: int | None) -> tuple[list[np.ndarray], list[list[tuple[Any, int]]]]:
         """Per length (0: the start set), the set index of each step (-1: on no path), and
-        per distinct set its first `cap` member keys and size; every head decoded in one
-        call."""
+        per distinct set its first `cap` member keys and size; every head gathered and
+        decoded at once."""
         on = self._on_paths()
         per = [self._distinct_sets(k, on[k - 1]) for k in range(1, len(self.lengths) + 1)]
-        start = [(np.array([self.start], dtype=np.int64), 0, 1)] if len(self) else []
-        sets = [start, *(s for _, s in per)]
-        cut = [
-            [pool[x : y if cap is None else min(y, x + cap)] for pool, x, y in ss] for ss in sets
-        ]
-        flat = [h for hs in cut for h in hs]
+        pools = [[np.array([self.start], dtype=np.int64)]] + [st.pools for st in self.lengths]
+        spans = [[np.array([[0], [1 if len(self) else 0]], dtype=np.int64)]] + [s for _, s in per]
+        heads, sizes = [], []
+        for ps, ss in zip(pools, spans, strict=True):
+            got, size = [], []
+            for pool, (a, b) in zip(ps, ss, strict=True):
+                ln = b - a if cap is None else np.minimum(b - a, cap)
+                got.append(pool[ranges(a, ln)])
+                size.append((ln, b - a))
+            heads.append(got)
+            sizes.append(size)
+        flat = [h for hs in heads for h in hs]
         keys = self.g.names[np.concatenate(flat)].tolist() if flat else []
         out: list[list[tuple[Any, int]]] = []
         at = 0
-        for ss, hs in zip(sets, cut, strict=True):
+        for size in sizes:
             row = []
-            for (_, x, y), h in zip(ss, hs, strict=True):
-                row.append((keys[at : at + len(h)], y - x))
-                at += len(h)
+            for ln, total in size:
+                for m, t in zip(ln.tolist(), total.tolist(), strict=True):
+                    row.append((keys[at : at + m], t))
+                    at += m
             out.append(row)
         return [np.zeros(1, dtype=np.int64), *(i for i, _ in per)], out
 
@@ -307,18 +315,23 @@ class FreeTable:
         _, heads = self._heads(cap)
         return {x for row in heads for keys, _ in row for x in keys}
 
-    def _arrows(self, groups: Groups, steps: list[int]) -> list[str]:
+    def _arrows(self, groups: Groups, steps: list[int], memo: dict[tuple[int, ...], str]):
         """render.step_arrow of each of `steps`' hops, once per distinct key group."""
         from kgreason.pog.render import step_arrow
 
-        arrow = {c: step_arrow(self.maker.keys((c,))) for c in np.unique(groups.key).tolist()}
-        key = groups.key
-        out = [arrow[c] for c in key[steps].tolist()]
+        for c in np.unique(groups.key).tolist():
+            if (c,) not in memo:
+                memo[(c,)] = step_arrow(self.maker.keys((c,)))
+        out = [memo[(c,)] for c in groups.key[steps].tolist()]
         if groups.alts:
             at = {i: j for j, i in enumerate(steps)}
             for i in groups.alts:
                 if i in at:
-                    out[at[i]] = step_arrow(self.maker.keys(groups[i]))
+                    codes = groups[i]
+                    got = memo.get(codes)
+                    if got is None:
+                        got = memo[codes] = step_arrow(self.maker.keys(codes))
+                    out[at[i]] = got
         return out
 
     def texts(
@@ -338,6 +351,7 @@ class FreeTable:
             for row in heads
         ]
         text: list[list[str]] = [shown[0][:1]]
+        memo: dict[tuple[int, ...], str] = {}
         for k in range(1, len(self.lengths) + 1):
             st = self.lengths[k - 1]
             steps = np.flatnonzero(idx[k] >= 0)
@@ -347,7 +361,7 @@ class FreeTable:
             for i, p, arrow, x in zip(
                 steps.tolist(),
                 parent,
-                self._arrows(st.groups(), steps.tolist()),
+                self._arrows(st.groups(), steps.tolist(), memo),
                 idx[k][steps].tolist(),
                 strict=True,
             ):

@@ -75,12 +75,14 @@ def _shown(
     one member, so a set is never shown empty). `ids` may hold only the first `max_items`
     members of the set (lazyhop.set_view)."""
     limit = len(ids) if max_items is None else min(len(ids), max_items)
+    if max_tokens is None:  # no budget to count (fuzzy ranking renders thousands of sets)
+        return [_member(i, names, with_ids) for i in ids[:limit]]
     shown: list[str] = []
     used = 0
     for i in ids[:limit]:
         text = _member(i, names, with_ids)
         cost = approx_tokens(text + ", ")
-        if max_tokens is not None and shown and used + cost > max_tokens:
+        if shown and used + cost > max_tokens:
             break
         shown.append(text)
         used += cost
