@@ -195,22 +195,25 @@ def test_walk_compiled_equals_numpy_and_plain(store, monkeypatch, chunk, scan):
     assert used
 
 
-def test_walk_kernel_is_used_and_leaves_the_same_marks(store, monkeypatch):
-    """The compiled walk runs on these stores (int32 columns) and leaves the scratch as
-    the numpy walk does: the same seen edges and visited nodes."""
+def test_walk_kernel_is_used_and_leaves_its_bitmaps_zeroed(store, monkeypatch):
+    """The compiled walk runs on these stores (int32 columns), marks in the scratch's
+    bitmaps and zeroes them before it returns, cut or not, so the next walk starts clean;
+    a walk that reuses the scratch finds what a fresh one finds."""
     g = store.graph
-    seeds = np.array([0, 3], np.int64)
     monkeypatch.setenv("KGREASON_JIT", "1")
     calls = []
     real = kwalk.walk_compiled
     monkeypatch.setattr(kwalk, "walk_compiled", lambda *a, **k: calls.append(1) or real(*a, **k))
-    marks = {}
-    for mode in ("0", "1"):
-        monkeypatch.setenv("KGREASON_JIT", mode)
+    rng = np.random.default_rng(9)
+    for cap in (3, 50, 100_000):
+        seeds = rng.integers(0, g.n_nodes, 2)
         with g.scratch.take() as sc:
-            g._expand(sc, seeds, 3, 50)
-            marks[mode] = (sc.seen == sc.stamp, sc.visited == sc.stamp)
-    assert calls and all(np.array_equal(u, v) for u, v in zip(marks["0"], marks["1"], strict=True))
+            got = g._expand(sc, seeds, 3, cap)
+            assert not any(b.any() for b in sc.walk_bits())
+            again = g._expand(sc, seeds, 3, cap)  # (the same scratch, not begun again)
+        assert again.eids.tolist() == got.eids.tolist() and again.truncated == got.truncated
+        assert got.truncated == (cap < 100_000)
+    assert calls
     monkeypatch.setenv("KGREASON_JIT", "0")
     assert kwalk.walk_compiled(g, None, seeds, 3, 50, 8, None) is None  # switched off
 

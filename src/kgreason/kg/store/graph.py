@@ -177,7 +177,7 @@ class CSRGraph:
 
         got = walk_compiled(self, sc, frontier, depth, max_triples, CHUNK_EDGES, found)
         if got is not None:  # the same walk as one compiled loop (kernels/walk.py)
-            return expansion(self, got, found, sc, max_triples, LEFT_OUT_SCAN)
+            return expansion(self, got, found, sc, max_triples, LEFT_OUT_SCAN, frontier)
         count = 0
         for level in range(depth):
             nxt: list[np.ndarray] = []
