@@ -25,8 +25,17 @@ from kgreason.pog.kernels import compiled, use_jit
 #: values below which numpy is used (MetaQA's subgraphs, at most ~71k triples, never load
 #: numba; a 10M question's are 2x10^5)
 MIN_ROWS = 100_000
-#: digit width (bits): counts per digit are 2**DIGIT int32
+#: digit width (bits): counts per digit are 2**DIGIT int32 (16 measured fastest on a
+#: question's 2x10^5 codes: 12, 11, 10 and 8 were 1-15 % slower)
 DIGIT = 16
+#: the bit index of a power of two x < 2**64 is DEBRUIJN[(x * DEBRUIJN_MAGIC) >> 58] (as
+#: kernels/segments; here, not shared: numba bakes it into this file's cached loops)
+DEBRUIJN_MAGIC = np.uint64(0x03F79D71B4CB0A89)
+DEBRUIJN = np.array(
+    sorted(range(64), key=lambda i: (((1 << i) * 0x03F79D71B4CB0A89) % (1 << 64)) >> 58),
+    dtype=np.int64,
+)
+DEBRUIJN.flags.writeable = False
 
 
 def _lsd(src, dst, length, shift0, width, counts):  # pragma: no cover (compiled)
@@ -76,17 +85,18 @@ def _radix_loop(values, shift0, width):  # pragma: no cover (compiled)
 
 
 def _cluster_loop(  # pragma: no cover (compiled)
-    own, nbr, rel, inn, key_rank, visited, stamp, lut, wr, rk, work, counts
+    own, nbr, rel, inn, key_rank, marks, table, magic, lut, wr, rk, work, counts
 ):
     """fastbuild.from_store after folding, in one loop: local ids of the rows' ends in
-    key-rank order (a mark per store node in `visited`, a scan, `lut` per rank), the
-    edge codes (h, r, t) radix-sorted, repeats and self-loops dropped, then the in-edge
-    codes (t, r, h) sorted over their (t, r) bits (the h bits come in order). Returns
-    (h, r, t, optr, idst, irel, isrc, iptr, ranks). `rk`, `work`, `counts`: pooled work
-    arrays (2 * rows int32, 2 * rows int64, 4 x 2**DIGIT int32), so only the outputs
-    are fresh pages (a page fault costs ~2 us on the measuring VM)."""
+    key-rank order (a bit per store node in `marks`, a zeroed bitmap that the scan of its
+    words leaves zeroed again; `lut` per rank), the edge codes (h, r, t) radix-sorted,
+    repeats and self-loops dropped, then the in-edge codes (t, r, h) sorted over their
+    (t, r) bits (the h bits come in order). Returns (h, r, t, optr, idst, irel, isrc, iptr,
+    ranks). `rk`, `work`, `counts`: pooled work arrays (2 * rows int32, 2 * rows int64,
+    4 x 2**DIGIT int32), so only the outputs are fresh pages (a page fault costs ~2 us on
+    the measuring VM). `table`, `magic`: the de Bruijn lookup of a bit's index."""
     k = len(own)
-    m = 0
+    one = np.uint64(1)
     last = -1
     qo = 0
     for i in range(k):
@@ -94,22 +104,32 @@ def _cluster_loop(  # pragma: no cover (compiled)
         if x != last:  # reading nodes come in runs
             last = x
             qo = key_rank[x]
-            if visited[qo] != stamp:
-                visited[qo] = stamp
-                m += 1
+            marks[qo >> 6] |= one << np.uint64(qo & 63)
         q = key_rank[nbr[i]]
-        if visited[q] != stamp:
-            visited[q] = stamp
-            m += 1
+        marks[q >> 6] |= one << np.uint64(q & 63)
         rk[2 * i] = qo
         rk[2 * i + 1] = q
+    m = 0
+    for w in range(len(marks)):
+        b = marks[w]
+        while b:
+            b &= b - one
+            m += 1
     ranks = np.empty(m, dtype=np.int64)
     j = 0
-    for q in range(len(visited)):
-        if visited[q] == stamp:
-            lut[q] = j
-            ranks[j] = q
-            j += 1
+    six = np.uint64(58)
+    for w in range(len(marks)):  # the marked ranks in order: the local ids
+        b = marks[w]
+        if b:
+            marks[w] = 0
+            base = w << 6
+            while b:
+                low = b & (~b + one)
+                b ^= low
+                q = base + table[(low * magic) >> six]
+                lut[q] = j
+                ranks[j] = q
+                j += 1
     n = m
     wn = 1  # fastcsr.bits(n)
     while (1 << wn) < n:
@@ -180,8 +200,8 @@ LOOPS = [
         _cluster_loop,
         f"Tuple(({', '.join(['int64[:]'] * 3 + [_I] * 6)}))(int64[::1], int64[::1],"
         " Array(int32, 1, 'C', readonly=True), boolean[::1],"
-        " Array(int32, 1, 'C', readonly=True), uint8[::1], uint8, int32[::1], int64,"
-        " int32[::1], int64[::1], int32[:, ::1])",
+        " Array(int32, 1, 'C', readonly=True), uint64[::1], Array(int64, 1, 'C',"
+        " readonly=True), uint64, int32[::1], int64, int32[::1], int64[::1], int32[:, ::1])",
         _LSD,
     ),
 ]
@@ -226,8 +246,9 @@ def cluster_compiled(own, nbr, rel, inn, key_rank, sc, n_rel: int, jit=None):
         np.ascontiguousarray(rel),
         np.zeros(len(own), dtype=bool) if inn is None else np.ascontiguousarray(inn),
         np.ascontiguousarray(key_rank),
-        sc.visited,
-        np.uint8(sc.stamp),
+        sc.walk_bits()[1],  # (rank space is node space; zeroed before and after)
+        DEBRUIJN,
+        DEBRUIJN_MAGIC,
         sc.node_scratch,
         wr,
         sc.buffer("cluster_rk", 2 * k, np.int32),
