@@ -110,6 +110,10 @@ class ArrayClusteredGraph(ClusteredGraph):
         self._rel_rank: np.ndarray | None = None
         self._rank_rel: np.ndarray | None = None
         self._keys: dict[int, Key] = {}
+        #: (depth, {topic's local id: undirected hop distances to it, -1 beyond depth}):
+        #: set by the two-topic reduction on its graph (pog/reduction.py), read by the
+        #: segment search (fastpaths._distances_to)
+        self.topic_distances: tuple[int, dict[int, np.ndarray]] | None = None
 
     @property  # type: ignore[override]
     def isolated(self) -> frozenset[str]:  # a dataclass field on the base class

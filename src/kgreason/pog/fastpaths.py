@@ -178,7 +178,7 @@ def segment_paths(
     s, t = g.index.get(s_name), g.index.get(t_name)
     if s is None or t is None or not g.present[t]:
         return []
-    dist = g.local_distances(t, max_len, g.undirected_cached())
+    dist = _distances_to(g, t, max_len)
     if dist[s] < 0:
         return []
     base = (dist >= 0) & (np.arange(g.n) != s)
@@ -238,6 +238,17 @@ def segment_paths(
             break
         rows, n_partial = _pending_rows(g, pending, made, t), made
     return found
+
+
+def _distances_to(g: ArrayClusteredGraph, t: int, max_len: int) -> np.ndarray:
+    """Undirected hop distances to local id t within max_len (-1: farther): those the
+    two-topic reduction computed when g is its graph (reduction._reduce_arrays, which
+    says why they are g's own), else a search of g's undirected copy."""
+    got = g.topic_distances
+    if got is not None and max_len <= got[0] and t in got[1]:
+        d = got[1][t]
+        return np.where(d <= max_len, d, -1).astype(np.int64)
+    return g.local_distances(t, max_len, g.undirected_cached())
 
 
 def _pending_rows(g: ArrayClusteredGraph, pending: list[tuple[_Steps, np.ndarray]], m: int, t: int):

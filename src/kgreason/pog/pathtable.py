@@ -10,9 +10,9 @@ a range of a node pool) and `TablePaths` is the search's `paths`:
 - `paths[i]` makes path i when it is first read, sharing its prefix's hop objects (the same
   ReasoningPath, hops, sets and order as the object search made: tests compare);
 - iterating makes them all, length by length in bulk (lazyhop.HopMaker's C-level maps);
-- `texts(...)` (render.render_paths) and `shown_ids(...)` (render.displayed_ids) read the
-  arrays: each distinct set and hop is rendered once, and a path's text is its prefix's
-  text plus its last step's, so no object is made for a path that is only ranked.
+- render.render_paths and render.displayed_ids read the arrays (pog/pathtext.py): each
+  distinct set and hop is rendered once, and a path's text is its prefix's text plus its
+  last step's, so no object is made for a path that is only ranked.
 
 API:
     Groups(key, alts): a length's hop key codes (primary first), list-like
@@ -23,12 +23,11 @@ API:
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, overload
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
-from kgreason.kg.store.build_index import ranges
 from kgreason.pog.lazyhop import HopMaker, LazyHop, NameSet, make_paths
 from kgreason.pog.types import Hop, ReasoningPath
 
@@ -248,130 +247,9 @@ class FreeTable:
             out += [chains[i] for i in order.tolist()]
         return out
 
-    # --- texts and names from the arrays (render.py) ----------------------------------
-    def _on_paths(self) -> list[np.ndarray]:
-        """Per length, the steps on some path: the paths' last steps and their prefixes (a
-        length also holds partial paths that no path extends, and with min_len > 1 the
-        shorter lengths are prefixes only)."""
-        on = [np.zeros(st.n, dtype=bool) for st in self.lengths]
-        for k, order in self._out:
-            on[k - 1][: len(order)] = True
-        for k in range(len(self.lengths), 1, -1):
-            on[k - 2][self.lengths[k - 1].arrays()[0][on[k - 1]]] = True
-        return on
-
-    def _distinct_sets(self, k: int, on: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
-        """(set index of each step on a path, -1 elsewhere; per chunk, the distinct sets'
-        (a, b) as two rows) of length k."""
-        st = self.lengths[k - 1]
-        _, _, chunk, a, b = st.arrays()
-        idx = np.full(len(a), -1, dtype=np.int64)
-        spans: list[np.ndarray] = []
-        n = 0
-        for c in range(len(st.pools)):
-            sel = np.flatnonzero((chunk == c) & on)
-            if not len(sel):
-                spans.append(np.zeros((2, 0), dtype=np.int64))
-                continue
-            span = a[sel] * (int(b[sel].max()) + 1) + b[sel]
-            _, first, inv = np.unique(span, return_index=True, return_inverse=True)
-            idx[sel] = n + inv.reshape(-1)
-            spans.append(np.stack([a[sel][first], b[sel][first]]))
-            n += len(first)
-        return idx, spans
-
-    def _heads(self, cap: int | None) -> tuple[list[np.ndarray], list[list[tuple[Any, int]]]]:
-        """Per length (0: the start set), the set index of each step (-1: on no path), and
-        per distinct set its first `cap` member keys and size; every head gathered and
-        decoded at once."""
-        on = self._on_paths()
-        per = [self._distinct_sets(k, on[k - 1]) for k in range(1, len(self.lengths) + 1)]
-        pools = [[np.array([self.start], dtype=np.int64)]] + [st.pools for st in self.lengths]
-        spans = [[np.array([[0], [1 if len(self) else 0]], dtype=np.int64)]] + [s for _, s in per]
-        heads, sizes = [], []
-        for ps, ss in zip(pools, spans, strict=True):
-            got, size = [], []
-            for pool, (a, b) in zip(ps, ss, strict=True):
-                ln = b - a if cap is None else np.minimum(b - a, cap)
-                got.append(pool[ranges(a, ln)])
-                size.append((ln, b - a))
-            heads.append(got)
-            sizes.append(size)
-        flat = [h for hs in heads for h in hs]
-        keys = self.g.names[np.concatenate(flat)].tolist() if flat else []
-        out: list[list[tuple[Any, int]]] = []
-        at = 0
-        for size in sizes:
-            row = []
-            for ln, total in size:
-                for m, t in zip(ln.tolist(), total.tolist(), strict=True):
-                    row.append((keys[at : at + m], t))
-                    at += m
-            out.append(row)
-        return [np.zeros(1, dtype=np.int64), *(i for i, _ in per)], out
-
-    def shown_ids(self, cap: int | None) -> set[str]:
-        """The keys a rendering capped at `cap` members per set shows (displayed_ids)."""
-        _, heads = self._heads(cap)
-        return {x for row in heads for keys, _ in row for x in keys}
-
-    def _arrows(self, groups: Groups, steps: list[int], memo: dict[tuple[int, ...], str]):
-        """render.step_arrow of each of `steps`' hops, once per distinct key group."""
-        from kgreason.pog.render import step_arrow
-
-        for c in np.unique(groups.key).tolist():
-            if (c,) not in memo:
-                memo[(c,)] = step_arrow(self.maker.keys((c,)))
-        out = [memo[(c,)] for c in groups.key[steps].tolist()]
-        if groups.alts:
-            at = {i: j for j, i in enumerate(steps)}
-            for i in groups.alts:
-                if i in at:
-                    codes = groups[i]
-                    got = memo.get(codes)
-                    if got is None:
-                        got = memo[codes] = step_arrow(self.maker.keys(codes))
-                    out[at[i]] = got
-        return out
-
-    def texts(
-        self,
-        names: Mapping[str, str],
-        max_items: int | None,
-        max_tokens: int | None,
-        with_ids: bool,
-    ) -> list[str]:
-        """render.render_paths of every path, in output order, from the arrays: a step's
-        text is its prefix's text, its hop's arrow and its set, each rendered once."""
-        from kgreason.pog.render import _render_set
-
-        idx, heads = self._heads(max_items)
-        shown = [
-            [_render_set(keys, n, names, max_items, max_tokens, with_ids) for keys, n in row]
-            for row in heads
-        ]
-        text: list[list[str]] = [shown[0][:1]]
-        memo: dict[tuple[int, ...], str] = {}
-        for k in range(1, len(self.lengths) + 1):
-            st = self.lengths[k - 1]
-            steps = np.flatnonzero(idx[k] >= 0)
-            parent = st.arrays()[0][steps].tolist() if k > 1 else [0] * len(steps)
-            prev, sets = text[k - 1], shown[k]
-            tk = [""] * st.n
-            for i, p, arrow, x in zip(
-                steps.tolist(),
-                parent,
-                self._arrows(st.groups(), steps.tolist(), memo),
-                idx[k][steps].tolist(),
-                strict=True,
-            ):
-                tk[i] = prev[p] + arrow + sets[x]
-            text.append(tk)
-        out: list[str] = []
-        for k, order in self._out:
-            tk = text[k]
-            out += [tk[i] for i in order.tolist()]
-        return out
+    def paths_out(self) -> list[tuple[int, np.ndarray]]:
+        """(length, its paths' steps in output order) per length with paths."""
+        return self._out
 
 
 class TablePaths(Sequence[ReasoningPath]):

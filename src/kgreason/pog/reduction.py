@@ -156,8 +156,22 @@ def _reduce_arrays(
             keep |= (di >= 0) & (dj >= 0) & (di + dj <= max_len)
     if not connected:
         return None
-    reduced = graph.restrict_mask(prune_dead_ends_mask(graph, keep, topics))
+    kept = prune_dead_ends_mask(graph, keep, topics)
+    reduced = graph.restrict_mask(kept)
     reduced.extra = reduced.extra | frozenset(t for t in present if t not in graph.index)
+    if len(present) == 2 and all(u is not None for u in ids):
+        # each kept node's shortest path to either topic is kept whole (its nodes satisfy
+        # the same d_a + d_b <= max_len, and no peeled dead end lies inside a path), so
+        # these are the reduced graph's own distances: the segment search reads them
+        # instead of building an undirected copy of the graph and searching it again
+        reduced.topic_distances = (
+            max_len,
+            {
+                int(u): np.where(kept, d, -1)
+                for u, d in zip(ids, dists, strict=True)
+                if u is not None and d is not None
+            },
+        )
     return reduced
 
 

@@ -35,6 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kgreason.kg.base import KnowledgeGraph
+from kgreason.pog import pathtext
 from kgreason.pog.lazyhop import prefetch, prefetch_heads, set_obj, set_view, shown_sets
 from kgreason.pog.pathtable import TablePaths
 from kgreason.pog.types import Hop, ReasoningPath
@@ -139,9 +140,9 @@ def render_paths(
     """render_path of each path. Paths share sets (a path's prefix is another path), so
     each distinct set (by identity) is rendered once; a LazyHop decodes only what is shown
     (all sets' shown members in one decode). A free search's TablePaths are rendered from
-    its arrays (pathtable.FreeTable.texts): no path object is made."""
+    its arrays (pog/pathtext.py): no path object is made."""
     if isinstance(paths, TablePaths):
-        return paths.table.texts(names, max_items, max_tokens, with_ids)
+        return pathtext.texts(paths.table, names, max_items, max_tokens, with_ids)
     prefetch_heads(paths, max_items)
     memo: dict[int, str] = {}
 
@@ -196,7 +197,7 @@ def displayed_ids(
     caps = [c for c in (max_items, max_tokens) if c is not None]
     cap = min(caps) if caps else None
     if isinstance(paths, TablePaths):  # from the arrays: no path object is made
-        return paths.table.shown_ids(cap)
+        return pathtext.shown_ids(paths.table, cap)
     lazy, plain = shown_sets(paths)
     prefetch(lazy, cap)  # LazyHops: the first `cap` members of all sets, one decode
     out: set[str] = set()
