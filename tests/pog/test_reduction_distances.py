@@ -1,0 +1,79 @@
+"""A two-topic reduction hands the segment search each topic's distances
+(ArrayClusteredGraph.topic_distances): they are the reduced graph's own undirected
+distances, at every search depth up to the reduction's, so the search finds the same
+paths without building and searching an undirected copy of the graph."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from tests.pog.synth_graphs import synth_graphs, two_hops_from
+
+from kgreason.pog import fastpaths
+from kgreason.pog.paths import find_entity_paths
+from kgreason.pog.reduction import reduce_graph
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    fast, slow, names, deg = synth_graphs(mirror=300)
+    return fast, slow, [str(names[i]) for i in np.flatnonzero(deg > 0)]
+
+
+def _pairs(slow, nodes, k, seed):
+    rng = random.Random(seed)
+    out = []
+    while len(out) < k:
+        a = rng.choice(nodes)
+        b = two_hops_from(slow, a, rng, nodes)
+        if a != b:
+            out.append([a, b])
+    return out
+
+
+def test_two_topic_reduction_distances_are_the_reduced_graphs(graphs):
+    fast, slow, nodes = graphs
+    checked = cut = 0
+    for pair in _pairs(slow, nodes, 25, 1):
+        red = reduce_graph(fast, pair, max_len=6)
+        if not red.reduced:
+            continue
+        g = red.graph
+        assert g.topic_distances is not None and g.topic_distances[0] == 6
+        und = g.undirected_cached()
+        for u, d in g.topic_distances[1].items():
+            for depth in (1, 2, 4, 6):
+                got = fastpaths._distances_to(g, u, depth)
+                assert got.tolist() == g.local_distances(u, depth, und).tolist()
+            cut += int(((fast.local_distances(u, 6) >= 0) & (d < 0)).sum())
+        checked += 1
+    assert checked and cut  # reductions that removed reachable nodes were among them
+
+
+def test_no_topic_distances_for_three_topics_or_a_deeper_search(graphs):
+    fast, slow, nodes = graphs
+    a, b = _pairs(slow, nodes, 1, 2)[0]
+    c = two_hops_from(slow, b, random.Random(3), nodes)
+    red = reduce_graph(fast, [a, b, c], max_len=9)
+    assert red.graph.topic_distances is None
+    two = reduce_graph(fast, [a, b], max_len=4)
+    if two.reduced:  # a search deeper than the reduction's depth searches again
+        u = fast.index.get(b)
+        g = two.graph
+        assert fastpaths._distances_to(g, u, 6).tolist() == g.local_distances(u, 6).tolist()
+
+
+def test_segment_search_on_reduced_graphs_finds_the_set_search_paths(graphs):
+    fast, slow, nodes = graphs
+    found = 0
+    for pair in _pairs(slow, nodes, 12, 4):
+        fr, sr = reduce_graph(fast, pair, max_len=6), reduce_graph(slow, pair, max_len=6)
+        for lo, hi in ((1, 6), (4, 6), (1, 3)):
+            a = find_entity_paths(fr.graph, pair, min_len=lo, max_len=hi, max_paths=500)
+            b = find_entity_paths(sr.graph, pair, min_len=lo, max_len=hi, max_paths=500)
+            assert [p.hops for p in a.paths] == [p.hops for p in b.paths], pair
+            assert (a.bound_hit, a.bound_reason) == (b.bound_hit, b.bound_reason)
+            found += bool(a.paths)
+    assert found
