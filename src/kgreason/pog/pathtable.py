@@ -16,7 +16,9 @@ a range of a node pool) and `TablePaths` is the search's `paths`:
 
 API:
     Groups(key, alts): a length's hop key codes (primary first), list-like
-    FreeTable(graph, start): .add(k, st, m) per chunk, .found(k, count, order) per length
+    FreeTable(graph, start): .steps(k).add(st, m) per chunk of length k (its first m
+        steps), .found(k, order) once per length (its first len(order) steps are paths,
+        in that order); .chain(k, i), .chains_of(k), .all_chains(); len, .locate(j)
     TablePaths(table, entity_list): Sequence[ReasoningPath]; .table
 """
 
@@ -129,7 +131,8 @@ class Steps:
 
 class FreeTable:
     """The free search's steps per length and which of them are paths, in output order:
-    length k's paths are its first counts[k] steps, in the order `orders[k]`."""
+    length k's paths are its first len(order) steps, in the order `found(k, order)` gave
+    (shorter lengths first, as find_entity_paths orders paths)."""
 
     def __init__(self, g: ArrayClusteredGraph, start: int):
         self.g, self.start = g, start
