@@ -288,12 +288,3 @@ def test_cluster_compiled_equals_numpy_and_plain(store, monkeypatch, cap):
         inn = list(zip(b.idst.tolist(), b.irel.tolist(), b.isrc.tolist(), strict=True))
         assert inn == sorted((z, y, x) for x, y, z in codes)
     assert any(used) and not all(used)  # compiled with KGREASON_JIT=1 only
-
-
-def test_walk_kernel_pair_mark_is_the_store_walks():
-    """kernels/walk copies walk.PAIR into its compiled loop (numba's disk cache keys on the
-    kernel's own file): the two must not drift apart."""
-    from kgreason.kg.store import walk as store_walk
-    from kgreason.pog.kernels import walk as kernel_walk
-
-    assert kernel_walk.PAIR == store_walk.PAIR

@@ -5,6 +5,8 @@ once."""
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 
 import numpy as np
@@ -139,3 +141,55 @@ def test_groups_read_like_a_list_of_code_tuples():
     assert flat.tolist() == flat2.tolist() == [4, 7, 8, 11, 2, 9, 10]
     with pytest.raises(ValueError):
         g[1:3]
+
+
+def test_edge_windows_and_bounds_match_the_set_search():
+    """Lengths (max 1, min above max, min 0), max_paths at 0, 1 and exactly at or one past a
+    length's last path, and max_level_rows: the same paths, bounds and texts."""
+    fast, slow, names, deg = synth_graphs(n=1500, mirror=150)
+    rng = random.Random(1)
+    starts = [str(names[i]) for i in np.argsort(-deg)[:1]]
+    starts += rng.sample([str(names[i]) for i in np.flatnonzero(deg)], 2)
+    cases = 0
+    for s in starts:
+        for lo, hi in ((1, 1), (2, 1), (0, 2), (3, 3), (1, 3)):
+            lens = [
+                p.length
+                for p in find_entity_paths(slow, [s], min_len=lo, max_len=hi, max_paths=10**6).paths
+            ]
+            bounds = {0, 1, len(lens)}
+            for k in set(lens):
+                at = sum(x <= k for x in lens)
+                bounds |= {at, at + 1}
+            for mp in sorted(bounds):
+                for rows in (None, 200):
+                    kw = {"min_len": lo, "max_len": hi, "max_paths": mp, "max_level_rows": rows}
+                    a = find_entity_paths(fast, [s], **kw)
+                    b = find_entity_paths(slow, [s], **kw)
+                    assert [p.hops for p in a.paths] == [p.hops for p in b.paths], (s, kw)
+                    assert (a.bound_hit, a.bound_reason, a.expansions) == (
+                        b.bound_hit,
+                        b.bound_reason,
+                        b.expansions,
+                    )
+                    if len(a.paths):
+                        objs = [_plain(p) for p in b.paths]
+                        for cap in (0, 3):
+                            assert render_paths(a.paths, {}, max_items=cap) == render_paths(
+                                objs, {}, max_items=cap
+                            )
+                    cases += 1
+    assert cases > 100
+
+
+def test_paths_pickle_and_copy_as_the_list_of_their_paths(graphs):
+    """A search's TablePaths pickles, copies and compares as a list does (not with the
+    question graph the table holds; never equal to a tuple, as a list is not)."""
+    fast, _, starts = graphs
+    res = find_entity_paths(fast, [starts[0]], min_len=1, max_len=2, max_paths=60)
+    paths, every = res.paths, list(res.paths)
+    back = pickle.loads(pickle.dumps(paths))
+    assert type(back) is list and [p.hops for p in back] == [p.hops for p in every]
+    assert type(copy.copy(paths)) is list and copy.deepcopy(res).paths == every
+    assert paths != tuple(every) and paths[::-3] == every[::-3] and paths[-5:] == every[-5:]
+    assert paths[np.int64(-2)] is every[-2] and paths[True] is every[1]

@@ -12,6 +12,7 @@ import pytest
 from tests.pog.synth_graphs import synth_graphs, two_hops_from
 
 from kgreason.pog import fastpaths
+from kgreason.pog.fastgraph import ArrayClusteredGraph
 from kgreason.pog.paths import find_entity_paths
 from kgreason.pog.reduction import reduce_graph
 
@@ -77,3 +78,40 @@ def test_segment_search_on_reduced_graphs_finds_the_set_search_paths(graphs):
             assert (a.bound_hit, a.bound_reason) == (b.bound_hit, b.bound_reason)
             found += bool(a.paths)
     assert found
+
+
+def test_random_small_graphs_any_pair_every_depth():
+    """Random multigraphs, any topic pair, every reduction depth 1..6 and every search
+    depth up to it: the handed distances are the reduced graph's; the search finds the
+    same paths with them and without."""
+    rng = np.random.default_rng(3)
+    checked = 0
+    for _ in range(120):
+        n = int(rng.integers(5, 40))
+        m = int(rng.integers(n, 3 * n))
+        h, t, r = rng.integers(0, n, m), rng.integers(0, n, m), rng.integers(0, 3, m)
+        names = np.array([f"n{i:03d}" for i in range(n)], dtype=object)
+        g = ArrayClusteredGraph.from_arrays(h, r, t, names, ["a", "b", "c"])
+        a, b = rng.choice(n, 2, replace=False)
+        topics = [str(names[a]), str(names[b])]
+        depth = int(rng.integers(1, 7))
+        red = reduce_graph(g, topics, max_len=depth)
+        if not red.reduced:
+            continue
+        rg = red.graph
+        assert rg.topic_distances is not None
+        und = rg.undirected_cached()
+        for u in rg.topic_distances[1]:
+            for d in range(depth + 1):
+                assert (
+                    fastpaths._distances_to(rg, u, d).tolist()
+                    == rg.local_distances(u, d, und).tolist()
+                )
+                checked += 1
+        for lo, hi in ((1, depth), (depth, depth), (1, max(1, depth - 1))):
+            with_d = find_entity_paths(rg, topics, min_len=lo, max_len=hi, max_paths=1000)
+            handed, rg.topic_distances = rg.topic_distances, None
+            without = find_entity_paths(rg, topics, min_len=lo, max_len=hi, max_paths=1000)
+            rg.topic_distances = handed
+            assert [p.hops for p in with_d.paths] == [p.hops for p in without.paths]
+    assert checked > 200

@@ -292,8 +292,3 @@ def _ranks(order: np.ndarray) -> np.ndarray:
     out = np.empty(len(order), dtype=np.int64)
     out[order] = np.arange(len(order))
     return out
-
-
-def _in_order(chains: list, rank: np.ndarray, steps: list[tuple[np.ndarray, np.ndarray]]) -> list:
-    """The paths found at one length (made in step order), sorted (see _order)."""
-    return [chains[i] for i in _order(len(chains), rank, steps).tolist()]

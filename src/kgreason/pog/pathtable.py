@@ -62,7 +62,8 @@ class Groups(Sequence[tuple[int, ...]]):
                 raise ValueError("Groups: only a prefix slice [:m]")
             m = len(self.key) if i.stop is None else min(max(i.stop, 0), len(self.key))
             return Groups(self.key[:m], {j: v for j, v in self.alts.items() if j < m})
-        return (int(self.key[i]), *self.alts.get(i, ()))
+        j = i + len(self.key) if i < 0 else i
+        return (int(self.key[j]), *self.alts.get(j, ()))
 
     def __iter__(self) -> Iterator[tuple[int, ...]]:
         return (self[i] for i in range(len(self.key)))
@@ -297,9 +298,14 @@ class TablePaths(Sequence[ReasoningPath]):
         return iter(self._every())
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, (TablePaths, list, tuple)):
+        if isinstance(other, (TablePaths, list)):  # (as a list: never equal to a tuple)
             return list(self) == list(other)
         return NotImplemented
+
+    def __reduce__(self) -> tuple:
+        """Pickled and copied as the list of its paths (whose hops pickle as plain Hops),
+        not with the graph the table holds."""
+        return (list, (list(self),))
 
     __hash__ = None  # type: ignore[assignment]
 

@@ -240,7 +240,7 @@ class Pruner:
         indicator: str | None = None,
     ) -> Pruned:
         strategy = self.strategies.get(self.settings.strategy)
-        out = Pruned(list(paths))
+        out = Pruned([])  # (the strategy's paths: a search's TablePaths are never all made)
         if not paths:
             return out
         await self.book.ensure(displayed_ids(paths))

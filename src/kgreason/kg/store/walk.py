@@ -6,13 +6,16 @@ dedupe, row positions, the radix sort the store's sorts share, the cut's left-ou
 Why a pool: a walk marks visited nodes and seen edges in arrays as long as the graph. A
 fresh np.zeros/np.empty per walk costs a page fault on every page the walk touches (tens
 of thousands at 10M triples, more time than the walk's own work), so each graph keeps the
-arrays of finished walks; stamps (WalkScratch) make clearing them unnecessary. The same
+arrays of finished walks; stamps (WalkScratch) make clearing them unnecessary for the
+numpy walk, and the compiled walk (and clustering) zero the bits they set in the
+scratch's bitmaps (`walk_bits`) before they return. The same
 holds for a walk's large temporaries (row positions, edge ids, gathers: a fault costs
 ~2.5 us on the measuring VM, a 2x10^5-row int64 array 400 of them), so they are
 WalkScratch buffers too. One walk owns its scratch until it ends; concurrent walks
 (server worker threads) each take their own. A graph keeps at most POOL_KEEP of them
-(n_edges + 5 * n_nodes bytes each once touched: 15 MB at 10M triples, plus the buffers:
-~18 MB there); edge-sized int32 scratch (expand_grouped's dedupe) is not kept.
+(n_edges + 5 * n_nodes bytes each once touched, and 1/8 of that again for the bitmaps:
+17 MB at 10M triples, plus the buffers: ~18 MB there); edge-sized int32 scratch
+(expand_grouped's dedupe) is not kept.
 """
 
 from __future__ import annotations
@@ -144,7 +147,9 @@ class Found:
 
 class WalkScratch:
     """One walk's visited-node and seen-edge marks and int32 node scratch for
-    first-occurrence dedupe (content irrelevant): n_edges + 5 * n_nodes bytes, kept. A node or edge is marked by the walk's stamp (1 ..
+    first-occurrence dedupe (content irrelevant): n_edges + 5 * n_nodes bytes, kept, and
+    the same marks as bitmaps for the compiled loops (`walk_bits`, zero between walks). In
+    the stamp arrays a node or edge is marked by the walk's stamp (1 ..
     STAMP_MAX), so the next walk starts clean by taking the next stamp instead of clearing
     what this one set; every STAMP_MAX walks the masks are zeroed. PAIR and DROP are above
     every stamp: a slice's own short-lived marks (CSRGraph._new_rows)."""

@@ -42,8 +42,6 @@ MIN_EDGES = 500_000
 #: a walk whose Found buffers would exceed this many edges uses numpy (kernel buffers are
 #: allocated up front)
 MAX_TRIPLES = 1 << 20
-#: WalkScratch's temporary edge mark (walk.PAIR)
-PAIR = 254
 
 
 def _walk_loop(  # pragma: no cover (compiled)

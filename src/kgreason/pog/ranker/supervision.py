@@ -119,9 +119,9 @@ class PathEnumerator:
         self.settings = settings
         triples = all_triples(kg) if whole else None
         self.whole = ClusteredGraph.from_triples(triples) if triples is not None else None
-        self._cache: dict[tuple[str, ...], Sequence[ReasoningPath]] = {}
+        self._cache: dict[tuple[str, ...], list[ReasoningPath]] = {}
 
-    async def paths(self, topics: Sequence[str]) -> Sequence[ReasoningPath]:
+    async def paths(self, topics: Sequence[str]) -> list[ReasoningPath]:
         key = tuple(dict.fromkeys(topics))
         if key in self._cache:
             return self._cache[key]
@@ -130,14 +130,17 @@ class PathEnumerator:
             graph = self.whole
         else:
             graph = (await prepare_graph(self.kg, key, s)).graph
-        found = supplement_paths(
-            graph,
-            list(key),
-            n_topics=len(key),
-            d_max=s.d_max,
-            max_paths=s.max_paths,
-            max_level_rows=s.max_level_rows,
-        ).paths
+        # a list: a search's TablePaths would keep its whole question graph in the cache
+        found = list(
+            supplement_paths(
+                graph,
+                list(key),
+                n_topics=len(key),
+                d_max=s.d_max,
+                max_paths=s.max_paths,
+                max_level_rows=s.max_level_rows,
+            ).paths
+        )
         self._cache = {key: found} if len(self._cache) > 50_000 else self._cache
         self._cache[key] = found
         return found
