@@ -33,6 +33,9 @@ class NodeNames:
         self._n, self._decode = n, decode
         self._cache = np.empty(n, dtype=object)
         self._have = np.zeros(n, dtype=bool)
+        #: key -> local id, once a NodeIndex is made over these names (lazyhop.NameSet
+        #: counts members by key without decoding the set)
+        self.index: NodeIndex | None = None
 
     @classmethod
     def given(cls, names: np.ndarray) -> NodeNames:
@@ -65,6 +68,7 @@ class NodeIndex(Mapping[str, int]):
     def __init__(self, names: NodeNames, lookup: Callable[[list[str]], np.ndarray]):
         self._names, self._lookup = names, lookup
         self._cache: dict[str, int] = {}
+        names.index = self
 
     def many(self, keys: Sequence[str]) -> np.ndarray:
         todo = [k for k in dict.fromkeys(keys) if k not in self._cache]

@@ -23,7 +23,8 @@ API:
     NameSet(ids, names); len(s); s.names(); s.head(k); s.key()
     HopMaker(graph).hop(src_set, codes, dst_set) -> LazyHop
     shown_sets(paths) -> (NameSets, tuples);  prefetch(sets, k);  prefetch_heads(paths, k)
-    set_view(hop, dst, k) -> (members shown, set size)
+    set_view(hop, dst, k) -> (members shown, set size);  set_size(hop, dst) -> set size
+    answer_count(hops, topics, end_only) -> answer set size, no name decoded
     id_signature(path) -> hashable, ordered like path_signature
     HopMaker(graph).groups(steps, idx) / .sets(nodes, a, b) / HopMaker.hops(srcs, keys,
         dsts, codes): the hops of a whole chunk of steps at once (pog/fastpaths.py)
@@ -369,6 +370,31 @@ def set_view(h: Hop, dst: bool, k: int | None) -> tuple[Sequence[str], int]:
         return s.head(k), len(s)
     ids = h.dst if dst else h.src
     return ids[:k], len(ids)
+
+
+def set_size(h: Hop, dst: bool = True) -> int:
+    """len(h.dst) (or h.src), without decoding a LazyHop's names."""
+    if isinstance(h, LazyHop):
+        return len(h._dst if dst else h._src)
+    return len(h.dst if dst else h.src)
+
+
+def answer_count(hops: Sequence[Hop], topics: Sequence[str], end_only: bool) -> int | None:
+    """len(ranker.supervision.answer_set) of a path whose hops are LazyHops of one graph,
+    without decoding a name (the end set, or every dst set when not `end_only`, less the
+    topics); None for other hops."""
+    if not hops or not all(isinstance(h, LazyHop) for h in hops):
+        return None
+    sets = [hops[-1]._dst] if end_only else [h._dst for h in hops]  # type: ignore[attr-defined]
+    index = sets[0]._names.index
+    if index is None or any(x._names is not sets[0]._names for x in sets):
+        return None
+    ids = sets[0].ids if len(sets) == 1 else np.unique(np.concatenate([x.ids for x in sets]))
+    inside = 0
+    for u in index.many(list(dict.fromkeys(topics))).tolist():  # (a few topics: sorted ids)
+        at = int(np.searchsorted(ids, u))
+        inside += u >= 0 and at < len(ids) and int(ids[at]) == u
+    return len(ids) - inside
 
 
 def set_obj(h: Hop, dst: bool) -> object:

@@ -33,7 +33,7 @@ from kgreason.pog.ranker.features import (
     relation_text,
 )
 from kgreason.pog.ranker.model import Projection, Scorer, score_one_question
-from kgreason.pog.ranker.supervision import answer_set
+from kgreason.pog.ranker.supervision import answer_size
 from kgreason.pog.types import ReasoningPath
 
 FORMAT = "kgreason-path-ranker"
@@ -81,7 +81,7 @@ class PathRanker:
         rel, sign = encode_slots([path_keys(p) for p in paths], vocab)
         relvec = self.relation_vectors(sorted(vocab, key=vocab.__getitem__))
         n_topics = len(dict.fromkeys(topics))
-        scalars = np.vstack([path_scalars(p, len(answer_set(p, topics)), n_topics) for p in paths])
+        scalars = np.vstack([path_scalars(p, answer_size(p, topics), n_topics) for p in paths])
         return q, rel, sign, scalars, relvec
 
     def score(
