@@ -65,11 +65,33 @@ class StaticEmbedder:
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        out = self._encode(texts) if self._pooler is None else self._pooler.sums(texts)
-        # Renormalise in float32 (the table may be float16 or int8). A text with no known token
-        # maps to the zero vector; it stays zero rather than becoming NaN.
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        return np.ascontiguousarray(out / np.where(norms > 0, norms, 1.0), dtype=np.float32)
+        return self.normalize(
+            self._encode(texts) if self._pooler is None else self._pooler.sums(texts)
+        )
+
+    def normalize(self, sums: np.ndarray) -> np.ndarray:
+        """Renormalise in float32 (the table may be float16 or int8). A text with no known
+        token maps to the zero vector; it stays zero rather than becoming NaN."""
+        norms = np.linalg.norm(sums, axis=1, keepdims=True)
+        return np.ascontiguousarray(sums / np.where(norms > 0, norms, 1.0), dtype=np.float32)
+
+    def pieces(self) -> StaticEmbedder | None:
+        """This embedder when its vectors add up over texts joined at a space (word by
+        word pooling: pog/pathtext.TextTree.vectors sums a path's from its pieces'), else
+        None."""
+        return None if self._pooler is None else self
+
+    def piece_sums(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(sum of token vectors, token count, characters) of each text, unnormalised and
+        untruncated: what adds up over texts joined at a space (see `pieces`)."""
+        assert self._pooler is not None
+        sums, tokens = self._pooler.word_sums(texts)
+        return sums, tokens, np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+
+    def truncates(self, tokens: np.ndarray, chars: np.ndarray) -> np.ndarray:
+        """Which texts of these counts the model truncates (embed them whole)."""
+        assert self._pooler is not None
+        return self._pooler.truncates(tokens, chars)
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         """model2vec's own pooling."""

@@ -58,6 +58,18 @@ class WordPooler:
     def sums(self, texts: Sequence[str]) -> np.ndarray:
         """(len(texts), dim) float32: each text's sum of (weighted) token vectors; any
         positive multiple of model2vec's mean, so equal once normalised."""
+        out, tokens = self.word_sums(texts)
+        lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        long = self.truncates(tokens, lengths)
+        if long.any():
+            which = np.flatnonzero(long)
+            out[which] = self.fallback([texts[i] for i in which.tolist()])
+        return out
+
+    def word_sums(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """(each text's sum of token vectors, its token count with [UNK]), the texts model2vec
+        would truncate included. Both add up over texts joined at a space: a text's words
+        are its parts' words ("" has no tokens)."""
         splits = [t.split(" ") for t in texts]
         n_words = np.fromiter(map(len, splits), dtype=np.int64, count=len(splits))
         flat = list(chain.from_iterable(splits))
@@ -65,19 +77,19 @@ class WordPooler:
         index = {w: i for i, w in enumerate(vocab)}
         wid = np.fromiter(map(index.__getitem__, flat), dtype=np.int64, count=len(flat))
         word_vecs, raw = self._words(vocab)
-        out = segment_sums(word_vecs, wid, n_words)
-        long = np.zeros(len(texts), dtype=bool)
-        if self.max_tokens is not None:  # model2vec truncates these: it pools them itself
-            # every text has at least one word ("".split(" ") == [""]): reduceat is exact
-            tokens = np.add.reduceat(raw[wid], np.cumsum(n_words) - n_words)
+        # every text has at least one word ("".split(" ") == [""]): reduceat is exact
+        tokens = np.add.reduceat(raw[wid], np.cumsum(n_words) - n_words) if len(texts) else raw[:0]
+        return segment_sums(word_vecs, wid, n_words), tokens
+
+    def truncates(self, tokens: np.ndarray, chars: np.ndarray) -> np.ndarray:
+        """Which texts (of these token and character counts) model2vec truncates: it pools
+        them itself."""
+        long = np.zeros(len(tokens), dtype=bool)
+        if self.max_tokens is not None:
             long |= tokens > self.max_tokens
             if self.max_chars is not None:
-                lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-                long |= lengths > self.max_chars
-        if long.any():
-            which = np.flatnonzero(long)
-            out[which] = self.fallback([texts[i] for i in which.tolist()])
-        return out
+                long |= chars > self.max_chars
+        return long
 
     def _words(self, vocab: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """Each word's sum of token vectors ([UNK] left out) and its token count ([UNK]

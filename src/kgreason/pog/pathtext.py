@@ -15,8 +15,9 @@ API (what render.render_paths and render.displayed_ids call for TablePaths):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -116,15 +117,114 @@ def _arrows(t: FreeTable, groups: Groups, steps: list[int], memo: dict[tuple[int
     return out
 
 
-def texts(
+@dataclass
+class TextTree:
+    """A table's path texts as pieces: each length's steps are their parent's text (the
+    previous length's step `parent`, or the start set) + an arrow + a set, every distinct
+    arrow and set rendered once (`arrows`, `sets` per length; `arrow`, `set`: each step's
+    index into them, for the steps on some path). Arrows begin and end with a space, so a
+    text's space-separated words are its pieces' words (what `vectors` relies on)."""
+
+    table: FreeTable
+    start: str
+    arrows: list[list[str]]
+    sets: list[list[str]]
+    steps: list[np.ndarray]  # per length: the steps on some path
+    parent: list[np.ndarray]  # per length: their parents (length 1: 0, the start set)
+    arrow: list[np.ndarray]
+    set: list[np.ndarray]
+
+    def texts(self) -> list[str]:
+        """render.render_paths of every path, in output order."""
+        text: list[list[str]] = [[self.start]]
+        for k in range(1, len(self.steps) + 1):
+            prev, arrows, sets = text[k - 1], self.arrows[k - 1], self.sets[k - 1]
+            tk = [""] * self.table.lengths[k - 1].n
+            for i, p, a, x in zip(
+                self.steps[k - 1].tolist(),
+                self.parent[k - 1].tolist(),
+                self.arrow[k - 1].tolist(),
+                self.set[k - 1].tolist(),
+                strict=True,
+            ):
+                tk[i] = prev[p] + arrows[a] + sets[x]
+            text.append(tk)
+        return self._out(text)
+
+    def _out(self, per_length: list[Any]) -> list[Any]:
+        out: list[Any] = []
+        for k, order in self.table.paths_out():
+            tk = per_length[k]
+            out += [tk[i] for i in order.tolist()]
+        return out
+
+    def vectors(self, pieces: PieceEmbedder) -> np.ndarray:
+        """pieces.embed(self.texts()), each text's vector summed from its pieces' (each
+        distinct piece pooled once; a text the model would truncate is embedded whole):
+        a 20,000-path question's texts hold ~520,000 words, its pieces a few thousand."""
+        vec, tokens, chars = pieces.piece_sums(
+            [
+                self.start,
+                *(x for row in self.arrows for x in row),
+                *(x for r in self.sets for x in r),
+            ]
+        )
+        a_at = 1 + np.cumsum([0, *map(len, self.arrows)])
+        s_at = a_at[-1] + np.cumsum([0, *map(len, self.sets)])
+        level = (vec[:1], tokens[:1], chars[:1])  # rows: the previous length's steps on a path
+        at = np.zeros(1, dtype=np.int64)  # each step's row in `level` (its place in `on`)
+        rows: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        out_of = dict(self.table.paths_out())
+        for k in range(1, len(self.steps) + 1):
+            on, par = self.steps[k - 1], at[self.parent[k - 1]]
+            a, x = a_at[k - 1] + self.arrow[k - 1], s_at[k - 1] + self.set[k - 1]
+            got = [
+                (lv[par] + pc[a]) + pc[x]
+                for lv, pc in zip(level, (vec, tokens, chars), strict=True)
+            ]
+            level = (got[0], got[1], got[2])
+            at = np.full(self.table.lengths[k - 1].n, -1, dtype=np.int64)
+            at[on] = np.arange(len(on))
+            if k in out_of:
+                rows[k] = tuple(y[at[out_of[k]]] for y in level)  # type: ignore[assignment]
+        if not rows:
+            return np.zeros((0, pieces.dim), dtype=np.float32)
+        per = [rows[k] for k, _ in self.table.paths_out()]
+        v, t, c = (np.concatenate([r[j] for r in per]) for j in range(3))
+        out = pieces.normalize(v)
+        long = pieces.truncates(t, c)
+        if long.any():  # the model pools these itself (it truncates them)
+            which = np.flatnonzero(long)
+            texts = self.texts()
+            out[which] = pieces.embed([texts[i] for i in which.tolist()])
+        return out
+
+
+class PieceEmbedder(Protocol):
+    """What TextTree.vectors needs of a static model (embed.static.StaticEmbedder.pieces)."""
+
+    dim: int
+
+    def piece_sums(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(sum of token vectors, raw token count, characters) of each text."""
+        ...
+
+    def truncates(self, tokens: np.ndarray, chars: np.ndarray) -> np.ndarray: ...
+
+    def normalize(self, sums: np.ndarray) -> np.ndarray: ...
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def text_tree(
     t: FreeTable,
     names: Mapping[str, str],
     max_items: int | None,
     max_tokens: int | None,
     with_ids: bool,
-) -> list[str]:
-    """render.render_paths of every path, in output order, from the arrays: a step's
-    text is its prefix's text, its hop's arrow and its set, each rendered once."""
+) -> TextTree:
+    """The pieces of render.render_paths' texts of every path, from the arrays: each set
+    and arrow rendered once."""
     from kgreason.pog.render import _render_set  # (render imports this module)
 
     idx, heads = _heads(t, max_items)
@@ -132,25 +232,29 @@ def texts(
         [_render_set(keys, n, names, max_items, max_tokens, with_ids) for keys, n in row]
         for row in heads
     ]
-    text: list[list[str]] = [shown[0][:1]]
     memo: dict[tuple[int, ...], str] = {}
+    arrows, steps, parents, arrow_of, set_of = [], [], [], [], []
     for k in range(1, len(t.lengths) + 1):
         st = t.lengths[k - 1]
-        steps = np.flatnonzero(idx[k] >= 0)
-        parent = st.arrays()[0][steps].tolist() if k > 1 else [0] * len(steps)
-        prev, sets = text[k - 1], shown[k]
-        tk = [""] * st.n
-        for i, p, arrow, x in zip(
-            steps.tolist(),
-            parent,
-            _arrows(t, st.groups(), steps.tolist(), memo),
-            idx[k][steps].tolist(),
-            strict=True,
-        ):
-            tk[i] = prev[p] + arrow + sets[x]
-        text.append(tk)
-    out: list[str] = []
-    for k, order in t.paths_out():
-        tk = text[k]
-        out += [tk[i] for i in order.tolist()]
-    return out
+        on = np.flatnonzero(idx[k] >= 0)
+        parent = st.arrays()[0][on] if k > 1 else np.zeros(len(on), dtype=np.int64)
+        got = _arrows(t, st.groups(), on.tolist(), memo)
+        distinct = list(dict.fromkeys(got))
+        where = {a: i for i, a in enumerate(distinct)}
+        arrows.append(distinct)
+        arrow_of.append(np.fromiter(map(where.__getitem__, got), dtype=np.int64, count=len(got)))
+        steps.append(on)
+        parents.append(np.asarray(parent, dtype=np.int64))
+        set_of.append(idx[k][on])
+    return TextTree(t, shown[0][0], arrows, shown[1:], steps, parents, arrow_of, set_of)
+
+
+def texts(
+    t: FreeTable,
+    names: Mapping[str, str],
+    max_items: int | None,
+    max_tokens: int | None,
+    with_ids: bool,
+) -> list[str]:
+    """render.render_paths of every path, in output order, from the arrays."""
+    return text_tree(t, names, max_items, max_tokens, with_ids).texts()
