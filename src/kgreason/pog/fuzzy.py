@@ -22,6 +22,8 @@ API:
         .prefiltered(n_paths, top) -> how many the transformer embeds, or None (all)
         .rank(indicator, paths, names, *, max_items=...) -> list[ScoredPath]  (all, best first)
         .select(indicator, paths, names, w, *, max_items=...) -> list[ReasoningPath]
+    path_vectors(embedder, texts, tree) -> the paths' vectors (a free search's table and a
+        static model: summed from the table's pieces, pog/pathtext.TextTree.vectors)
 """
 
 from __future__ import annotations

@@ -8,8 +8,12 @@ text plus its last step's: render.render_paths of a 20,000-path question went fr
 114-168 to 36-40 ms, and displayed_ids from 37-52 to 10-19 ms (the same texts and ids as
 the objects': tests/pog/test_pathtable.py).
 
-API (what render.render_paths and render.displayed_ids call for TablePaths):
+API (what render.render_paths, render.displayed_ids and fuzzy ranking call for TablePaths):
     texts(table, names, max_items, max_tokens, with_ids) -> list[str]   (output order)
+    text_tree(table, names, max_items, max_tokens, with_ids) -> TextTree
+        .texts() -> the same list;  .vectors(static model) -> the texts' vectors, each
+        summed from its pieces' (session 25: a hub question's 20,000 texts pooled
+        1.1 s -> 0.2-0.3 s)
     shown_ids(table, cap) -> set[str]
 """
 
