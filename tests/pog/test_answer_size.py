@@ -9,7 +9,7 @@ import random
 import numpy as np
 from tests.pog.synth_graphs import synth_graphs, two_hops_from
 
-from kgreason.pog.lazyhop import LazyHop, set_size
+from kgreason.pog.lazyhop import LazyHop, answer_count, set_size
 from kgreason.pog.paths import find_entity_paths
 from kgreason.pog.ranker.supervision import answer_set, answer_size
 from kgreason.pog.types import Hop, ReasoningPath
@@ -43,6 +43,8 @@ def test_answer_size_and_set_size_without_names():
                 assert all(isinstance(h, LazyHop) for h in p.hops)
                 want = len(answer_set(_plain(p), [*topics, *extra]))
                 assert answer_size(p, [*topics, *extra]) == want
+                # (from the ids: not answer_size's fallback to the decoded sets)
+                assert answer_count(p.hops, [*topics, *extra], len(topics) == 1) == want
                 assert answer_size(_plain(p), [*topics, *extra]) == want
                 assert [set_size(h) for h in p.hops] == [len(h.dst) for h in _plain(p).hops]
                 inside += any(t in h.dst for t in [*topics, *extra] for h in p.hops)

@@ -84,14 +84,28 @@ def test_texts_the_model_truncates_are_embedded_whole(emb, searches, monkeypatch
     np.testing.assert_allclose(got, emb.embed(texts), atol=2e-6)
 
 
+class _Counting(StaticEmbedder):
+    """The static model, counting the texts it embeds whole."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embedded = 0
+
+    def embed(self, texts):  # type: ignore[no-untyped-def]
+        self.embedded += len(texts)
+        return super().embed(texts)
+
+
 def test_fuzzy_ranking_from_the_table_is_ranking_from_the_texts(emb, searches):
     out, names = searches
+    counting = _Counting()
     for res in out[:6]:
-        a = FuzzySelector(CachedEmbedder(emb)).rank("Nijmegen river film", res.paths, names)
+        a = FuzzySelector(CachedEmbedder(counting)).rank("Nijmegen river film", res.paths, names)
         b = FuzzySelector(CachedEmbedder(emb)).rank("Nijmegen river film", list(res.paths), names)
         assert [s.path.hops for s in a] == [s.path.hops for s in b]
         assert [s.text for s in a] == [s.text for s in b]
         np.testing.assert_allclose([s.score for s in a], [s.score for s in b], atol=2e-6)
+    assert counting.embedded == 6  # the indicators only: the paths' vectors came from pieces
 
 
 def test_an_embedder_without_pieces_embeds_the_texts(searches):
