@@ -9,6 +9,9 @@ only; a hub question's 20,000 paths made fuzzy ranking the largest cost by far.
 The store comes from bench/pog_scale.py's cache (--work, default /tmp/kgreason-scale; build
 it with `bench/pog_scale.py --sizes N` first). Prints per question the path count, how many
 paths the transformer embedded, and the seconds of each stage, then p50 / max.
+
+It imports this checkout's src, not an installed kgreason (PYTHONPATH does not change that);
+KGREASON_BENCH_SRC=OTHER/src measures another checkout, as bench/pog_scale.py does.
 """
 
 from __future__ import annotations
@@ -16,12 +19,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(
+    0, os.environ.get("KGREASON_BENCH_SRC") or str(Path(__file__).resolve().parents[1] / "src")
+)
 
 from kgreason.embed.factory import build_embedder
 from kgreason.embed.settings import EmbedSettings
