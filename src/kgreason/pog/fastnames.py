@@ -33,8 +33,8 @@ class NodeNames:
         self._n, self._decode = n, decode
         self._cache = np.empty(n, dtype=object)
         self._have = np.zeros(n, dtype=bool)
-        #: key -> local id, once a NodeIndex is made over these names (lazyhop.NameSet
-        #: counts members by key without decoding the set)
+        #: key -> local id, once a NodeIndex is made over these names (hopsets.answer_count
+        #: finds the topics in a set by key without decoding the set)
         self.index: NodeIndex | None = None
 
     @classmethod

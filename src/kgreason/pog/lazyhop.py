@@ -22,12 +22,11 @@ like them too; a key code rank*2 + forward orders like (relation, forward).
 API:
     NameSet(ids, names); len(s); s.names(); s.head(k); s.key()
     HopMaker(graph).hop(src_set, codes, dst_set) -> LazyHop
-    shown_sets(paths) -> (NameSets, tuples);  prefetch(sets, k);  prefetch_heads(paths, k)
-    set_view(hop, dst, k) -> (members shown, set size);  set_size(hop, dst) -> set size
-    answer_count(hops, topics, end_only) -> answer set size, no name decoded
     id_signature(path) -> hashable, ordered like path_signature
     HopMaker(graph).groups(steps, idx) / .sets(nodes, a, b) / HopMaker.hops(srcs, keys,
         dsts, codes): the hops of a whole chunk of steps at once (pog/fastpaths.py)
+Reading a path's sets without decoding them (shown sets, heads, sizes, answer counts):
+pog/hopsets.py.
 """
 
 from __future__ import annotations
@@ -320,88 +319,6 @@ def sort_by_codes(chains: list[tuple[Hop, ...]]) -> list[tuple[Hop, ...]]:
             rows = rows[np.lexsort(c.T[::-1])]
         out += [chains[i] for i in rows.tolist()]
     return out
-
-
-def shown_sets(paths: Iterable[ReasoningPath]) -> tuple[list[NameSet], list[tuple[str, ...]]]:
-    """The distinct sets a rendering of `paths` shows (each path's first src, every dst):
-    (the LazyHops' NameSets, the plain Hops' tuples)."""
-    lazy: dict[int, NameSet] = {}
-    plain: dict[int, tuple[str, ...]] = {}
-    for p in paths:
-        for j, h in enumerate(p.hops):
-            if isinstance(h, LazyHop):
-                if j == 0:
-                    lazy.setdefault(id(h._src), h._src)
-                lazy.setdefault(id(h._dst), h._dst)
-            else:
-                if j == 0:
-                    plain.setdefault(id(h.src), h.src)
-                plain.setdefault(id(h.dst), h.dst)
-    return list(lazy.values()), list(plain.values())
-
-
-def prefetch(sets: Sequence[NameSet], k: int | None) -> None:
-    """Decode the first k members of each of `sets`, in one decode per names table."""
-    if k is None:
-        return
-    todo = [s for s in sets if s._all is None and len(s._head) < min(k, len(s))]
-    by_table: dict[int, list[NameSet]] = {}
-    for s in todo:
-        by_table.setdefault(id(s._names), []).append(s)
-    for group in by_table.values():
-        heads = [s.ids[:k] for s in group]
-        flat = group[0]._names[np.concatenate(heads)].tolist()
-        at = 0
-        for s, h in zip(group, heads, strict=True):
-            s._head = tuple(flat[at : at + len(h)])
-            at += len(h)
-
-
-def prefetch_heads(paths: Iterable[ReasoningPath], k: int | None) -> None:
-    """prefetch() for every lazy set a rendering of `paths` shows."""
-    if k is not None:
-        prefetch(shown_sets(paths)[0], k)
-
-
-def set_view(h: Hop, dst: bool, k: int | None) -> tuple[Sequence[str], int]:
-    """(the first k members of h.dst or h.src, or all when k is None; the set's size)."""
-    if isinstance(h, LazyHop):
-        s = h._dst if dst else h._src
-        return s.head(k), len(s)
-    ids = h.dst if dst else h.src
-    return ids[:k], len(ids)
-
-
-def set_size(h: Hop, dst: bool = True) -> int:
-    """len(h.dst) (or h.src), without decoding a LazyHop's names."""
-    if isinstance(h, LazyHop):
-        return len(h._dst if dst else h._src)
-    return len(h.dst if dst else h.src)
-
-
-def answer_count(hops: Sequence[Hop], topics: Sequence[str], end_only: bool) -> int | None:
-    """len(ranker.supervision.answer_set) of a path whose hops are LazyHops of one graph,
-    without decoding a name (the end set, or every dst set when not `end_only`, less the
-    topics); None for other hops."""
-    if not hops or not all(isinstance(h, LazyHop) for h in hops):
-        return None
-    sets = [hops[-1]._dst] if end_only else [h._dst for h in hops]  # type: ignore[attr-defined]
-    index = sets[0]._names.index
-    if index is None or any(x._names is not sets[0]._names for x in sets):
-        return None
-    ids = sets[0].ids if len(sets) == 1 else np.unique(np.concatenate([x.ids for x in sets]))
-    inside = 0
-    for u in index.many(list(dict.fromkeys(topics))).tolist():  # (a few topics: sorted ids)
-        at = int(np.searchsorted(ids, u))
-        inside += u >= 0 and at < len(ids) and int(ids[at]) == u
-    return len(ids) - inside
-
-
-def set_obj(h: Hop, dst: bool) -> object:
-    """The object holding h.dst (or h.src): its identity names the set while it lives."""
-    if isinstance(h, LazyHop):
-        return h._dst if dst else h._src
-    return h.dst if dst else h.src
 
 
 def id_signature(path: ReasoningPath) -> tuple:

@@ -32,14 +32,8 @@ import numpy as np
 from kgreason.kg.ranking import normalize_name
 from kgreason.pog.clustering import ClusteredGraph, Key
 from kgreason.pog.fastgraph import ArrayClusteredGraph
-from kgreason.pog.lazyhop import (
-    HopMaker,
-    LazyHop,
-    id_signature,
-    id_signature_of,
-    make_paths,
-    set_obj,
-)
+from kgreason.pog.hopsets import set_obj
+from kgreason.pog.lazyhop import HopMaker, LazyHop, id_signature, id_signature_of, make_paths
 from kgreason.pog.pathkeys import choose
 from kgreason.pog.paths import PathSearch, path_signature, supplement_paths
 from kgreason.pog.settings import MAX_LEVEL_ROWS

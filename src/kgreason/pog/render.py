@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from kgreason.kg.base import KnowledgeGraph
 from kgreason.pog import pathtext
-from kgreason.pog.lazyhop import prefetch, prefetch_heads, set_obj, set_view, shown_sets
+from kgreason.pog.hopsets import prefetch, prefetch_heads, set_obj, set_view, shown_sets
 from kgreason.pog.pathtable import TablePaths
 from kgreason.pog.types import Hop, ReasoningPath
 
@@ -74,7 +74,7 @@ def _shown(
 ) -> list[str]:
     """The members a rendering shows: at most `max_items`, within `max_tokens` (at least
     one member, so a set is never shown empty). `ids` may hold only the first `max_items`
-    members of the set (lazyhop.set_view)."""
+    members of the set (hopsets.set_view)."""
     limit = len(ids) if max_items is None else min(len(ids), max_items)
     if max_tokens is None:  # no budget to count (fuzzy ranking renders thousands of sets)
         return [_member(i, names, with_ids) for i in ids[:limit]]

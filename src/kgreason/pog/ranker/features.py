@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kgreason.pog.lazyhop import set_size
+from kgreason.pog.hopsets import set_obj
 from kgreason.pog.types import ReasoningPath
 
 N_SLOTS = 3
@@ -67,7 +67,7 @@ def slot_hops(n: int) -> list[int]:
 
 def path_scalars(path: ReasoningPath, answer_size: int, n_topics: int) -> np.ndarray:
     n = path.length
-    hub = max([set_size(h) for h in path.hops] + [1])  # (no LazyHop names decoded)
+    hub = max([len(set_obj(h, True)) for h in path.hops] + [1])  # (no LazyHop names decoded)
     joins = n_topics > 1 and len(set(path.entity_list)) >= n_topics
     return np.array(
         [
