@@ -67,7 +67,7 @@ def test_texts_the_model_truncates_are_embedded_whole(emb, searches, monkeypatch
     res = out[0]
     tree = pathtext.text_tree(res.paths.table, names, None, None, False)
     texts = tree.texts()
-    _, tokens = emb._pooler.word_sums(texts)
+    _, tokens, _ = emb._pooler.word_sums(texts)
     limit = int(np.median(tokens))  # half the texts are "too long" for this model
     monkeypatch.setattr(emb._pooler, "max_tokens", limit)
     seen: list[list[str]] = []

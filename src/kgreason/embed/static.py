@@ -85,8 +85,7 @@ class StaticEmbedder:
         """(sum of token vectors, token count, characters) of each text, unnormalised and
         untruncated: what adds up over texts joined at a space (see `pieces`)."""
         assert self._pooler is not None
-        sums, tokens = self._pooler.word_sums(texts)
-        return sums, tokens, np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        return self._pooler.word_sums(texts)
 
     def truncates(self, tokens: np.ndarray, chars: np.ndarray) -> np.ndarray:
         """Which texts of these counts the model truncates (embed them whole)."""

@@ -58,18 +58,17 @@ class WordPooler:
     def sums(self, texts: Sequence[str]) -> np.ndarray:
         """(len(texts), dim) float32: each text's sum of (weighted) token vectors; any
         positive multiple of model2vec's mean, so equal once normalised."""
-        out, tokens = self.word_sums(texts)
-        lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-        long = self.truncates(tokens, lengths)
+        out, tokens, chars = self.word_sums(texts)
+        long = self.truncates(tokens, chars)
         if long.any():
             which = np.flatnonzero(long)
             out[which] = self.fallback([texts[i] for i in which.tolist()])
         return out
 
-    def word_sums(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """(each text's sum of token vectors, its token count with [UNK]), the texts model2vec
-        would truncate included. Both add up over texts joined at a space: a text's words
-        are its parts' words ("" has no tokens)."""
+    def word_sums(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(each text's sum of token vectors, its token count with [UNK], its characters),
+        the texts model2vec would truncate included. All three add up over texts joined at a
+        space: a text's words are its parts' words ("" has no tokens)."""
         splits = [t.split(" ") for t in texts]
         n_words = np.fromiter(map(len, splits), dtype=np.int64, count=len(splits))
         flat = list(chain.from_iterable(splits))
@@ -79,7 +78,8 @@ class WordPooler:
         word_vecs, raw = self._words(vocab)
         # every text has at least one word ("".split(" ") == [""]): reduceat is exact
         tokens = np.add.reduceat(raw[wid], np.cumsum(n_words) - n_words) if len(texts) else raw[:0]
-        return segment_sums(word_vecs, wid, n_words), tokens
+        chars = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        return segment_sums(word_vecs, wid, n_words), tokens, chars
 
     def truncates(self, tokens: np.ndarray, chars: np.ndarray) -> np.ndarray:
         """Which texts (of these token and character counts) model2vec truncates: it pools

@@ -140,10 +140,11 @@ def path_vectors(embedder: Embedder, texts: list[str], tree: TextTree | None) ->
     (pog/pathtext.TextTree.vectors: a 10M hub question's 20,000 texts ~0.3 s -> ~0.02 s;
     equal within float rounding). Those bypass the text cache: summing costs less than
     its lookups, and 20,000 one-question texts would evict what recurs."""
-    inner = getattr(embedder, "inner", embedder)
-    pieces = getattr(inner, "pieces", None)
+    pieces = getattr(getattr(embedder, "inner", embedder), "pieces", None)
     got = pieces() if tree is not None and pieces is not None else None
-    return embedder.embed(texts) if got is None or tree is None else tree.vectors(got)
+    if tree is None or got is None:
+        return embedder.embed(texts)
+    return tree.vectors(got)
 
 
 def static_prefilter(embedder: Embedder) -> Callable[[], Embedder] | None:

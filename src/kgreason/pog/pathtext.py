@@ -153,13 +153,9 @@ class TextTree:
             ):
                 tk[i] = prev[p] + arrows[a] + sets[x]
             text.append(tk)
-        return self._out(text)
-
-    def _out(self, per_length: list[Any]) -> list[Any]:
-        out: list[Any] = []
+        out: list[str] = []
         for k, order in self.table.paths_out():
-            tk = per_length[k]
-            out += [tk[i] for i in order.tolist()]
+            out += [text[k][i] for i in order.tolist()]
         return out
 
     def vectors(self, pieces: PieceEmbedder) -> np.ndarray:
@@ -182,11 +178,10 @@ class TextTree:
         for k in range(1, len(self.steps) + 1):
             on, par = self.steps[k - 1], at[self.parent[k - 1]]
             a, x = a_at[k - 1] + self.arrow[k - 1], s_at[k - 1] + self.set[k - 1]
-            got = [
+            level = tuple(  # type: ignore[assignment]
                 (lv[par] + pc[a]) + pc[x]
                 for lv, pc in zip(level, (vec, tokens, chars), strict=True)
-            ]
-            level = (got[0], got[1], got[2])
+            )
             at = np.full(self.table.lengths[k - 1].n, -1, dtype=np.int64)
             at[on] = np.arange(len(on))
             if k in out_of:
