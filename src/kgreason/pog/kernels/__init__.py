@@ -24,7 +24,7 @@ Modules:
   (setids.canon's exact set comparison), `sums` (a
   level's edge rows from its steps, which sets hold the target), `paths`
   (fastrestrict.kept_members' membership test);
-- subgraph, clustering, reduction: `walk` (the store walk and its cut report), `build` (the
+- subgraph, clustering, reduction: `walk` (the store walk), `cut` (its cut report), `build` (the
   radix sort, clustering after folding), `reduce` (BFS, dead-end peel, induced subgraph).
 """
 
@@ -45,7 +45,7 @@ log = logging.getLogger(__name__)
 
 #: the kernel modules; each has LOOPS = [(loop, signature[, helpers])] and a `warm_inputs()`
 #: smoke call
-MODULES = ("segments", "canon", "sums", "paths", "reduce", "walk", "build")
+MODULES = ("segments", "canon", "sums", "paths", "reduce", "walk", "cut", "build")
 
 
 def jit_mode() -> str:

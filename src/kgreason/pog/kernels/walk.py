@@ -11,9 +11,9 @@ first new row: one pass, each row read once.
 Same result as the numpy form: the same edges in the same order with the same rows, the
 same next frontiers, and for a cut the same
 report: the loop keeps the numpy form's chunk and slice bounds (they decide which rows
-count as read) and counts the slice's new edges past the cut; a second loop counts what
-the cut left out by walk.left_out's rules (its three stages and budget), from the rows
-instead of gathers.
+count as read) and counts the slice's new edges past the cut; a second loop
+(kernels/cut.py) counts what the cut left out by walk.left_out's rules (its three stages
+and budget), from the rows instead of gathers.
 
 The compiled walk marks seen edges and visited nodes in bitmaps (WalkScratch.walk_bits, 1
 bit a mark: 1.1 MB of edges and 150 kB of nodes at 10M triples, against the numpy form's
@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kgreason.pog.kernels import compiled, use_jit
+from kgreason.pog.kernels import compiled, cut, use_jit
 
 if TYPE_CHECKING:
     from kgreason.kg.store.graph import CSRGraph
@@ -175,117 +175,6 @@ def _walk_loop(  # pragma: no cover (compiled)
     return count, info, cur[:0].copy(), deg[:0].copy()
 
 
-def _left_out_loop(  # pragma: no cover (compiled)
-    fptr, frel, fdst, rptr, rrel, rsrc, reid, noise, any_noise,
-    seen, visited, frontier, deg, ends, ci, u, b, scan,
-):  # fmt: skip
-    """walk.left_out after a compiled walk's cut, without gathering: (distinct relations,
-    distinct entities not reached, exact) over the unseen rows of (1) the cut chunk's rows
-    u .. b - 1, noise dropped, at most `scan` of them; (2) when those were all, the chunk's
-    rows from b, at most what is left of `scan`; (3) the later chunks' first rows, while
-    `scan` lasts. Stage (1) counts kept rows, (2) and (3) positions (as left_out does).
-    `seen`, `visited`: the walk's bitmaps; counted entities are set in `visited` while
-    counted, then cleared."""
-    one = np.uint64(1)
-    relm = np.zeros(len(noise), dtype=np.bool_)
-    ents = np.empty(scan + 1, dtype=np.int64)
-    n_rel = 0
-    n_ent = 0
-    exact = True
-    scanned = 0
-    n_ch = len(ends)
-    stage = 0
-    k0 = ends[ci - 1] if ci > 0 else 0
-    k1 = ends[ci]
-    lo, hi = u, b
-    t_len = 0
-    clen = 0
-    for j in range(k0, k1):
-        clen += deg[j]
-    while True:
-        ri = 0
-        kept = 0
-        for j in range(k0, k1):
-            if ri >= hi:
-                break
-            if ri + deg[j] <= lo:
-                ri += deg[j]
-                continue
-            x = frontier[j]
-            for side in range(2):
-                if side == 0:
-                    a0, a1 = fptr[x], fptr[x + 1]
-                else:
-                    a0, a1 = rptr[x], rptr[x + 1]
-                for q in range(a0, a1):
-                    if ri >= hi:
-                        break
-                    ri += 1
-                    if ri <= lo:
-                        continue
-                    if side == 0:
-                        eid, y, r = q, fdst[q], frel[q]
-                    else:
-                        eid, y, r = reid[q], rsrc[q], rrel[q]
-                    if any_noise and noise[r]:
-                        continue
-                    kept += 1
-                    if stage == 0 and kept > scan:
-                        break
-                    if seen[eid >> 6] & (one << np.uint64(eid & 63)):
-                        continue
-                    if not relm[r]:
-                        relm[r] = True
-                        n_rel += 1
-                    ybit = one << np.uint64(y & 63)
-                    if not visited[y >> 6] & ybit:
-                        visited[y >> 6] |= ybit
-                        ents[n_ent] = y
-                        n_ent += 1
-                if stage == 0 and kept > scan:
-                    break
-            if stage == 0 and kept > scan:
-                break
-        if stage == 0:  # the tail: then the chunk's rest, if the tail was read whole
-            t_len = min(kept, scan)
-            if t_len >= scan:
-                exact = False
-                break
-            rest = clen - b if kept <= scan else 0
-            head = min(rest, scan - t_len)
-            exact = exact and head == rest
-            scanned = t_len + head
-            stage, lo, hi = 1, b, b + head
-            continue
-        c = ci + stage  # the next later chunk
-        if c >= n_ch:
-            break
-        if scanned >= scan:
-            exact = False
-            break
-        take = scan - scanned
-        k0, k1 = ends[c - 1], ends[c]
-        cum = 0
-        cut_at = k1 - k0  # searchsorted(cumulative rows, take) over the chunk
-        for j in range(k0, k1):
-            cum += deg[j]
-            if cum >= take:
-                cut_at = j - k0
-                break
-        trunc = min(cut_at + 1, k1 - k0)
-        exact = exact and trunc >= k1 - k0
-        rows = 0
-        for j in range(k0, k0 + trunc):
-            rows += deg[j]
-        exact = exact and rows <= take
-        scanned += min(rows, take)
-        stage, lo, hi = stage + 1, 0, min(rows, take)
-    for i in range(n_ent):
-        y = ents[i]
-        visited[y >> 6] &= ~(one << np.uint64(y & 63))
-    return n_rel, n_ent, exact
-
-
 def _clear_loop(seen, visited, f_eid, f_nbr, count, frontier0):  # pragma: no cover (compiled)
     """Zero the bits a walk set: its taken edges, the nodes they reached and its start
     (the only bits _walk_loop leaves set)."""
@@ -310,13 +199,6 @@ LOOPS = [
         f"{_RO64}, {_RO32}, {_RO32}, {_RO64}, {_RO32}, {_RO32}, {_RO32}, boolean[::1], boolean,"
         " uint64[::1], uint64[::1], int64[::1], int64, int64, int64,"
         " int64[::1], int64[::1], int64[::1], int32[::1], boolean[::1])",
-    ),
-    (
-        _left_out_loop,
-        "Tuple((int64, int64, boolean))("
-        f"{_RO64}, {_RO32}, {_RO32}, {_RO64}, {_RO32}, {_RO32}, {_RO32}, boolean[::1], boolean,"
-        " uint64[::1], uint64[::1], int64[::1], int64[::1], int64[::1], int64, int64,"
-        " int64, int64)",
     ),
     (
         _clear_loop,
@@ -352,7 +234,7 @@ def walk_compiled(graph, sc, frontier, depth, max_triples, chunk_edges, found, j
     ):
         return None
     kernel = compiled(*LOOPS[0])
-    if kernel is None or any(compiled(*x) is None for x in LOOPS[1:]):  # a cut, the clearing
+    if kernel is None or compiled(*LOOPS[1]) is None or not cut.ready():  # clearing, a cut
         return None
     seen, visited = sc.walk_bits()
     return kernel(
@@ -385,14 +267,14 @@ def expansion(
     """The Expansion of a compiled walk (walk_compiled's `got`, from `start`): its edges,
     and for a cut the report CSRGraph.expand's numpy loop gives: the left-out scan (at most
     `scan` edge slots) from the cut row on, over the cut slice's rest, the chunk's rest and
-    the later chunks, by a second loop (_left_out_loop, walk.left_out's count). Then the
+    the later chunks, by a second loop (kernels/cut.py, walk.left_out's count). Then the
     walk's bitmaps are zeroed again (_clear_loop)."""
     from kgreason.kg.store.walk import Expansion, chunk_bounds
 
     count, info, frontier, deg = got
     found.count = int(count)
     seen, visited = sc.walk_bits()
-    clear = compiled(*LOOPS[2])
+    clear = compiled(*LOOPS[1])
     if clear is None:  # walk_compiled checked every loop: cannot happen
         raise RuntimeError("kernels.walk: the clearing loop is not compiled")
     start = np.ascontiguousarray(start, dtype=np.int64)
@@ -401,13 +283,9 @@ def expansion(
         return Expansion(found.eids[: found.count], False, rows=found.rows())
     level, ci, budget, u, b, read, more, total = info[1:].tolist()
     bounds = chunk_bounds(np.cumsum(deg), budget)
-    kernel = compiled(*LOOPS[1])
-    if kernel is None:  # walk_compiled checked both loops: cannot happen
-        raise RuntimeError("kernels.walk: the left-out loop is not compiled")
     ends = np.array([y for _, y in bounds], dtype=np.int64)
-    cols = _columns(graph)
-    n_rel, n_ent, exact = kernel(
-        *cols, np.ascontiguousarray(graph.noise), graph._any_noise, seen, visited,
+    n_rel, n_ent, exact = cut.left_out(
+        _columns(graph), np.ascontiguousarray(graph.noise), graph._any_noise, seen, visited,
         frontier, deg, ends, ci, u, b, scan,
     )  # fmt: skip
     clear(seen, visited, found.eids, found.nbr, found.count, start)
