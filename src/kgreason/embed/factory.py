@@ -16,7 +16,7 @@ def build_embedder(s: EmbedSettings) -> Embedder:
     if s.backend == "minilm":
         from kgreason.embed.minilm import MiniLMEmbedder
 
-        inner = MiniLMEmbedder(s.model, batch_size=s.batch_size)
+        inner = MiniLMEmbedder(s.model, batch_size=s.batch_size, threads=s.threads)
     elif s.backend == "static":
         from kgreason.embed.static import StaticEmbedder
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 EmbedBackend = Literal["minilm", "static", "sentence-transformers", "sbert"]
 #: names accepted by `--embedder` and `embed.backend`, in the order `--help` lists them
@@ -25,7 +25,10 @@ class EmbedSettings(BaseModel):
     #: already in the local Hugging Face cache; never downloaded.
     #: `batch_size` is the transformer backends'; the static backend uses at least 1024.
     #: `cache_size` 0 = no cache.
+    #: `threads` (the "minilm" backend): batches encoded at once, each with one BLAS thread;
+    #: 0 = one per CPU this process may use (at most 8), 1 = one batch at a time.
     backend: EmbedBackend = "minilm"
     model: str | None = None
     batch_size: int = 64
     cache_size: int = 100_000
+    threads: int = Field(default=0, ge=0)
