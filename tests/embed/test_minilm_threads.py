@@ -193,6 +193,8 @@ def test_an_error_in_a_batch_is_raised_and_blas_restored(monkeypatch):
     with pytest.raises(RuntimeError, match="batch 3 broke"):
         e.embed(TEXTS)
     assert blas_threads() == before and e.blas._users == 0
+    n_batches = len(list(e._batches([x.ids for x in e._tok.encode_batch(TEXTS)])))
+    assert len(calls) < n_batches  # the batches not begun were dropped, not encoded
 
 
 def test_threads_setting_reaches_the_embedder_and_is_checked():
