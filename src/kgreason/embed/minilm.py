@@ -16,13 +16,13 @@ Where a threaded BLAS cannot be held to one thread, batches run one at a time as
 from __future__ import annotations
 
 import importlib.resources
-import os
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
+from kgreason.cpus import usable_cpus
 from kgreason.embed.bert_numpy import BertWeights, encode
 from kgreason.embed.blas import BLAS, BlasThreads
 from kgreason.embed.errors import EmbedderError, ModelNotFoundError
@@ -40,11 +40,7 @@ MAX_DEFAULT_THREADS = 8
 
 def default_threads() -> int:
     """The CPUs this process may run on (at most MAX_DEFAULT_THREADS)."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cpus = os.cpu_count() or 1
-    return max(min(cpus, MAX_DEFAULT_THREADS), 1)
+    return min(usable_cpus(), MAX_DEFAULT_THREADS)
 
 
 def vendored_minilm_path() -> Path:

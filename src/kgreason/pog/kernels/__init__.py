@@ -41,6 +41,8 @@ from typing import Any
 
 import numpy as np
 
+from kgreason.cpus import usable_cpus
+
 log = logging.getLogger(__name__)
 
 #: the kernel modules; each has LOOPS = [(loop, signature[, helpers])] and a `warm_inputs()`
@@ -77,11 +79,7 @@ def threads() -> int:
         except ValueError:
             log.warning("KGREASON_JIT_THREADS=%r is not a number: using 1", v)
             return 1
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cpus = os.cpu_count() or 1
-    return max(min(cpus, 4), 1)
+    return min(usable_cpus(), 4)
 
 
 def numba_loaded() -> bool:
