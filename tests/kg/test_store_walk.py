@@ -4,15 +4,18 @@ scratch pool under threads, stamp wrap-around and a failed walk; the radix sorts
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
 
 from kgreason.kg.loaders import Source
 from kgreason.kg.store import StoreKG, build_store
+from kgreason.kg.store import build as store_build
 from kgreason.kg.store import graph as graph_mod
 from kgreason.kg.store import walk as walk_mod
 from kgreason.kg.store.bound import radix_argsort, unique_inverse_counts
@@ -107,9 +110,10 @@ def reference_expand(g: CSRGraph, seeds: np.ndarray, depth: int, cap: int) -> Ex
     return Expansion(np.concatenate(found) if found else np.zeros(0, dtype=np.int64), False)
 
 
-def _random_store(path: Path, seed: int) -> StoreKG:
+def _random_store(path: Path, seed: int, legacy: bool = False) -> StoreKG:
     """Hubs, dense clusters (edges inside one BFS level, in both row orders), self-loops,
-    repeated triples and a noise relation."""
+    repeated triples and a noise relation. legacy: node ids in first-appearance order, as
+    stores built before kg/store/build._key_order have them."""
     rng = random.Random(seed)
     nodes = [f"n{i}" for i in range(120)]
     rels = ["r0", "r1", "r2", "common.topic.alias"]
@@ -121,13 +125,23 @@ def _random_store(path: Path, seed: int) -> StoreKG:
     rows += [f"n{i}\tr1\tn{i}\n" for i in range(0, 120, 9)]  # self-loops
     rows += rows[:40]  # repeated triples
     (path / "g.tsv").write_text("".join(rows))
-    build_store([Source(path / "g.tsv")], path / "store")
+    with legacy_layout(legacy):
+        build_store([Source(path / "g.tsv")], path / "store")
     return StoreKG(path / "store")
 
 
-@pytest.fixture(scope="module", params=[1, 2])
+def legacy_layout(on: bool = True) -> contextlib.AbstractContextManager:
+    """Within it, stores are built with first-appearance node ids (the layout before
+    kg/store/build._key_order; its keys.rank is then a true permutation)."""
+    if not on:
+        return contextlib.nullcontext()
+    return mock.patch.object(store_build, "_key_order", lambda keys, h, t: (keys, h, t))
+
+
+@pytest.fixture(scope="module", params=[1, 2, "legacy"])
 def store(request, tmp_path_factory) -> StoreKG:
-    return _random_store(tmp_path_factory.mktemp(f"walk{request.param}"), request.param)
+    seed, legacy = (1, True) if request.param == "legacy" else (request.param, False)
+    return _random_store(tmp_path_factory.mktemp(f"walk{request.param}"), seed, legacy)
 
 
 def _same(a: Expansion, b: Expansion) -> None:

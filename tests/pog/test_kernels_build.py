@@ -156,9 +156,11 @@ def test_ids_past_int32_fall_back_to_numpy():
 # --- the subgraph walk ------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module", params=[1, 2])
+@pytest.fixture(scope="module", params=[1, 2, "legacy"])
 def store(request, tmp_path_factory):
-    return _random_store(tmp_path_factory.mktemp(f"kwalk{request.param}"), request.param)
+    """Random stores; "legacy": seed 1 with first-appearance node ids (the key-rank loop)."""
+    seed, legacy = (1, True) if request.param == "legacy" else (request.param, False)
+    return _random_store(tmp_path_factory.mktemp(f"kwalk{request.param}"), seed, legacy)
 
 
 def _walks(g: CSRGraph, monkeypatch, seeds, depth, cap):
@@ -261,9 +263,13 @@ def test_cluster_compiled_equals_numpy_and_plain(store, monkeypatch, cap):
     used = []
     real = kbuild.cluster_compiled
 
+    ordered = fastbuild.is_identity(kg.index.key_rank)
+    assert ordered == bool((kg.index.key_rank == np.arange(kg.graph.n_nodes)).all())
+
     def spy(*a, **k):
         got = real(*a, **k)
         used.append(got is not None)
+        assert (a[4] is None) == ordered  # the key-ordered loop exactly for ordered stores
         return got
 
     monkeypatch.setattr(fastbuild, "cluster_compiled", spy)
@@ -288,3 +294,86 @@ def test_cluster_compiled_equals_numpy_and_plain(store, monkeypatch, cap):
         inn = list(zip(b.idst.tolist(), b.irel.tolist(), b.isrc.tolist(), strict=True))
         assert inn == sorted((z, y, x) for x, y, z in codes)
     assert any(used) and not all(used)  # compiled with KGREASON_JIT=1 only
+
+
+def _rows(rng: np.random.Generator, n: int, k: int, n_rel: int):
+    """Walk-like rows: reading nodes in runs, neighbours anywhere (ids at word edges and in
+    the last word included), repeats, self-loops, in-rows."""
+    own = np.repeat(rng.integers(0, n, k // 4 + 1), 4)[:k]
+    nbr = rng.integers(0, n, k)
+    nbr[: k // 10] = rng.choice([0, 63, 64, 127, 128, n - 1], k // 10)
+    nbr[k // 10 : k // 5] = own[k // 10 : k // 5]  # self-loops
+    rel = rng.integers(0, n_rel, k).astype(np.int32)
+    rel[-k // 10 :], nbr[-k // 10 :], own[-k // 10 :] = (
+        rel[: k // 10],
+        nbr[: k // 10],
+        own[: k // 10],
+    )
+    inn = rng.random(k) < 0.4
+    return own.astype(np.int64), nbr.astype(np.int64), rel, inn
+
+
+@pytest.mark.parametrize("n,k,n_rel", [(130, 50, 3), (1000, 3000, 17), (5000, 40_000, 300)])
+def test_cluster_ordered_equals_key_rank_loop(n, k, n_rel):
+    """A store whose node ids are the key ranks (kg/store/build._key_order) gets, from the
+    key-ordered loop, exactly the arrays the key-rank loop makes from the same rows with
+    first-appearance ids; both leave the node bitmap zeroed."""
+    from kgreason.kg.store.walk import WalkScratch
+
+    rng = np.random.default_rng(n)
+    key_rank = rng.permutation(n).astype(np.int32)
+    own, nbr, rel, inn = _rows(rng, n, k, n_rel)
+    sc = WalkScratch(n, 1)
+    sc.begin()
+    want = kbuild.cluster_compiled(own, nbr, rel, inn, key_rank, sc, n_rel, jit=True)
+    got = kbuild.cluster_compiled(
+        key_rank[own].astype(np.int64),
+        key_rank[nbr].astype(np.int64),
+        rel,
+        inn,
+        None,
+        sc,
+        n_rel,
+        jit=True,
+    )
+    assert want is not None and got is not None
+    assert [x.tolist() for x in got] == [x.tolist() for x in want]
+    assert not sc.walk_bits()[1].any()
+    ends = np.unique(key_rank[np.concatenate([own, nbr])])
+    assert got[8].tolist() == ends.tolist()  # the local ids' store ids, in key order
+    h, t = got[0], got[2]
+    assert len(h) and (h != t).all()
+
+
+def test_both_layouts_cluster_alike(tmp_path, monkeypatch):
+    """The same triples built in both layouts give the same clustered graph of an uncut
+    subgraph, array by array (local ids follow key order in both)."""
+    from tests.kg.test_store_walk import _random_store
+
+    from kgreason.pog import fastbuild
+
+    monkeypatch.setenv("KGREASON_JIT", "1")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    new, old = _random_store(tmp_path / "a", 3), _random_store(tmp_path / "b", 3, legacy=True)
+    assert fastbuild.is_identity(new.index.key_rank)
+    assert not fastbuild.is_identity(old.index.key_rank)
+    for topic in ("n0", "n7", "n55"):
+        graphs = []
+        for kg in (new, old):
+            seeds = kg.index.lookup([topic])
+            res = kg.graph.expand(seeds, 3, 100_000)
+            assert not res.truncated
+            graphs.append(fastbuild.from_store(kg, res.eids, [topic], {}, rows=res.rows))
+        a, b = graphs
+        assert _graph_arrays(a) == _graph_arrays(b)
+        assert a.names[np.arange(a.n)].tolist() == b.names[np.arange(b.n)].tolist()
+
+
+def test_is_identity_chunks():
+    from kgreason.pog.fastbuild import is_identity
+
+    x = np.arange(10, dtype=np.int32)
+    assert is_identity(x, chunk=3) and is_identity(x[:0], chunk=3)
+    x[7] = 8
+    assert not is_identity(x, chunk=3)

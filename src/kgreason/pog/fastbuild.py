@@ -129,6 +129,17 @@ def rank_nodes(key_rank: np.ndarray) -> np.ndarray:
     return out
 
 
+def is_identity(key_rank: np.ndarray, chunk: int = 1 << 20) -> bool:
+    """Whether keys.rank is 0, 1, 2, ...: node ids in key order (stores built since
+    kg/store/build._key_order). Checked in chunks, once per store (a store built before
+    fails on its first chunk)."""
+    for a in range(0, len(key_rank), chunk):
+        part = key_rank[a : a + chunk]
+        if not np.array_equal(part, np.arange(a, a + len(part), dtype=part.dtype)):
+            return False
+    return True
+
+
 def _relabel_by_rank(
     parts: Sequence[np.ndarray], key_rank: np.ndarray, rank_node: np.ndarray, pool: ScratchPool
 ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
@@ -200,14 +211,18 @@ def _compiled_graph(
     if kg.index.key_rank is None:
         return None
     memo = kg.graph.memo
-    if "rank_node" not in memo:
+    if "key_ordered" not in memo:
+        memo["key_ordered"] = is_identity(kg.index.key_rank)
+    ordered = bool(memo["key_ordered"])
+    if not ordered and "rank_node" not in memo:
         memo["rank_node"] = rank_nodes(kg.index.key_rank)
     with kg.graph.scratch.take() as sc:
-        got = cluster_compiled(own, nbr, r, inn, kg.index.key_rank, sc, len(kg.relations))
+        rank = None if ordered else kg.index.key_rank
+        got = cluster_compiled(own, nbr, r, inn, rank, sc, len(kg.relations))
     if got is None:
         return None
     *csr, ranks = got
-    by_local = cast(np.ndarray, memo["rank_node"])[ranks].astype(np.int64)
+    by_local = ranks if ordered else cast(np.ndarray, memo["rank_node"])[ranks].astype(np.int64)
     names = NodeNames(len(by_local), lambda ids: kg.index.keys.many(by_local[ids]))
     index = NodeIndex(names, _lookup(kg, by_local, ranks))
     return ArrayClusteredGraph.from_csr(csr, names, kg.relations, index, topics)

@@ -118,10 +118,7 @@ def compiled(
         return None
     try:  # an explicit signature compiles now (or loads numba's disk cache), not mid-question
         if helpers:
-            scope = dict(loop.__globals__)
-            for name, fn, sig in helpers:
-                scope[name] = _helper(fn, sig)
-            loop = types.FunctionType(loop.__code__, scope, loop.__name__, loop.__defaults__)
+            loop = _with_helpers(loop, helpers)
         fn = _njit(numba, loop, signature)
     except Exception as e:  # any compiler failure means: use numpy
         log.warning("numba could not compile %s (%s): using numpy", loop.__name__, e)
@@ -129,12 +126,21 @@ def compiled(
     return _Guarded(fn, loop.__name__)
 
 
+def _with_helpers(fn: Callable[..., Any], helpers: tuple[Helper, ...]) -> Callable[..., Any]:
+    """fn seeing the compiled helpers under their names (each helper sees those before it,
+    so a helper may call an earlier one)."""
+    scope = dict(fn.__globals__)
+    for i, (name, h, sig) in enumerate(helpers):
+        scope[name] = _helper(h, sig, helpers[:i])
+    return types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__)
+
+
 @functools.cache
-def _helper(fn: Callable[..., Any], signature: str) -> Any:
+def _helper(fn: Callable[..., Any], signature: str, before: tuple[Helper, ...] = ()) -> Any:
     """A helper compiled once per process, however many loops call it."""
     import numba
 
-    return _njit(numba, fn, signature)
+    return _njit(numba, _with_helpers(fn, before) if before else fn, signature)
 
 
 def _njit(numba: Any, fn: Callable[..., Any], signature: str) -> Any:
