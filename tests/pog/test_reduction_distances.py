@@ -115,3 +115,55 @@ def test_random_small_graphs_any_pair_every_depth():
             rg.topic_distances = handed
             assert [p.hops for p in with_d.paths] == [p.hops for p in without.paths]
     assert checked > 200
+
+
+def _reduced_arrays(red):
+    g = red.graph
+    arrays = [getattr(g, x).tolist() for x in ("h", "r", "t", "optr", "idst", "irel", "isrc")]
+    dist = {u: d.tolist() for u, d in (g.topic_distances or (0, {}))[1].items()}
+    return arrays, dist, red.entities_after, red.triples_after, red.note
+
+
+@pytest.mark.parametrize("topics", [2, 3])
+def test_threaded_reduction_equals_one_thread(graphs, monkeypatch, topics):
+    """The topics' BFS and the induced CSRs on threads (kernels.run_parallel) reduce every
+    graph exactly as on the calling thread, whichever thread finishes first."""
+    from kgreason.pog import kernels, reduction
+
+    fast, slow, nodes = graphs
+    monkeypatch.setenv("KGREASON_JIT", "1")
+    monkeypatch.setattr(reduction, "PARALLEL_EDGES", 0)
+    rng = random.Random(topics)
+    for pair in _pairs(slow, nodes, 8, topics):
+        ts = pair if topics == 2 else [*pair, two_hops_from(slow, pair[1], rng, nodes)]
+        got = {}
+        for n in ("1", "2", "3"):
+            monkeypatch.setenv("KGREASON_JIT_THREADS", n)
+            got[n] = _reduced_arrays(reduce_graph(fast, ts, max_len=3 * topics))
+        assert got["1"] == got["2"] == got["3"]
+    assert kernels.threads() == 3
+
+
+def test_run_parallel_keeps_order_and_raises():
+    import threading
+
+    from kgreason.pog.kernels import run_parallel
+
+    seen = []
+
+    def call(i):
+        def f():
+            seen.append(threading.get_ident())
+            return i * i
+
+        return f
+
+    assert run_parallel([call(i) for i in range(5)], 3) == [0, 1, 4, 9, 16]
+    assert len(set(seen)) >= 2  # (the caller and at least one worker)
+    assert run_parallel([], 2) == [] and run_parallel([call(7)], 2) == [49]
+
+    def boom():
+        raise ValueError("part failed")
+
+    with pytest.raises(ValueError, match="part failed"):
+        run_parallel([call(1), boom], 2)

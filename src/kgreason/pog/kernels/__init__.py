@@ -36,14 +36,16 @@ import logging
 import os
 import sys
 import types
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import numpy as np
 
 from kgreason.cpus import usable_cpus
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 #: the kernel modules; each has LOOPS = [(loop, signature[, helpers])] and a `warm_inputs()`
 #: smoke call
@@ -80,6 +82,19 @@ def threads() -> int:
             log.warning("KGREASON_JIT_THREADS=%r is not a number: using 1", v)
             return 1
     return min(usable_cpus(), 4)
+
+
+def run_parallel(calls: Sequence[Callable[[], T]], n_threads: int | None = None) -> list[T]:
+    """Each call's result, in order; on up to `n_threads` (default threads()) threads when
+    there are several, the calling thread taking the first. For independent compiled
+    calls (which release the GIL), e.g. the two topics' BFS of a two-topic reduction."""
+    n = threads() if n_threads is None else n_threads
+    if n < 2 or len(calls) < 2:
+        return [c() for c in calls]
+    with ThreadPoolExecutor(min(n, len(calls)) - 1, "kgreason-kernels") as ex:
+        rest = [ex.submit(c) for c in calls[1:]]
+        first = calls[0]()
+        return [first, *(f.result() for f in rest)]
 
 
 def numba_loaded() -> bool:

@@ -12,10 +12,12 @@ unique, whatever the visiting order.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from kgreason.pog.fastcsr import BOTTOM_UP
-from kgreason.pog.kernels import compiled, use_jit
+from kgreason.pog.kernels import compiled, run_parallel, use_jit
 
 #: edge slots (row entries: two per edge) below which numpy is used (MetaQA's graphs, at
 #: most ~71k edges, never load numba; a 10M question's hold 4x10^5)
@@ -213,7 +215,8 @@ def restrict_compiled(keep, rows, n: int, jit: bool | None = None):
     if kernel is None:
         return None
     keep = np.asarray(keep, dtype=bool)
-    return [kernel(keep, _i64(a), _i64(b), _i64(c), n) for a, b, c in rows]
+    calls = [partial(kernel, keep, _i64(a), _i64(b), _i64(c), n) for a, b, c in rows]
+    return run_parallel(calls)  # (each CSR on its own thread: the loop frees the GIL)
 
 
 def warm_inputs() -> bool:
