@@ -345,14 +345,16 @@ def test_cluster_ordered_equals_key_rank_loop(n, k, n_rel):
     assert len(h) and (h != t).all()
 
 
-def test_both_layouts_cluster_alike(tmp_path, monkeypatch):
+def test_both_layouts_cluster_alike(tmp_path, monkeypatch, caplog):
     """The same triples built in both layouts give the same clustered graph of an uncut
-    subgraph, array by array (local ids follow key order in both)."""
+    subgraph, array by array (local ids follow key order in both); an old-layout store
+    says once that rebuilding it makes clustering faster."""
     from tests.kg.test_store_walk import _random_store
 
     from kgreason.pog import fastbuild
 
     monkeypatch.setenv("KGREASON_JIT", "1")
+    caplog.set_level("INFO", logger="kgreason.pog.fastbuild")
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     new, old = _random_store(tmp_path / "a", 3), _random_store(tmp_path / "b", 3, legacy=True)
@@ -368,6 +370,8 @@ def test_both_layouts_cluster_alike(tmp_path, monkeypatch):
         a, b = graphs
         assert _graph_arrays(a) == _graph_arrays(b)
         assert a.names[np.arange(a.n)].tolist() == b.names[np.arange(b.n)].tolist()
+    hints = [r for r in caplog.records if "kgreason kg build --force" in r.getMessage()]
+    assert len(hints) == 1 and str(old.path) in hints[0].getMessage()
 
 
 def test_is_identity_chunks():
