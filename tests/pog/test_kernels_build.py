@@ -313,13 +313,25 @@ def _rows(rng: np.random.Generator, n: int, k: int, n_rel: int):
     return own.astype(np.int64), nbr.astype(np.int64), rel, inn
 
 
+@pytest.mark.parametrize("threads", ["1", "2"])
 @pytest.mark.parametrize("n,k,n_rel", [(130, 50, 3), (1000, 3000, 17), (5000, 40_000, 300)])
-def test_cluster_ordered_equals_key_rank_loop(n, k, n_rel):
+def test_cluster_ordered_equals_key_rank_loop(n, k, n_rel, threads, monkeypatch):
     """A store whose node ids are the key ranks (kg/store/build._key_order) gets, from the
     key-ordered loop, exactly the arrays the key-rank loop makes from the same rows with
-    first-appearance ids; both leave the node bitmap zeroed."""
+    first-appearance ids, on one thread and with its two CSRs made on two threads at once
+    (_csr_half); all leave the node bitmap zeroed."""
     from kgreason.kg.store.walk import WalkScratch
 
+    monkeypatch.setenv("KGREASON_JIT_THREADS", threads)
+    monkeypatch.setattr(kbuild, "PARALLEL_ROWS", 0)
+    halves = []
+    real_half = kbuild._ordered_on_threads
+
+    def spy(*a):
+        halves.append(1)
+        return real_half(*a)
+
+    monkeypatch.setattr(kbuild, "_ordered_on_threads", spy)
     rng = np.random.default_rng(n)
     key_rank = rng.permutation(n).astype(np.int32)
     own, nbr, rel, inn = _rows(rng, n, k, n_rel)
@@ -343,6 +355,7 @@ def test_cluster_ordered_equals_key_rank_loop(n, k, n_rel):
     assert got[8].tolist() == ends.tolist()  # the local ids' store ids, in key order
     h, t = got[0], got[2]
     assert len(h) and (h != t).all()
+    assert len(halves) == (threads == "2")  # the threaded form ran exactly with two threads
 
 
 def test_both_layouts_cluster_alike(tmp_path, monkeypatch, caplog):

@@ -18,13 +18,17 @@ multi-MB arrays, and the outputs are ~13 MB of fresh pages, which numpy pays ali
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
-from kgreason.pog.kernels import compiled, use_jit
+from kgreason.pog.kernels import compiled, run_parallel, threads, use_jit
 
 #: values below which numpy is used (MetaQA's subgraphs, at most ~71k triples, never load
 #: numba; a 10M question's are 2x10^5)
 MIN_ROWS = 100_000
+#: rows from which a key-ordered store's two CSRs are made on two threads at once
+PARALLEL_ROWS = 100_000
 #: digit width (bits): counts per digit are 2**DIGIT int32 (16 measured fastest on a
 #: question's 2x10^5 codes: 12, 11, 10 and 8 were 1-15 % slower)
 DIGIT = 16
@@ -212,15 +216,12 @@ def _popcount(x):  # pragma: no cover (compiled)
     return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-def _cluster_ordered(  # pragma: no cover (compiled)
-    own, nbr, rel, inn, marks, before, table, magic, wr, work, counts
+def _ordered_front(  # pragma: no cover (compiled)
+    own, nbr, rel, inn, marks, before, table, magic, wr, codes, swapped
 ):
-    """_cluster_loop for a store whose node ids are in key order (`keys.rank` is the
-    identity: kg/store/build.py numbers nodes so): the ends are marked by id, and an end's
-    local id is the marked ids before it, read off the bitmap (`before`: the marks before
-    each word) instead of a random read of a store-sized table. The bitmap (150 kB at 10M
-    triples) stays in the core's cache, where the key-rank and local-id tables (4.8 MB
-    each) did not: 1.6x faster on a 10M question's 2x10^5 rows, the same arrays."""
+    """_cluster_ordered's front end: the local ids' store ids (returned), and the rows' edge
+    codes (h, r, t) into `codes`; with a non-empty `swapped`, also their (t, r, h) codes,
+    for _csr_half on a second thread."""
     k = len(own)
     one = np.uint64(1)
     last = -1
@@ -249,18 +250,73 @@ def _cluster_ordered(  # pragma: no cover (compiled)
             j += 1
     wn = _id_bits(m)
     sh = wr + wn
-    a_buf = work[:k]
+    both = len(swapped) > 0
     for i in range(k):
         x, y = own[i], nbr[i]
         u = before[x >> 6] + _popcount(marks[x >> 6] & ((one << np.uint64(x & 63)) - one))
         v = before[y >> 6] + _popcount(marks[y >> 6] & ((one << np.uint64(y & 63)) - one))
         if inn[i]:
             u, v = v, u
-        a_buf[i] = (u << sh) | (np.int64(rel[i]) << wn) | v
+        rr = np.int64(rel[i]) << wn
+        codes[i] = (u << sh) | rr | v
+        if both:
+            swapped[i] = (v << sh) | rr | u
     for w in range(len(marks)):
         marks[w] = 0
+    return ranks
+
+
+def _cluster_ordered(  # pragma: no cover (compiled)
+    own, nbr, rel, inn, marks, before, table, magic, wr, work, counts
+):
+    """_cluster_loop for a store whose node ids are in key order (`keys.rank` is the
+    identity: kg/store/build.py numbers nodes so): the ends are marked by id, and an end's
+    local id is the marked ids before it, read off the bitmap (`before`: the marks before
+    each word) instead of a random read of a store-sized table. The bitmap (150 kB at 10M
+    triples) stays in the core's cache, where the key-rank and local-id tables (4.8 MB
+    each) did not: 1.6x faster on a 10M question's 2x10^5 rows, the same arrays."""
+    k = len(own)
+    a_buf = work[:k]
+    none = work[:0]
+    ranks = _ordered_front(own, nbr, rel, inn, marks, before, table, magic, wr, a_buf, none)
+    m = len(ranks)
+    wn = _id_bits(m)
     h, r, t, optr, idst, irel, isrc, iptr = _csr_arrays(a_buf, work[k:], k, m, wn, wr, counts)
     return h, r, t, optr, idst, irel, isrc, iptr, ranks
+
+
+def _csr_half(a_buf, b_buf, k, n, wn, wr, counts):  # pragma: no cover (compiled)
+    """One CSR on its own: the codes a_buf[:k] radix-sorted (b_buf the scratch), repeats and
+    self-loops dropped, decoded, and the row pointer. (h, r, t) codes give the out-edges'
+    (h, r, t, optr), (t, r, h) codes the in-edges' (idst, irel, isrc, iptr): the same arrays
+    as _csr_arrays, whose in-edges come from the deduplicated out-edges instead, so the two
+    halves can run at once (a thread each)."""
+    sh = wr + wn
+    low = (1 << wn) - 1
+    rmask = (1 << wr) - 1
+    src = a_buf
+    if _lsd(a_buf, b_buf, k, 0, 2 * wn + wr, counts):
+        src = b_buf
+    x = np.empty(k, dtype=np.int64)
+    y = np.empty(k, dtype=np.int64)
+    z = np.empty(k, dtype=np.int64)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    prev = -1
+    e = 0
+    for i in range(k):
+        c0 = src[i]
+        if c0 == prev:
+            continue
+        prev = c0
+        hh, tt = c0 >> sh, c0 & low
+        if hh == tt:
+            continue
+        x[e], y[e], z[e] = hh, (c0 >> wn) & rmask, tt
+        ptr[hh + 1] += 1
+        e += 1
+    for v in range(n):
+        ptr[v + 1] += ptr[v]
+    return x[:e], y[:e], z[:e], ptr
 
 
 _I = "int64[::1]"
@@ -268,6 +324,10 @@ _CSR = f"Tuple(({', '.join(['int64[:]'] * 3 + [_I] * 5)}))"
 #: helpers compiled first, in order (each sees the ones before it), and seen by the loops
 #: that call them (kernels.compiled's helpers)
 _LSD = (("_lsd", _lsd, "boolean(int64[::1], int64[::1], int64, int64, int64, int32[:, ::1])"),)
+_RO32 = "Array(int32, 1, 'C', readonly=True)"
+_RO64 = "Array(int64, 1, 'C', readonly=True)"
+_ID_BITS = ("_id_bits", _id_bits, "int64(int64)")
+_POPCOUNT = ("_popcount", _popcount, "int64(uint64)")
 _BACK = (
     *_LSD,
     (
@@ -275,11 +335,15 @@ _BACK = (
         _csr_arrays,
         f"{_CSR}(int64[::1], int64[::1], int64, int64, int64, int64, int32[:, ::1])",
     ),
-    ("_id_bits", _id_bits, "int64(int64)"),
+    _ID_BITS,
+)
+_FRONT = (
+    "_ordered_front",
+    _ordered_front,
+    f"int64[::1](int64[::1], int64[::1], {_RO32}, boolean[::1], uint64[::1], int64[::1],"
+    f" {_RO64}, uint64, int64, int64[::1], int64[::1])",
 )
 _OUT = f"Tuple(({', '.join(['int64[:]'] * 3 + [_I] * 6)}))"
-_RO32 = "Array(int32, 1, 'C', readonly=True)"
-_RO64 = "Array(int64, 1, 'C', readonly=True)"
 LOOPS = [
     (_radix_loop, "int64[::1](int64[::1], int64, int64)", _LSD),
     (
@@ -292,7 +356,14 @@ LOOPS = [
         _cluster_ordered,
         f"{_OUT}(int64[::1], int64[::1], {_RO32}, boolean[::1], uint64[::1], int64[::1],"
         f" {_RO64}, uint64, int64, int64[::1], int32[:, ::1])",
-        (*_BACK, ("_popcount", _popcount, "int64(uint64)")),
+        (*_BACK, _POPCOUNT, _FRONT),
+    ),
+    (_ordered_front, _FRONT[2], (_ID_BITS, _POPCOUNT)),
+    (
+        _csr_half,
+        "Tuple((int64[:], int64[:], int64[:], int64[::1]))"
+        "(int64[::1], int64[::1], int64, int64, int64, int64, int32[:, ::1])",
+        _LSD,
     ),
 ]
 
@@ -342,11 +413,35 @@ def cluster_compiled(own, nbr, rel, inn, key_rank, sc, n_rel: int, jit=None):
     counts = sc.buffer("cluster_counts", 4 << DIGIT, np.int32).reshape(4, 1 << DIGIT)
     if key_rank is None:
         before = sc.buffer("cluster_before", len(marks), np.int64)
+        if threads() > 1 and k >= PARALLEL_ROWS:
+            got = _ordered_on_threads(rows, marks, before, wr, sc)
+            if got is not None:
+                return got
         return kernel(*rows, marks, before, DEBRUIJN, DEBRUIJN_MAGIC, wr, work, counts)
     rk = sc.buffer("cluster_rk", 2 * k, np.int32)
     lut = sc.node_scratch
     key_rank = np.ascontiguousarray(key_rank)
     return kernel(*rows, key_rank, marks, DEBRUIJN, DEBRUIJN_MAGIC, lut, wr, rk, work, counts)
+
+
+def _ordered_on_threads(rows, marks, before, wr: int, sc):
+    """_cluster_ordered with its two CSRs made at once (_csr_half, a thread each): the front
+    end writes each row's (h, r, t) and (t, r, h) codes, and each half sorts, dedups and
+    decodes its own. Same arrays; None when a loop is not compiled."""
+    front, half = compiled(*LOOPS[3]), compiled(*LOOPS[4])
+    if front is None or half is None:
+        return None
+    k = len(rows[0])
+    work = sc.buffer("cluster_work", 4 * k, np.int64)
+    a, b, c, d = (work[i * k : (i + 1) * k] for i in range(4))
+    counts = sc.buffer("cluster_counts", 8 << DIGIT, np.int32).reshape(2, 4, 1 << DIGIT)
+    ranks = front(*rows, marks, before, DEBRUIJN, DEBRUIJN_MAGIC, wr, a, c)
+    n = len(ranks)
+    wn = max((n - 1).bit_length(), 1)  # (_id_bits)
+    out, inn = run_parallel(
+        [partial(half, a, b, k, n, wn, wr, counts[0]), partial(half, c, d, k, n, wn, wr, counts[1])]
+    )
+    return (*out, *inn, ranks)
 
 
 def warm_inputs() -> bool:
@@ -360,6 +455,9 @@ def warm_inputs() -> bool:
     rank = np.array([1, 0], dtype=np.int32)
     c = cluster_compiled(z, o, np.zeros(1, np.int32), None, rank, sc, 1, jit=True)
     d = cluster_compiled(z, o, np.zeros(1, np.int32), None, None, sc, 1, jit=True)
+    rows = (z, o, np.zeros(1, np.int32), np.zeros(1, dtype=bool))
+    before = np.zeros(1, dtype=np.int64)
+    e = _ordered_on_threads(rows, sc.walk_bits()[1], before, 1, sc)
     return (
         got is not None
         and got.tolist() == [1, 2, 3]
@@ -368,4 +466,6 @@ def warm_inputs() -> bool:
         and d is not None
         and d[8].tolist() == [0, 1]
         and d[0].tolist() == [0]
+        and e is not None
+        and [x.tolist() for x in e] == [x.tolist() for x in d]
     )
