@@ -88,58 +88,66 @@ def _radix_loop(values, shift0, width):  # pragma: no cover (compiled)
     return dst if _lsd(src, dst, n, shift0, width, counts) else src
 
 
-def _csr_arrays(a_buf, b_buf, k, n, wn, wr, counts):  # pragma: no cover (compiled)
-    """The clustering loops' back end: the edge codes (h, r, t) in a_buf[:k] radix-sorted
-    (b_buf the scratch), repeats and self-loops dropped, then the in-edge codes (t, r, h)
-    sorted over their (t, r) bits (the h bits come in order). Returns (h, r, t, optr, idst,
-    irel, isrc, iptr) of n local ids."""
+def _csr_half(a_buf, b_buf, k, n, wn, wr, counts):  # pragma: no cover (compiled)
+    """One CSR on its own: the codes a_buf[:k] radix-sorted (b_buf the scratch), repeats and
+    self-loops dropped, decoded, and the row pointer. (h, r, t) codes give the out-edges'
+    (h, r, t, optr), (t, r, h) codes the in-edges' (idst, irel, isrc, iptr): the same arrays
+    as _csr_arrays, whose in-edges come from the deduplicated out-edges instead, so the two
+    halves can run at once (a thread each)."""
     sh = wr + wn
     low = (1 << wn) - 1
     rmask = (1 << wr) - 1
-    width = 2 * wn + wr
-    h = np.empty(k, dtype=np.int64)
-    r = np.empty(k, dtype=np.int64)
-    t = np.empty(k, dtype=np.int64)
-    optr = np.zeros(n + 1, dtype=np.int64)
-    iptr = np.zeros(n + 1, dtype=np.int64)
-    idst = np.empty(0, dtype=np.int64)
-    irel = np.empty(0, dtype=np.int64)
-    isrc = np.empty(0, dtype=np.int64)
-    length = k
+    src = a_buf
+    if _lsd(a_buf, b_buf, k, 0, 2 * wn + wr, counts):
+        src = b_buf
+    x = np.empty(k, dtype=np.int64)
+    y = np.empty(k, dtype=np.int64)
+    z = np.empty(k, dtype=np.int64)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    prev = -1
     e = 0
-    for phase in range(2):
-        src, dst = a_buf, b_buf
-        if _lsd(src, dst, length, 0 if phase == 0 else wn, width, counts):
-            src, dst = dst, src
-        if phase == 0:  # distinct out-edges without self-loops, then the in-edge codes
-            prev = -1
-            for i in range(length):
-                c0 = src[i]
-                if c0 == prev:
-                    continue
-                prev = c0
-                hh, tt = c0 >> sh, c0 & low
-                if hh == tt:
-                    continue
-                h[e], r[e], t[e] = hh, (c0 >> wn) & rmask, tt
-                optr[hh + 1] += 1
-                iptr[tt + 1] += 1
-                e += 1
-            for i in range(e):
-                dst[i] = (t[i] << sh) | (r[i] << wn) | h[i]
-            a_buf, b_buf = dst, src
-            length = e
-        else:
-            idst = np.empty(e, dtype=np.int64)
-            irel = np.empty(e, dtype=np.int64)
-            isrc = np.empty(e, dtype=np.int64)
-            for i in range(e):
-                c0 = src[i]
-                idst[i], irel[i], isrc[i] = c0 >> sh, (c0 >> wn) & rmask, c0 & low
+    for i in range(k):
+        c0 = src[i]
+        if c0 == prev:
+            continue
+        prev = c0
+        hh, tt = c0 >> sh, c0 & low
+        if hh == tt:
+            continue
+        x[e], y[e], z[e] = hh, (c0 >> wn) & rmask, tt
+        ptr[hh + 1] += 1
+        e += 1
+    for v in range(n):
+        ptr[v + 1] += ptr[v]
+    return x[:e], y[:e], z[:e], ptr
+
+
+def _csr_arrays(a_buf, b_buf, k, n, wn, wr, counts):  # pragma: no cover (compiled)
+    """The clustering loops' back end: the out-edges of the edge codes (h, r, t) in
+    a_buf[:k] (_csr_half), then the in-edge codes (t, r, h) of those distinct edges sorted
+    over their (t, r) bits (the h bits come in order; b_buf the scratch). Returns (h, r, t,
+    optr, idst, irel, isrc, iptr) of n local ids."""
+    h, r, t, optr = _csr_half(a_buf, b_buf, k, n, wn, wr, counts)
+    sh = wr + wn
+    low = (1 << wn) - 1
+    rmask = (1 << wr) - 1
+    e = len(h)
+    iptr = np.zeros(n + 1, dtype=np.int64)
+    for i in range(e):
+        a_buf[i] = (t[i] << sh) | (r[i] << wn) | h[i]
+        iptr[t[i] + 1] += 1
+    src = a_buf
+    if _lsd(a_buf, b_buf, e, wn, 2 * wn + wr, counts):
+        src = b_buf
+    idst = np.empty(e, dtype=np.int64)
+    irel = np.empty(e, dtype=np.int64)
+    isrc = np.empty(e, dtype=np.int64)
+    for i in range(e):
+        c0 = src[i]
+        idst[i], irel[i], isrc[i] = c0 >> sh, (c0 >> wn) & rmask, c0 & low
     for x in range(n):
-        optr[x + 1] += optr[x]
         iptr[x + 1] += iptr[x]
-    return h[:e], r[:e], t[:e], optr, idst, irel, isrc, iptr
+    return h, r, t, optr, idst, irel, isrc, iptr
 
 
 def _id_bits(n):  # pragma: no cover (compiled)
@@ -285,40 +293,6 @@ def _cluster_ordered(  # pragma: no cover (compiled)
     return h, r, t, optr, idst, irel, isrc, iptr, ranks
 
 
-def _csr_half(a_buf, b_buf, k, n, wn, wr, counts):  # pragma: no cover (compiled)
-    """One CSR on its own: the codes a_buf[:k] radix-sorted (b_buf the scratch), repeats and
-    self-loops dropped, decoded, and the row pointer. (h, r, t) codes give the out-edges'
-    (h, r, t, optr), (t, r, h) codes the in-edges' (idst, irel, isrc, iptr): the same arrays
-    as _csr_arrays, whose in-edges come from the deduplicated out-edges instead, so the two
-    halves can run at once (a thread each)."""
-    sh = wr + wn
-    low = (1 << wn) - 1
-    rmask = (1 << wr) - 1
-    src = a_buf
-    if _lsd(a_buf, b_buf, k, 0, 2 * wn + wr, counts):
-        src = b_buf
-    x = np.empty(k, dtype=np.int64)
-    y = np.empty(k, dtype=np.int64)
-    z = np.empty(k, dtype=np.int64)
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    prev = -1
-    e = 0
-    for i in range(k):
-        c0 = src[i]
-        if c0 == prev:
-            continue
-        prev = c0
-        hh, tt = c0 >> sh, c0 & low
-        if hh == tt:
-            continue
-        x[e], y[e], z[e] = hh, (c0 >> wn) & rmask, tt
-        ptr[hh + 1] += 1
-        e += 1
-    for v in range(n):
-        ptr[v + 1] += ptr[v]
-    return x[:e], y[:e], z[:e], ptr
-
-
 _I = "int64[::1]"
 _CSR = f"Tuple(({', '.join(['int64[:]'] * 3 + [_I] * 5)}))"
 #: helpers compiled first, in order (each sees the ones before it), and seen by the loops
@@ -330,6 +304,12 @@ _ID_BITS = ("_id_bits", _id_bits, "int64(int64)")
 _POPCOUNT = ("_popcount", _popcount, "int64(uint64)")
 _BACK = (
     *_LSD,
+    (
+        "_csr_half",
+        _csr_half,
+        "Tuple((int64[:], int64[:], int64[:], int64[::1]))"
+        "(int64[::1], int64[::1], int64, int64, int64, int64, int32[:, ::1])",
+    ),
     (
         "_csr_arrays",
         _csr_arrays,
@@ -359,12 +339,7 @@ LOOPS = [
         (*_BACK, _POPCOUNT, _FRONT),
     ),
     (_ordered_front, _FRONT[2], (_ID_BITS, _POPCOUNT)),
-    (
-        _csr_half,
-        "Tuple((int64[:], int64[:], int64[:], int64[::1]))"
-        "(int64[::1], int64[::1], int64, int64, int64, int64, int32[:, ::1])",
-        _LSD,
-    ),
+    (_csr_half, _BACK[1][2], _LSD),
 ]
 
 
