@@ -115,3 +115,23 @@ def test_kernels_section(clean_env, monkeypatch):
     r = invoke("doctor", "--json", "-s", "kernels", env={"KGREASON_JIT": "0"})
     rep = json.loads(r.stdout)["kernels"]
     assert r.exit_code == 0 and rep["status"] == "partial" and "KGREASON_JIT=0" in rep["detail"]
+
+
+def test_kg_section_names_the_store_layout(clean_env, tmp_path):
+    """A store in key order says so; one built with first-appearance ids (an earlier
+    kgreason) says how to rebuild it, and why."""
+    from kgreason.kg.loaders import Source
+    from kgreason.kg.store import build_store
+    from tests.kg.test_store_walk import legacy_layout
+
+    (tmp_path / "g.tsv").write_text("b\tr\ta\nc\tr\tb\n")
+    layouts = {}
+    for name, legacy in (("new", False), ("old", True)):
+        with legacy_layout(legacy):
+            build_store([Source(tmp_path / "g.tsv")], tmp_path / name)
+        r = invoke("doctor", "--json", "-s", "kg", env={"KGREASON_KG__STORE": str(tmp_path / name)})
+        assert r.exit_code == 0, r.stdout + r.stderr
+        layouts[name] = json.loads(r.stdout)["kg"]
+    assert layouts["new"]["layout"] == "in key order"
+    assert "first-appearance" in layouts["old"]["layout"]
+    assert "kgreason kg build --force" in layouts["old"]["detail"]

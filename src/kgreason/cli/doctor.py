@@ -187,6 +187,7 @@ async def check_kg(s: Settings) -> Report:
             kg = await kg
         name = str(getattr(kg, "name", type(kg).__name__))
         fingerprint = kg.fingerprint() if hasattr(kg, "fingerprint") else ""
+        layout = _store_layout(kg)
         await kg.aclose()
     except Exception as e:
         return {
@@ -194,13 +195,28 @@ async def check_kg(s: Settings) -> Report:
             "configured": where,
             "detail": f"{where}: {type(e).__name__}: {e}",
         }
-    return {
-        "status": "ok",
-        "configured": where,
-        "name": name,
-        "fingerprint": fingerprint,
-        "detail": f"{name} (SPARQL, {s.kg.dialect})" if s.kg.sparql_url else name,
-    }
+    detail = f"{name} (SPARQL, {s.kg.dialect})" if s.kg.sparql_url else name
+    report: Report = {"status": "ok", "configured": where, "name": name, "fingerprint": fingerprint}
+    if layout:
+        report["layout"] = layout
+        detail += f"; node ids {layout}"
+    return {**report, "detail": detail}
+
+
+def _store_layout(kg: object) -> str:
+    """A local store's node-id layout: "in key order", or first-appearance with the hint to
+    rebuild (PoG's clustering is ~1.5x faster on key-ordered stores); "" for other KGs."""
+    rank = getattr(getattr(kg, "index", None), "key_rank", None)
+    if rank is None:
+        return ""
+    from kgreason.pog.fastbuild import is_identity
+
+    if is_identity(rank):
+        return "in key order"
+    return (
+        "in first-appearance order (built by an earlier kgreason; `kgreason kg build "
+        "--force` makes PoG's clustering ~1.5x faster)"
+    )
 
 
 def check_kernels() -> Report:
