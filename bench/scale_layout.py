@@ -31,7 +31,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from kgreason.aio import run_sync
 from kgreason.kg.store import StoreKG
 from kgreason.pog import kernels
-from kgreason.pog.fastbuild import is_identity
 from kgreason.pog.settings import PoGSettings
 from pog_scale import run_question
 
@@ -62,7 +61,7 @@ def main() -> None:
         sys.exit("the two directories hold different questions: not the same triples?")
     stores = {"old": StoreKG(args.old / "store"), "new": StoreKG(args.new / "store")}
     for who, kg in stores.items():
-        print(f"{who}: {kg.path}, key-ordered {is_identity(kg.index.key_rank)}")
+        print(f"{who}: {kg.path}, key-ordered {kg.index.key_ordered}")
     print(f"compiled kernels in use: {kernels.warm()}")
     settings = PoGSettings()
     for kg in stores.values():  # the memory maps' first pages

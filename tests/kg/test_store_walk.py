@@ -19,6 +19,7 @@ from kgreason.kg.store import build as store_build
 from kgreason.kg.store import graph as graph_mod
 from kgreason.kg.store import walk as walk_mod
 from kgreason.kg.store.bound import radix_argsort, unique_inverse_counts
+from kgreason.kg.store.build_index import key_ranks
 from kgreason.kg.store.graph import CSRGraph, Edges, Expansion
 from kgreason.kg.store.walk import ScratchPool, slice_owner, sort_edge_ids
 
@@ -135,7 +136,9 @@ def legacy_layout(on: bool = True) -> contextlib.AbstractContextManager:
     kg/store/build._key_order; its keys.rank is then a true permutation)."""
     if not on:
         return contextlib.nullcontext()
-    return mock.patch.object(store_build, "_key_order", lambda keys, h, t: (keys, h, t))
+    return mock.patch.object(
+        store_build, "_key_order", lambda keys, h, t: (keys, h, t, key_ranks(keys))
+    )
 
 
 @pytest.fixture(scope="module", params=[1, 2, "legacy"])

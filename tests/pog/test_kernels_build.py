@@ -263,7 +263,7 @@ def test_cluster_compiled_equals_numpy_and_plain(store, monkeypatch, cap):
     used = []
     real = kbuild.cluster_compiled
 
-    ordered = fastbuild.is_identity(kg.index.key_rank)
+    ordered = kg.index.key_ordered
     assert ordered == bool((kg.index.key_rank == np.arange(kg.graph.n_nodes)).all())
 
     def spy(*a, **k):
@@ -371,8 +371,8 @@ def test_both_layouts_cluster_alike(tmp_path, monkeypatch, caplog):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     new, old = _random_store(tmp_path / "a", 3), _random_store(tmp_path / "b", 3, legacy=True)
-    assert fastbuild.is_identity(new.index.key_rank)
-    assert not fastbuild.is_identity(old.index.key_rank)
+    assert new.index.key_ordered
+    assert not old.index.key_ordered
     for topic in ("n0", "n7", "n55"):
         graphs = []
         for kg in (new, old):
@@ -388,7 +388,7 @@ def test_both_layouts_cluster_alike(tmp_path, monkeypatch, caplog):
 
 
 def test_is_identity_chunks():
-    from kgreason.pog.fastbuild import is_identity
+    from kgreason.kg.store.names import is_identity
 
     x = np.arange(10, dtype=np.int32)
     assert is_identity(x, chunk=3) and is_identity(x[:0], chunk=3)

@@ -206,12 +206,12 @@ async def check_kg(s: Settings) -> Report:
 def _store_layout(kg: object) -> str:
     """A local store's node-id layout: "in key order", or first-appearance with the hint to
     rebuild (PoG's clustering is ~1.5x faster on key-ordered stores); "" for other KGs."""
-    rank = getattr(getattr(kg, "index", None), "key_rank", None)
-    if rank is None:
-        return ""
-    from kgreason.pog.fastbuild import is_identity
+    from kgreason.kg.store.names import NameIndex
 
-    if is_identity(rank):
+    index = getattr(kg, "index", None)
+    if not isinstance(index, NameIndex) or index.key_rank is None:
+        return ""
+    if index.key_ordered:
         return "in key order"
     return (
         "in first-appearance order (built by an earlier kgreason; `kgreason kg build "

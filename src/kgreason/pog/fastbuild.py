@@ -132,17 +132,6 @@ def rank_nodes(key_rank: np.ndarray) -> np.ndarray:
     return out
 
 
-def is_identity(key_rank: np.ndarray, chunk: int = 1 << 20) -> bool:
-    """Whether keys.rank is 0, 1, 2, ...: node ids in key order (stores built since
-    kg/store/build._key_order). Checked in chunks, once per store (a store built before
-    fails on its first chunk)."""
-    for a in range(0, len(key_rank), chunk):
-        part = key_rank[a : a + chunk]
-        if not np.array_equal(part, np.arange(a, a + len(part), dtype=part.dtype)):
-            return False
-    return True
-
-
 def _relabel_by_rank(
     parts: Sequence[np.ndarray], key_rank: np.ndarray, rank_node: np.ndarray, pool: ScratchPool
 ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
@@ -214,17 +203,14 @@ def _compiled_graph(
     if kg.index.key_rank is None:
         return None
     memo = kg.graph.memo
-    if "key_ordered" not in memo:
-        memo["key_ordered"] = is_identity(kg.index.key_rank)
-        if not memo["key_ordered"]:
-            log.info(
-                "%s: node ids in first-appearance order (built by an earlier kgreason); "
-                "rebuilding it (kgreason kg build --force) makes PoG's clustering ~1.5x faster",
-                kg.path,
-            )
-    ordered = bool(memo["key_ordered"])
-    if not ordered and "rank_node" not in memo:
+    ordered = kg.index.key_ordered
+    if not ordered and "rank_node" not in memo:  # (once per store)
         memo["rank_node"] = rank_nodes(kg.index.key_rank)
+        log.info(
+            "%s: node ids in first-appearance order (built by an earlier kgreason); "
+            "rebuilding it (kgreason kg build --force) makes PoG's clustering ~1.5x faster",
+            kg.path,
+        )
     with kg.graph.scratch.take() as sc:
         rank = None if ordered else kg.index.key_rank
         got = cluster_compiled(own, nbr, r, inn, rank, sc, len(kg.relations))

@@ -159,8 +159,9 @@ def _compact(table: dict[str, int], count: itertools.count, *arrays: array) -> l
 
 def _key_order(
     keys: list[str], h: np.ndarray, t: np.ndarray
-) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """Nodes renumbered in key (code-point string) order, so `keys.rank` is the identity.
+) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """Nodes renumbered in key (code-point string) order, and their `keys.rank`: the
+    identity (the keys are sorted once, here).
 
     Why: PoG's graph stages number a question subgraph's nodes in key order (the order its
     sets and texts are shown in). With node ids in that order, the clustering loop marks
@@ -170,7 +171,9 @@ def _key_order(
     rank = key_ranks(keys)
     order = np.empty(len(keys), dtype=np.int64)
     order[rank] = np.arange(len(keys))
-    return [keys[i] for i in order.tolist()], rank[h].astype(np.int64), rank[t].astype(np.int64)
+    ordered = [keys[i] for i in order.tolist()]
+    identity = np.arange(len(keys), dtype=rank.dtype)
+    return ordered, rank[h].astype(np.int64), rank[t].astype(np.int64), identity
 
 
 def _dedupe(h: np.ndarray, r: np.ndarray, t: np.ndarray, n: int, m: int) -> np.ndarray:
@@ -209,7 +212,7 @@ def build_into(directory: Path, sources: Sequence[Source], progress: Progress | 
     n_input = len(ing.hs)
     keys, rels = list(ing.nodes), list(ing.rels)
     del ing
-    keys, h, t = _key_order(keys, h, t)
+    keys, h, t, key_rank = _key_order(keys, h, t)
     n, m = len(keys), len(rels)
     first = _dedupe(h, r, t, n, m)
     h, r, t = h[first], r[first], t[first]
@@ -234,7 +237,7 @@ def build_into(directory: Path, sources: Sequence[Source], progress: Progress | 
     labels = [k if x is None else x for k, x in zip(keys, resolved, strict=True)]
     unnamed = np.fromiter((x is None for x in resolved), np.uint8, n)
     write_strings(directory, "keys", keys)
-    save_array(directory, "keys.rank", key_ranks(keys))  # (the identity: _key_order)
+    save_array(directory, "keys.rank", key_rank)
     save_array(directory, "unnamed", unnamed)
     (directory / RELATIONS).write_text(json.dumps(list(rels), ensure_ascii=False))
     write_name_indexes(directory, keys, labels, has_names)

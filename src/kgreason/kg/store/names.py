@@ -8,6 +8,7 @@ through stable 64-bit hashes sorted for `searchsorted`, verified against the str
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,16 @@ from kgreason.kg.store.materialize import string_ranks
 EXHAUSTIVE_FUZZY = 50_000
 TRIGRAM_CANDIDATES = 2_000
 FUZZY_CUTOFF = FUZZY_MIN_RATIO
+
+
+def is_identity(key_rank: np.ndarray, chunk: int = 1 << 20) -> bool:
+    """Whether keys.rank is 0, 1, 2, ...: node ids in key order (stores built since
+    kg/store/build._key_order). Checked in chunks (a store built before fails on its first)."""
+    for a in range(0, len(key_rank), chunk):
+        part = key_rank[a : a + chunk]
+        if not np.array_equal(part, np.arange(a, a + len(part), dtype=part.dtype)):
+            return False
+    return True
 
 
 class NameIndex:
@@ -80,6 +91,12 @@ class NameIndex:
                     out[i] = c
                     break
         return out
+
+    @cached_property
+    def key_ordered(self) -> bool:
+        """Whether node ids are in key order (`keys.rank` the identity), read once: what
+        PoG's clustering loop (kernels/build._cluster_ordered) and `kgreason doctor` ask."""
+        return self.key_rank is not None and is_identity(self.key_rank)
 
     def key_order(self, nodes: np.ndarray, keys: list[str]) -> np.ndarray:
         """Rank of each of these distinct nodes among them by key (string order): from the
