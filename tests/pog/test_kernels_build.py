@@ -14,6 +14,7 @@ from kgreason.kg.store import graph as graph_mod
 from kgreason.kg.store.graph import CSRGraph
 from kgreason.pog import fastcsr
 from kgreason.pog.kernels import build as kbuild
+from kgreason.pog.kernels import cluster as kcluster
 from kgreason.pog.kernels import reduce as kred
 from kgreason.pog.kernels import walk as kwalk
 
@@ -261,7 +262,7 @@ def test_cluster_compiled_equals_numpy_and_plain(store, monkeypatch, cap):
     kg = store
     rng = np.random.default_rng(cap)
     used = []
-    real = kbuild.cluster_compiled
+    real = kcluster.cluster_compiled
 
     ordered = kg.index.key_ordered
     assert ordered == bool((kg.index.key_rank == np.arange(kg.graph.n_nodes)).all())
@@ -323,22 +324,22 @@ def test_cluster_ordered_equals_key_rank_loop(n, k, n_rel, threads, monkeypatch)
     from kgreason.kg.store.walk import WalkScratch
 
     monkeypatch.setenv("KGREASON_JIT_THREADS", threads)
-    monkeypatch.setattr(kbuild, "PARALLEL_ROWS", 0)
+    monkeypatch.setattr(kcluster, "PARALLEL_ROWS", 0)
     halves = []
-    real_half = kbuild._ordered_on_threads
+    real_half = kcluster._ordered_on_threads
 
     def spy(*a):
         halves.append(1)
         return real_half(*a)
 
-    monkeypatch.setattr(kbuild, "_ordered_on_threads", spy)
+    monkeypatch.setattr(kcluster, "_ordered_on_threads", spy)
     rng = np.random.default_rng(n)
     key_rank = rng.permutation(n).astype(np.int32)
     own, nbr, rel, inn = _rows(rng, n, k, n_rel)
     sc = WalkScratch(n, 1)
     sc.begin()
-    want = kbuild.cluster_compiled(own, nbr, rel, inn, key_rank, sc, n_rel, jit=True)
-    got = kbuild.cluster_compiled(
+    want = kcluster.cluster_compiled(own, nbr, rel, inn, key_rank, sc, n_rel, jit=True)
+    got = kcluster.cluster_compiled(
         key_rank[own].astype(np.int64),
         key_rank[nbr].astype(np.int64),
         rel,

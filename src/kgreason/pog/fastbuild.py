@@ -27,7 +27,7 @@ import numpy as np
 from kgreason.pog.fastcsr import mirror_mask, pack, unique_codes
 from kgreason.pog.fastgraph import ArrayClusteredGraph, edge_widths
 from kgreason.pog.fastnames import NodeIndex, NodeNames
-from kgreason.pog.kernels.build import cluster_compiled
+from kgreason.pog.kernels.cluster import cluster_compiled
 
 if TYPE_CHECKING:
     from kgreason.kg.store.kg import StoreKG
@@ -198,7 +198,7 @@ def _compiled_graph(
     inn: np.ndarray | None,
     topics: Sequence[str],
 ) -> ArrayClusteredGraph | None:
-    """from_store's graph of the (folded) rows by kernels.build.cluster_compiled: the same
+    """from_store's graph of the (folded) rows by kernels.cluster.cluster_compiled: the same
     arrays as the numpy path; None when that path is to be used."""
     if kg.index.key_rank is None:
         return None

@@ -194,7 +194,7 @@ class ArrayClusteredGraph(ClusteredGraph):
         index: NodeIndex,
         isolated: Iterable[str] = (),
     ) -> ArrayClusteredGraph:
-        """`from_codes` from the arrays kernels.build.cluster_compiled made: (h, r, t, optr,
+        """`from_codes` from the arrays kernels.cluster.cluster_compiled made: (h, r, t, optr,
         idst, irel, isrc, iptr), the same arrays the constructor derives from the codes."""
         h, r, t, optr, idst, irel, isrc, iptr = csr
         g = cls(h, r, t, names, rel_names, index, inbound=(idst, irel, isrc), ptrs=(optr, iptr))

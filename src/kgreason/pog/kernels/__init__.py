@@ -25,7 +25,7 @@ Modules:
   level's edge rows from its steps, which sets hold the target), `paths`
   (fastrestrict.kept_members' membership test);
 - subgraph, clustering, reduction: `walk` (the store walk), `cut` (its cut report), `build` (the
-  radix sort, clustering after folding), `reduce` (BFS, dead-end peel, induced subgraph).
+  radix sort, the clustering loops; `cluster` picks one and runs it), `reduce` (BFS, dead-end peel, induced subgraph).
 """
 
 from __future__ import annotations

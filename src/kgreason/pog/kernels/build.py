@@ -1,7 +1,9 @@
 """Clustering's loops: the radix sort the graph stages share (kg/store/walk.radix_sort:
 edge codes, a subgraph's edge ids, inverse-pair lookups, the path search's codes) and
-fastbuild.from_store after folding as one loop (`cluster_compiled`), each beside its numpy
-form.
+fastbuild.from_store after folding as one loop, each beside its numpy form. Which
+clustering loop runs, on what buffers and threads, is kernels/cluster.py's (the loops stay
+here, beside the helpers they share: numba's disk cache of a loop is invalidated by its own
+file only).
 
 Why: numpy sorts one 16-bit digit by a stable argsort of the digit (a counting sort in C)
 and a gather of the values in that order, after extracting the digit into an array: four
@@ -18,17 +20,13 @@ multi-MB arrays, and the outputs are ~13 MB of fresh pages, which numpy pays ali
 
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 
-from kgreason.pog.kernels import compiled, run_parallel, threads, use_jit
+from kgreason.pog.kernels import compiled, use_jit
 
 #: values below which numpy is used (MetaQA's subgraphs, at most ~71k triples, never load
 #: numba; a 10M question's are 2x10^5)
 MIN_ROWS = 100_000
-#: rows from which a key-ordered store's two CSRs are made on two threads at once
-PARALLEL_ROWS = 100_000
 #: digit width (bits): counts per digit are 2**DIGIT int32 (16 measured fastest on a
 #: question's 2x10^5 codes: 12, 11, 10 and 8 were 1-15 % slower)
 DIGIT = 16
@@ -357,71 +355,11 @@ def radix_compiled(
     return kernel(np.ascontiguousarray(values, dtype=np.int64), sorted_bits, width)
 
 
-def cluster_compiled(own, nbr, rel, inn, key_rank, sc, n_rel: int, jit=None):
-    """_cluster_loop's arrays for the rows (reading node own, neighbour nbr, relation rel,
-    in-row inn or None) of a store with n_rel relations, with the walk scratch `sc`
-    (WalkScratch) for the marks; key_rank None: the store's node ids are in key order
-    (_cluster_ordered). None when numpy is to be used (small, KGREASON_JIT=0, no numba,
-    other dtypes, codes that might not fit 62 bits)."""
-    wr = max(int(n_rel - 1).bit_length(), 1)
-    wn = max(int(2 * len(own)).bit_length(), 1)  # at most 2 * rows distinct ends
-    if (
-        2 * wn + wr > 62  # (then 4 digits of counts suffice)
-        or len(own) >= 1 << 30
-        or (key_rank is not None and key_rank.dtype != np.int32)
-        or np.asarray(rel).dtype != np.int32
-        or not use_jit(len(own), MIN_ROWS, jit)
-    ):
-        return None
-    kernel = compiled(*LOOPS[1 if key_rank is not None else 2])
-    if kernel is None:
-        return None
-    i64, k = np.int64, len(own)
-    rows = (
-        np.ascontiguousarray(own, dtype=i64),
-        np.ascontiguousarray(nbr, dtype=i64),
-        np.ascontiguousarray(rel),
-        np.zeros(len(own), dtype=bool) if inn is None else np.ascontiguousarray(inn),
-    )
-    marks = sc.walk_bits()[1]  # (rank space is node space; zeroed before and after)
-    work = sc.buffer("cluster_work", 2 * k, np.int64)
-    counts = sc.buffer("cluster_counts", 4 << DIGIT, np.int32).reshape(4, 1 << DIGIT)
-    if key_rank is None:
-        before = sc.buffer("cluster_before", len(marks), np.int64)
-        if threads() > 1 and k >= PARALLEL_ROWS:
-            got = _ordered_on_threads(rows, marks, before, wr, sc)
-            if got is not None:
-                return got
-        return kernel(*rows, marks, before, DEBRUIJN, DEBRUIJN_MAGIC, wr, work, counts)
-    rk = sc.buffer("cluster_rk", 2 * k, np.int32)
-    lut = sc.node_scratch
-    key_rank = np.ascontiguousarray(key_rank)
-    return kernel(*rows, key_rank, marks, DEBRUIJN, DEBRUIJN_MAGIC, lut, wr, rk, work, counts)
-
-
-def _ordered_on_threads(rows, marks, before, wr: int, sc):
-    """_cluster_ordered with its two CSRs made at once (_csr_half, a thread each): the front
-    end writes each row's (h, r, t) and (t, r, h) codes, and each half sorts, dedups and
-    decodes its own. Same arrays; None when a loop is not compiled."""
-    front, half = compiled(*LOOPS[3]), compiled(*LOOPS[4])
-    if front is None or half is None:
-        return None
-    k = len(rows[0])
-    work = sc.buffer("cluster_work", 4 * k, np.int64)
-    a, b, c, d = (work[i * k : (i + 1) * k] for i in range(4))
-    counts = sc.buffer("cluster_counts", 8 << DIGIT, np.int32).reshape(2, 4, 1 << DIGIT)
-    ranks = front(*rows, marks, before, DEBRUIJN, DEBRUIJN_MAGIC, wr, a, c)
-    n = len(ranks)
-    wn = max((n - 1).bit_length(), 1)  # (_id_bits)
-    out, inn = run_parallel(
-        [partial(half, a, b, k, n, wn, wr, counts[0]), partial(half, c, d, k, n, wn, wr, counts[1])]
-    )
-    return (*out, *inn, ranks)
-
-
 def warm_inputs() -> bool:
-    """One compiled call on a tiny input (kernels.warm)."""
+    """One compiled call on a tiny input (kernels.warm), the clustering loops through
+    kernels/cluster.py's calls."""
     from kgreason.kg.store.walk import WalkScratch
+    from kgreason.pog.kernels.cluster import _ordered_on_threads, cluster_compiled
 
     got = radix_compiled(np.array([3, 1, 2], dtype=np.int64), 2, jit=True)
     sc = WalkScratch(2, 1)
