@@ -30,15 +30,15 @@ API:
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from kgreason.kg.store.build_index import ranges
 from kgreason.pog.fastcsr import bits, distinct_sorted
-from kgreason.pog.kernels import segments, use_jit
+from kgreason.pog.kernels import run_parallel, segments, use_jit
 
 if TYPE_CHECKING:
     from kgreason.pog.fastgraph import ArrayClusteredGraph
@@ -311,8 +311,7 @@ def expand_many(
         m, o = jobs[i]
         return segments.expand(m, o, sg, keep, hv, cum_h, bad_cum, n, k2, buf, starts[i])
 
-    with ThreadPoolExecutor(min(n_threads, len(jobs)), "kgreason-expand") as ex:
-        got = list(ex.map(run, range(len(jobs))))
+    got = run_parallel([partial(run, i) for i in range(len(jobs))], n_threads)
     parts = []
     for start, res in zip(starts, got, strict=True):
         assert res is not None  # (segments.available() said the loop is compiled)
