@@ -196,6 +196,50 @@ def test_hits_only_chunks_give_the_same_paths(monkeypatch):
     assert calls["hits_only"] > 5
 
 
+def test_level_found_too_big_midway_reads_the_rest_for_hits(monkeypatch):
+    """Once the partial paths a segment-search level has made already read more than
+    max_level_rows edge rows, the next level will not be searched: the rest of this level
+    is read for its hits only (the attack: a bound between the first partial paths' rows
+    and the whole level's). The paths, expansions and reason (which names the first
+    partial paths past the bound, and takes precedence over the partial-path bound) are
+    paths.py's."""
+    monkeypatch.setattr(fastpaths, "SMALL_LEVEL_ROWS", 0)
+    monkeypatch.setattr(fastsets, "SEGMENT_CHUNK_PATHS", 2)
+    calls = {"hits_only": 0}
+    steps = fastsets.LevelSteps.steps
+
+    def counting(self, p0, p1, hits_only=False):
+        calls["hits_only"] += hits_only
+        return steps(self, p0, p1, hits_only)
+
+    monkeypatch.setattr(fastsets.LevelSteps, "steps", counting)
+    fast, slow, names, deg = synth_graphs()
+    hubs = [names[i] for i in np.argsort(-deg)[:6]]
+    pairs = [(a, b) for a in hubs for b in hubs if a != b][:10]
+    reasons = set()
+    for ents in pairs:
+        full = find_entity_paths(slow, list(ents), min_len=1, max_len=4, max_paths=20_000)
+        for bound in (200, 1_000, 5_000, 20_000):
+            for max_paths in (8, 20_000):
+                kw = {"min_len": 1, "max_len": 4, "max_paths": max_paths}
+                x = find_entity_paths(fast, list(ents), max_level_rows=bound, **kw)
+                y = find_entity_paths(slow, list(ents), max_level_rows=bound, **kw)
+                assert [p.hops for p in x.paths] == [p.hops for p in y.paths], (ents, bound)
+                assert (x.bound_hit, x.bound_reason, x.expansions) == (
+                    y.bound_hit,
+                    y.bound_reason,
+                    y.expansions,
+                )
+                if "max_level_rows" in x.bound_reason and max_paths == 20_000:
+                    reasons.add(x.bound_reason)
+                    # what was found is the unbounded search's, up to the cut length
+                    k = int(x.bound_reason.split("length ")[1].split()[0])
+                    want = [p.hops for p in full.paths if p.length < k]
+                    assert [p.hops for p in x.paths] == want
+    assert calls["hits_only"] > 5
+    assert reasons and all("its first" in r for r in reasons)
+
+
 def test_levels_expanded_in_thread_parts_give_the_same_paths(monkeypatch):
     """A level of PARALLEL_ROWS member rows or more is expanded in parts, one per kernel
     thread, at once (fastsegs.expand_many): the paths, bounds and reasons are paths.py's.

@@ -37,6 +37,7 @@ same order, same bounds and reasons as paths.py (tests compare).
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -44,7 +45,7 @@ import numpy as np
 
 from kgreason.kg.store.build_index import ranges
 from kgreason.pog.fastrestrict import restrict
-from kgreason.pog.fastsets import LevelSteps, _Steps
+from kgreason.pog.fastsets import CHUNK_PATHS, LevelSteps, _Steps
 from kgreason.pog.kernels.sums import range_sums
 from kgreason.pog.lazyhop import HopMaker
 from kgreason.pog.levels import _Level, _node_hash, _RowSteps
@@ -174,7 +175,9 @@ def segment_paths(
     budget: _Budget,
     avoid: frozenset[str],
 ) -> list[tuple[Hop, ...]]:
-    """paths._segment_paths on arrays."""
+    """paths._segment_paths on arrays. The next level's edge rows are summed as its partial
+    paths are made: once they pass max_level_rows that level will not be searched, so the
+    rest of this level is read for its hits only (`_NextLevel`)."""
     s, t = g.index.get(s_name), g.index.get(t_name)
     if s is None or t is None or not g.present[t]:
         return []
@@ -188,56 +191,109 @@ def segment_paths(
     levels = [_Level(np.array([-1]), [()], np.array([1]), np.array([s], dtype=np.int64))]
     found: list[tuple[Hop, ...]] = []
     ht = _node_hash(g)[t]
+    where = f"({s_name} -> {t_name})"
     rows, n_partial = int(g.degree[s]), 1
+    if budget.level_prefix_too_big([rows], 1, where):
+        return found
     pending: list[tuple[_Steps, np.ndarray]] | None = None  # the next level, not yet built
     for k in range(1, max_len + 1):
-        if budget.level_too_big(rows, n_partial, k, f"({s_name} -> {t_name})"):
-            return found  # (a level too big is never built: its rows come from its steps)
         if pending is not None:
             levels.append(_build_level(maker, pending, n_partial, t, ht))
         lv = levels[-1]
         prev = levels[-2] if len(levels) > 1 else None
         keep = base & (dist <= max_len - k)
         hits: list[tuple[int, tuple[int, ...]]] = []
-        pending = []
-        stopped, n_cont, made = False, 0, 0
+        nxt = _NextLevel(g, t, budget)
+        pending = nxt.pending
+        stopped = False
         level = _level_steps(g, lv, prev, keep, rows, t)
-        for p0, p1 in level.chunks():
-            # once max_paths + 1 partial paths are made, the rest of the level adds only hits
-            full = k == max_len or made <= budget.max_paths or not isinstance(level, LevelSteps)
+        chunks = deque(level.chunks())
+        while chunks:
+            p0, p1 = chunks.popleft()
+            # once max_paths + 1 partial paths are made, or the next level is too big, the
+            # rest of the level adds only hits (read in larger chunks: no bound stops there)
+            full = k == max_len or not (nxt.full() or nxt.too_big)
+            if not isinstance(level, LevelSteps):
+                full = True
+            while not full and chunks and chunks[0][1] - p0 <= CHUNK_PATHS:
+                p1 = chunks.popleft()[1]
             st = level.steps(p0, p1) if full else level.steps(p0, p1, hits_only=True)
             assert st.has_t is not None
-            has_t = st.has_t
-            hit = np.flatnonzero(has_t)
+            hit = np.flatnonzero(st.has_t)
             room = budget.max_paths - len(found) - len(hits)
             end = len(st.p)
             if len(hit) > room:  # the bound stops the search at this step
                 end, stopped = int(hit[room]), True
                 budget.expansions += int(st.p[end]) + 1
-                budget.stop(f"max_paths={budget.max_paths} reached ({s_name} -> {t_name})")
+                budget.stop(f"max_paths={budget.max_paths} reached {where}")
             hit = hit[: max(room, 0)]
             hits += zip(st.p[hit].tolist(), maker.groups(st, hit)[1], strict=True)
-            if k < max_len and not stopped:
-                cont = np.flatnonzero((st.b - st.a - has_t)[:end] > 0)
-                n_cont += len(cont)
-                cont = cont[: max(0, budget.max_paths + 1 - made)]
-                pending.append((st, cont))
-                made += len(cont)
+            if k < max_len and not stopped and not nxt.too_big:
+                nxt.add(st, np.flatnonzero((st.b - st.a - st.has_t)[:end] > 0))
             if stopped:
                 break
         found += restrict(g, maker, levels, hits, t, _node_hash(g))
         if stopped:
             return found
         budget.expansions += len(lv.lens)
-        if n_cont > budget.max_paths:
+        if not nxt.made:
+            break
+        if nxt.too_big:  # (reported before the partial-path bound: it is not searched)
+            budget.level_prefix_too_big(nxt.prefix(), k + 1, where)
+            return found
+        if nxt.n_cont > budget.max_paths:
             budget.stop(
                 f"max_paths={budget.max_paths} partial paths ({s_name} -> {t_name}, length {k})"
             )
-            made = min(made, budget.max_paths)
-        if not made:
-            break
-        rows, n_partial = _pending_rows(g, pending, made, t), made
+        rows, n_partial = nxt.rows()
     return found
+
+
+class _NextLevel:
+    """The next level of a segment search as its partial paths are made: the continuing
+    steps kept (`pending`: at most max_paths + 1, to see the bound), and the edge rows of
+    the first max_paths of them, summed as they come so a level that is too big is known
+    (`too_big`) before the rest of this one is read."""
+
+    def __init__(self, g: ArrayClusteredGraph, t: int, budget: _Budget):
+        self.g, self.t, self.budget = g, t, budget
+        self.pending: list[tuple[_Steps, np.ndarray]] = []
+        self.made = self.n_cont = self.total = 0
+        self.per: list[np.ndarray] = []  # each chunk's kept partial paths' rows
+        self.too_big = False
+
+    def full(self) -> bool:
+        return self.made > self.budget.max_paths
+
+    def add(self, st: _Steps, cont: np.ndarray) -> None:
+        self.n_cont += len(cont)
+        cont = cont[: max(0, self.budget.max_paths + 1 - self.made)]
+        self.pending.append((st, cont))
+        counted = cont[: max(0, self.budget.max_paths - self.made)]
+        self.made += len(cont)
+        if len(counted):
+            r = _cont_rows(self.g, st, counted, self.t)
+            self.per.append(r)
+            self.total += int(r.sum())
+            bound = self.budget.max_level_rows
+            self.too_big = bound is not None and self.total > bound
+
+    def rows(self) -> tuple[int, int]:
+        """(edge rows, partial paths) of the next level (the first max_paths made)."""
+        return self.total, min(self.made, self.budget.max_paths)
+
+    def prefix(self) -> list[int]:
+        """The rows of each partial path counted, in order (once too_big)."""
+        return np.concatenate(self.per).tolist()
+
+
+def _cont_rows(g: ArrayClusteredGraph, st: _Steps, c: np.ndarray, t: int) -> np.ndarray:
+    """The edge rows each continuing step c of `st` makes its partial path read (t left
+    out of its set): what `g.degree[level.nodes]` sums to, per set, once it is built."""
+    deg = g.degree.astype(np.int64, copy=False)
+    got = range_sums(deg, st.nodes, st.a[c], st.b[c] - st.a[c])
+    assert st.has_t is not None
+    return got - int(deg[t]) * st.has_t[c]
 
 
 def _distances_to(g: ArrayClusteredGraph, t: int, max_len: int) -> np.ndarray:
@@ -249,21 +305,6 @@ def _distances_to(g: ArrayClusteredGraph, t: int, max_len: int) -> np.ndarray:
         d = got[1][t]
         return np.where(d <= max_len, d, -1).astype(np.int64)
     return g.local_distances(t, max_len, g.undirected_cached())
-
-
-def _pending_rows(g: ArrayClusteredGraph, pending: list[tuple[_Steps, np.ndarray]], m: int, t: int):
-    """The edge rows the next level (the first m continuing steps, t left out of their
-    sets) will read: what `g.degree[level.nodes].sum()` gives once it is built."""
-    total, left = 0, m
-    deg = g.degree.astype(np.int64, copy=False)
-    for st, cont in pending:
-        c = cont[:left]
-        left -= len(c)
-        if len(c):
-            total += int(range_sums(deg, st.nodes, st.a[c], st.b[c] - st.a[c]).sum())
-            assert st.has_t is not None
-            total -= int(deg[t]) * int(st.has_t[c].sum())
-    return total
 
 
 def _build_level(

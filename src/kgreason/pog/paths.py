@@ -34,7 +34,11 @@ Rules not in the paper:
   of the members of their sets, summed over the partial paths) is not searched: the search
   keeps what the shorter lengths found and says so in `bound_reason`. Without it a
   two-topic question on a 10M-triple KG read 60M rows per level (seconds to minutes each)
-  to produce paths that `max_paths` then cut anyway (docs/scale.md).
+  to produce paths that `max_paths` then cut anyway (docs/scale.md). A segment search
+  names the FIRST partial paths of the level whose rows already pass the bound (so the
+  array search can stop making that level's partial paths there: the rest of the length
+  before is read for its found segments only), and this bound is the one reported when
+  the level was also cut to `max_paths` partial paths (a level not searched is not cut).
 
 On an ArrayClusteredGraph (local stores, pog/fastgraph.py) the same search runs on integer
 arrays, a whole level of partial paths per vectorised step (pog/fastpaths.py); results,
@@ -155,6 +159,22 @@ class _Budget:
         )
         return True
 
+    def level_prefix_too_big(self, rows: Iterable[int], k: int, where: str) -> bool:
+        """level_too_big for a segment search, from each partial path's rows in order:
+        the bound names the first partial paths whose rows pass it."""
+        if self.max_level_rows is None:
+            return False
+        total = 0
+        for i, r in enumerate(rows, 1):
+            total += r
+            if total > self.max_level_rows:
+                self.stop(
+                    f"max_level_rows={self.max_level_rows}: length {k} not searched {where}"
+                    f" (its first {i} partial paths would read {total} edge rows)"
+                )
+                return True
+        return False
+
 
 def _rows(graph: ClusteredGraph, nodes: Iterable[str]) -> int:
     """Edge rows a step from `nodes` reads (both directions, as the array search counts)."""
@@ -225,10 +245,13 @@ def _segment_paths(
         return []
     found: list[tuple[Hop, ...]] = []
     frontier: list[tuple[tuple[_Group, ...], tuple]] = [((), (frozenset({s}),))]
+    cut = ""  # the partial-path bound of the level before, reported unless this one is too big
     for k in range(1, max_len + 1):
-        rows = sum(_rows(graph, sets[-1]) for _, sets in frontier)
-        if budget.level_too_big(rows, len(frontier), k, f"({s} -> {t})"):
+        rows = (_rows(graph, sets[-1]) for _, sets in frontier)
+        if budget.level_prefix_too_big(rows, k, f"({s} -> {t})"):
             return found
+        if cut:
+            budget.stop(cut)
         nxt = []
         left = max_len - k
 
@@ -246,10 +269,13 @@ def _segment_paths(
                     reached = reached - {t}
                 if reached and k < max_len:
                     nxt.append(((*groups, group), (*sets, reached)))
+        cut = ""
         if len(nxt) > budget.max_paths:
-            budget.stop(f"max_paths={budget.max_paths} partial paths ({s} -> {t}, length {k})")
+            cut = f"max_paths={budget.max_paths} partial paths ({s} -> {t}, length {k})"
             nxt = nxt[: budget.max_paths]
         frontier = nxt
+    if cut:
+        budget.stop(cut)
     return found
 
 
