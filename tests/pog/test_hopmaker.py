@@ -113,7 +113,8 @@ def test_oriented_key_and_paths_are_orient(graph):
 
 
 @pytest.mark.parametrize(
-    ("way", "jit"), [("forward", None), ("backward", False), ("backward", True), ("", None)]
+    ("way", "jit"),
+    [("forward", None), ("backward", False), ("backward", True), ("", False), ("", True)],
 )
 def test_kept_members_equal_a_filter_over_every_edge_row(graph, way, jit):
     if jit:
@@ -153,3 +154,31 @@ def test_kept_members_equal_a_filter_over_every_edge_row(graph, way, jit):
         )
     assert 20 < sum(want) < len(want) - 20  # both outcomes, many times
     assert got.tolist() == want
+
+
+@pytest.mark.parametrize("per_pair", [1, 60])
+def test_compiled_kept_members_take_either_way_per_pair(graph, per_pair):
+    """kernels.paths.kept reads a pair forward when it asks no more lookups than its kept
+    set has members, else backward: one query per pair forces forward (every kept set has
+    a member), sixty (more than any kept set here) backward, on the same pairs. Both give
+    the numpy form's answer."""
+    pytest.importorskip("numba", reason="numba not installed: the numpy form is tested")
+    g = graph
+    rng = np.random.default_rng(9)
+    present = np.flatnonzero(g.degree > 0)
+    sets = [np.unique(rng.choice(present, size=int(rng.integers(1, 30)))) for _ in range(8)]
+    lens = np.array([len(s) for s in sets], dtype=np.int64)
+    start = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
+    pool = np.concatenate(sets)
+    dk = np.arange(len(sets), dtype=np.int64)
+    groups, mem, d_of = [], [], []
+    for d, s in enumerate(sets):
+        _, key, nb = _rows(g, s, np.zeros(len(s), dtype=np.int64))
+        groups.append(tuple(sorted(set((key[:3] ^ 1).tolist()))))
+        cand = np.concatenate([nb, rng.choice(present, size=60)])[:per_pair]
+        mem += cand.tolist()
+        d_of += [d] * len(cand)
+    mem_a, d_a = np.array(mem, dtype=np.int64), np.array(d_of, dtype=np.int64)
+    want = kept_members(g, (pool, start, lens), dk, groups, mem_a, d_a, "forward")
+    got = kept_members(g, (pool, start, lens), dk, groups, mem_a, d_a, "", True)
+    assert want.any() and got.tolist() == want.tolist()

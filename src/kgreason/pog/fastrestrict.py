@@ -17,6 +17,8 @@ import numpy as np
 from kgreason.kg.store.build_index import ranges
 from kgreason.pog.fastsegs import KeyRows, key_rows, segment_table
 from kgreason.pog.fastsets import _member
+from kgreason.pog.kernels import paths as kpaths
+from kgreason.pog.kernels import use_jit
 from kgreason.pog.kernels.paths import near_members
 from kgreason.pog.lazyhop import HopMaker, NameSet
 from kgreason.pog.setids import _hash_sets, canon
@@ -162,11 +164,17 @@ def kept_members(
     lookups. A kept set holding a hub reaches far more backward than its pair's members
     reach forward, and the other way round; both ways give the same answer. `way`
     ("forward"/"backward") forces one (tests); backward, the membership test is
-    kernels.paths.near_members (`jit` forces its compiled or numpy form)."""
+    kernels.paths.near_members (`jit` forces its compiled or numpy form). Unforced, the
+    compiled kernels.paths.kept does it all in one loop (the way chosen per pair) once
+    numba is loaded (`jit` forces it on or off)."""
     pool, start, lens = sets
     n, rows_pool = g.n, segment_table(g).pool
     bd = np.array([d for d, cs in enumerate(groups) for _ in cs], dtype=np.int64)
     bc = np.array([c for cs in groups for c in cs], dtype=np.int64)
+    if not way and len(mem) and use_jit(len(mem), kpaths.KEPT_MIN_ROWS, jit):
+        got = kpaths.kept(g, sets, dk, bd, bc, mem, d_of)
+        if got is not None:
+            return got
     s = dk[bd]
     d_lo = np.searchsorted(bd, np.arange(len(dk)))
     d_n = np.bincount(bd, minlength=len(dk))[d_of]

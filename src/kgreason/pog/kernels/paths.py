@@ -7,6 +7,12 @@ sorting them (unique) and binary-searching each member (100k-200k members and as
 on the largest levels at 10M). The loop stamps the nodes each pair reaches (the pairs in
 order, so a stamp is never reset) and reads each member's stamp: one pass over the rows and
 one over the members.
+
+`kept` is the whole of kept_members in one loop: per pair it looks each member's (or each
+kept node's) segment of every key up by a binary search among that node's own segments
+(numpy searched all segment codes, and gathered every row first), and reads the rows
+either forward (a member is kept at its first neighbour stamped as in the kept set) or
+backward (the nodes the kept set reaches are stamped), whichever asks fewer lookups.
 """
 
 from __future__ import annotations
@@ -21,6 +27,10 @@ from kgreason.pog.setids import unique_sorted
 #: rows + members below which numpy is used (measured at 10M: the loop wins from ~20k,
 #: 3x faster at 100k-200k)
 MIN_ROWS = 20_000
+#: members from which kept_members takes `kept` (numba loaded): measured on ten hub
+#: two-topic questions at 10M, the numpy form costs ~1 ms a call at any size, the loop
+#: ~0.4 ms on the small ones and 2-3x less than numpy on the 20k-240k ones
+KEPT_MIN_ROWS = 1
 
 
 def _near_loop(qd, qn, rd, rlo, rk, pool, n_pairs, n):  # pragma: no cover (compiled)
@@ -61,12 +71,119 @@ def _near_loop(qd, qn, rd, rlo, rk, pool, n_pairs, n):  # pragma: no cover (comp
     return out
 
 
+def _kept_loop(
+    mem,
+    d_of,
+    g_lo,
+    g_hi,
+    bc,
+    dk,
+    kpool,
+    kstart,
+    klens,
+    ptr0,
+    rc0,
+    st0,
+    ln0,
+    ptr1,
+    rc1,
+    st1,
+    ln1,
+    rel_of,
+    r_n,
+    seg_pool,
+    n,
+):  # pragma: no cover (compiled)
+    """out[i]: has mem[i] an edge by a key bc[g_lo[d]:g_hi[d]] (d = d_of[i]) to a member of
+    kept set dk[d] (kpool[kstart[s] : kstart[s] + klens[s]])? A key c's rows of node x are
+    one segment: out-edges (ptr0, rc0, st0, ln0) when c is forward (c & 1), else in-edges;
+    found by a binary search of x * r_n + relation among x's segment codes."""
+    n_d = len(g_lo)
+    q_ptr = np.zeros(n_d + 1, dtype=np.int64)
+    for i in range(len(d_of)):
+        q_ptr[d_of[i] + 1] += 1
+    for d in range(n_d):
+        q_ptr[d + 1] += q_ptr[d]
+    q_by = np.empty(len(d_of), dtype=np.int64)
+    cur = q_ptr[:-1].copy()
+    for i in range(len(d_of)):
+        q_by[cur[d_of[i]]] = i
+        cur[d_of[i]] += 1
+    stamp = np.zeros(n, dtype=np.int64)  # d + 1: in kept set d (forward) or reached (backward)
+    out = np.zeros(len(mem), dtype=np.bool_)
+    for d in range(n_d):
+        nq = q_ptr[d + 1] - q_ptr[d]
+        if nq == 0:
+            continue
+        s = dk[d]
+        a0 = kstart[s]
+        a1 = a0 + klens[s]
+        forward = nq <= a1 - a0
+        if forward:  # stamp the kept set, then follow each member's rows until one is in it
+            for j in range(a0, a1):
+                stamp[kpool[j]] = d + 1
+        else:  # stamp what the kept set reaches through the reversed keys
+            for j in range(a0, a1):
+                y = kpool[j]
+                for b in range(g_lo[d], g_hi[d]):
+                    c = bc[b] ^ 1
+                    code = y * r_n + rel_of[c >> 1]
+                    if c & 1:
+                        lo, hi, rc = ptr0[y], ptr0[y + 1], rc0
+                    else:
+                        lo, hi, rc = ptr1[y], ptr1[y + 1], rc1
+                    while lo < hi:
+                        mid = (lo + hi) >> 1
+                        if rc[mid] < code:
+                            lo = mid + 1
+                        else:
+                            hi = mid
+                    if lo < (ptr0[y + 1] if c & 1 else ptr1[y + 1]) and rc[lo] == code:
+                        r0 = st0[lo] if c & 1 else st1[lo]
+                        r1 = r0 + (ln0[lo] if c & 1 else ln1[lo])
+                        for r in range(r0, r1):
+                            stamp[seg_pool[r]] = d + 1
+        for j in range(q_ptr[d], q_ptr[d + 1]):
+            i = q_by[j]
+            x = mem[i]
+            if not forward:
+                out[i] = stamp[x] == d + 1
+                continue
+            for b in range(g_lo[d], g_hi[d]):
+                c = bc[b]
+                code = x * r_n + rel_of[c >> 1]
+                if c & 1:
+                    lo, hi, rc = ptr0[x], ptr0[x + 1], rc0
+                else:
+                    lo, hi, rc = ptr1[x], ptr1[x + 1], rc1
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if rc[mid] < code:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                if lo < (ptr0[x + 1] if c & 1 else ptr1[x + 1]) and rc[lo] == code:
+                    r0 = st0[lo] if c & 1 else st1[lo]
+                    r1 = r0 + (ln0[lo] if c & 1 else ln1[lo])
+                    for r in range(r0, r1):
+                        if stamp[seg_pool[r]] == d + 1:
+                            out[i] = True
+                            break
+                if out[i]:
+                    break
+    return out  # (stamps are never reset: each pair has its own value)
+
+
 #: (loop, numba signature)
 LOOPS = [
     (
         _near_loop,
         "boolean[::1](int64[:], int64[:], int64[:], int64[:], int64[:], int64[:], int64, int64)",
-    )
+    ),
+    (
+        _kept_loop,
+        "boolean[::1](" + ", ".join(["int64[:]"] * 18) + ", int64, int64[:], int64)",
+    ),
 ]
 
 
@@ -99,6 +216,45 @@ def near_members(
             n,
         )
     return _near_numpy(qd, qn, rd, rlo, rk, pool, n)
+
+
+def kept(g, sets, dk, bd, bc, mem, d_of) -> np.ndarray | None:
+    """fastrestrict.kept_members compiled (bd, bc: each key of each pair's group, by pair),
+    or None when the loop is not available."""
+    loop = compiled(*LOOPS[1])
+    if loop is None:
+        return None
+    from kgreason.pog.fastsegs import segment_table
+
+    sg = segment_table(g)
+    i64 = np.int64
+    pool, start, lens = sets
+    g_lo = np.searchsorted(bd, np.arange(len(dk))).astype(i64)
+    g_hi = np.searchsorted(bd, np.arange(len(dk)), side="right").astype(i64)
+    seg_pool = sg.pool
+    return loop(  # type: ignore[no-any-return]
+        mem.astype(i64, copy=False),
+        d_of.astype(i64, copy=False),
+        g_lo,
+        g_hi,
+        bc.astype(i64, copy=False),
+        dk.astype(i64, copy=False),
+        pool.astype(i64, copy=False),
+        start.astype(i64, copy=False),
+        lens.astype(i64, copy=False),
+        sg.ptr[0],
+        sg.rcode[0],
+        sg.start[0],
+        sg.ln[0],
+        sg.ptr[1],
+        sg.rcode[1],
+        sg.start[1],
+        sg.ln[1],
+        np.argsort(g.rel_rank).astype(i64),
+        max(len(g.rel_names), 1),
+        seg_pool,
+        g.n,
+    )
 
 
 def _near_numpy(qd, qn, rd, rlo, rk, pool, n):
