@@ -150,7 +150,9 @@ def keys_reaching(
     g: ArrayClusteredGraph, members: np.ndarray, owner: np.ndarray, t: int, k2: int
 ) -> np.ndarray:
     """owner * k2 + key, sorted and distinct, for every member with an edge by `key` to t:
-    t's own segments read backwards (t -(key)-> x is x -(key ^ 1)-> t)."""
+    t's own segments read backwards (t -(key)-> x is x -(key ^ 1)-> t). Only the members
+    next to t are searched (a level's 30k-70k members, ~1k of them next to t, took 3-6 ms
+    a call at 10M when every member was searched twice)."""
     sg = segment_table(g)
     xs, ks = [], []
     for d in (0, 1):
@@ -159,11 +161,14 @@ def keys_reaching(
         xs.append(sg.pool[ranges(sg.start[d][s0:s1], ln)])
         ks.append(np.repeat(sg.key[d][s0:s1] ^ 1, ln))
     x, kk = np.concatenate(xs), np.concatenate(ks)
+    near = np.zeros(g.n, dtype=bool)
+    near[x] = True
+    at = np.flatnonzero(near[members])
     order = np.argsort(x, kind="stable")
     x, kk = x[order], kk[order]
-    lo = np.searchsorted(x, members, side="left")
-    cnt = np.searchsorted(x, members, side="right") - lo
-    return unique_sorted(np.repeat(owner, cnt) * k2 + kk[ranges(lo, cnt)])
+    lo = np.searchsorted(x, members[at], side="left")
+    cnt = np.searchsorted(x, members[at], side="right") - lo
+    return unique_sorted(np.repeat(owner[at], cnt) * k2 + kk[ranges(lo, cnt)])
 
 
 class LevelSteps:
