@@ -162,11 +162,8 @@ def test_carried_set_hashes_are_the_sets_hashes(monkeypatch, level_mode):
     assert len(checked) >= 3 and sum(checked) > 100
 
 
-def test_hits_only_chunks_give_the_same_paths(monkeypatch):
-    """Once a segment-search level has made max_paths + 1 partial paths, its later chunks
-    are read for their hits only (LevelSteps.steps(hits_only=True): only the keys by which
-    a member reaches the target are expanded). Small chunks and small bounds force that
-    path; the paths, bounds and reasons are paths.py's."""
+def _count_hits_only(monkeypatch) -> dict[str, int]:
+    """Forces LevelSteps with chunks of 2 partial paths; counts the hits-only reads."""
     monkeypatch.setattr(fastpaths, "SMALL_LEVEL_ROWS", 0)
     monkeypatch.setattr(fastsets, "SEGMENT_CHUNK_PATHS", 2)
     calls = {"hits_only": 0}
@@ -177,6 +174,15 @@ def test_hits_only_chunks_give_the_same_paths(monkeypatch):
         return steps(self, p0, p1, hits_only)
 
     monkeypatch.setattr(fastsets.LevelSteps, "steps", counting)
+    return calls
+
+
+def test_hits_only_chunks_give_the_same_paths(monkeypatch):
+    """Once a segment-search level has made max_paths + 1 partial paths, its later chunks
+    are read for their hits only (LevelSteps.steps(hits_only=True): only the keys by which
+    a member reaches the target are expanded). Small chunks and small bounds force that
+    path; the paths, bounds and reasons are paths.py's."""
+    calls = _count_hits_only(monkeypatch)
     fast, slow, names, deg = synth_graphs()
     hubs = [names[i] for i in np.argsort(-deg)[:6]]
     pairs = [(a, b) for a in hubs for b in hubs if a != b][:10]
@@ -203,16 +209,7 @@ def test_level_found_too_big_midway_reads_the_rest_for_hits(monkeypatch):
     and the whole level's). The paths, expansions and reason (which names the first
     partial paths past the bound, and takes precedence over the partial-path bound) are
     paths.py's."""
-    monkeypatch.setattr(fastpaths, "SMALL_LEVEL_ROWS", 0)
-    monkeypatch.setattr(fastsets, "SEGMENT_CHUNK_PATHS", 2)
-    calls = {"hits_only": 0}
-    steps = fastsets.LevelSteps.steps
-
-    def counting(self, p0, p1, hits_only=False):
-        calls["hits_only"] += hits_only
-        return steps(self, p0, p1, hits_only)
-
-    monkeypatch.setattr(fastsets.LevelSteps, "steps", counting)
+    calls = _count_hits_only(monkeypatch)
     fast, slow, names, deg = synth_graphs()
     hubs = [names[i] for i in np.argsort(-deg)[:6]]
     pairs = [(a, b) for a in hubs for b in hubs if a != b][:10]

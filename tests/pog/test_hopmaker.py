@@ -15,6 +15,7 @@ from kgreason.pog import fastpaths
 from kgreason.pog.fastgraph import ArrayClusteredGraph
 from kgreason.pog.fastrestrict import kept_members
 from kgreason.pog.fastsets import LevelSteps, _rows
+from kgreason.pog.kernels import paths as kpaths
 from kgreason.pog.lazyhop import HopMaker, LazyHop, id_signature
 from kgreason.pog.order_free import orient, oriented_key, oriented_paths, reverse_path
 from kgreason.pog.paths import find_entity_paths
@@ -182,3 +183,7 @@ def test_compiled_kept_members_take_either_way_per_pair(graph, per_pair):
     want = kept_members(g, (pool, start, lens), dk, groups, mem_a, d_a, "forward")
     got = kept_members(g, (pool, start, lens), dk, groups, mem_a, d_a, "", True)
     assert want.any() and got.tolist() == want.tolist()
+    bd = np.array([d for d, cs in enumerate(groups) for _ in cs], dtype=np.int64)
+    bc = np.array([c for cs in groups for c in cs], dtype=np.int64)
+    loop = kpaths.kept(g, (pool, start, lens), dk, bd, bc, mem_a, d_a)  # (not numpy's)
+    assert loop is not None and loop.tolist() == want.tolist()

@@ -33,29 +33,28 @@ MIN_ROWS = 20_000
 KEPT_MIN_ROWS = 1
 
 
+def _buckets(keys, n_keys):  # pragma: no cover (compiled)
+    """A counting sort of the indices by key (0 <= key < n_keys): (ptr, by), the indices of
+    key d being by[ptr[d] : ptr[d + 1]], in order."""
+    ptr = np.zeros(n_keys + 1, dtype=np.int64)
+    for i in range(len(keys)):
+        ptr[keys[i] + 1] += 1
+    for d in range(n_keys):
+        ptr[d + 1] += ptr[d]
+    by = np.empty(len(keys), dtype=np.int64)
+    cur = ptr[:-1].copy()
+    for i in range(len(keys)):
+        by[cur[keys[i]]] = i
+        cur[keys[i]] += 1
+    return ptr, by
+
+
 def _near_loop(qd, qn, rd, rlo, rk, pool, n_pairs, n):  # pragma: no cover (compiled)
     """out[i]: qn[i] in the union of pool[rlo[r] : rlo[r] + rk[r]] over the ranges r with
     rd[r] == qd[i]. Ranges and queries are bucketed by pair (counting sort), then per pair
     its reached nodes are stamped with the pair and its queries read the stamp."""
-    r_ptr = np.zeros(n_pairs + 1, dtype=np.int64)
-    for r in range(len(rd)):
-        r_ptr[rd[r] + 1] += 1
-    q_ptr = np.zeros(n_pairs + 1, dtype=np.int64)
-    for i in range(len(qd)):
-        q_ptr[qd[i] + 1] += 1
-    for d in range(n_pairs):
-        r_ptr[d + 1] += r_ptr[d]
-        q_ptr[d + 1] += q_ptr[d]
-    r_by = np.empty(len(rd), dtype=np.int64)
-    cur = r_ptr[:-1].copy()
-    for r in range(len(rd)):
-        r_by[cur[rd[r]]] = r
-        cur[rd[r]] += 1
-    q_by = np.empty(len(qd), dtype=np.int64)
-    cur = q_ptr[:-1].copy()
-    for i in range(len(qd)):
-        q_by[cur[qd[i]]] = i
-        cur[qd[i]] += 1
+    r_ptr, r_by = _buckets(rd, n_pairs)
+    q_ptr, q_by = _buckets(qd, n_pairs)
     stamp = np.full(n, -1, dtype=np.int64)
     out = np.zeros(len(qd), dtype=np.bool_)
     for d in range(n_pairs):
@@ -69,6 +68,30 @@ def _near_loop(qd, qn, rd, rlo, rk, pool, n_pairs, n):  # pragma: no cover (comp
             i = q_by[j]
             out[i] = stamp[qn[i]] == d
     return out
+
+
+def _segment_of(
+    x, c, ptr0, rc0, st0, ln0, ptr1, rc1, st1, ln1, rel_of, r_n
+):  # pragma: no cover (compiled)
+    """The pool rows (r0, r1) of node x by key code c: out-edges (ptr0, rc0, st0, ln0) when
+    c is forward (c & 1), else in-edges; found by a binary search of x * r_n + relation
+    among x's own segment codes. (0, 0) when x has no such edge."""
+    code = x * r_n + rel_of[c >> 1]
+    fwd = c & 1
+    lo = ptr0[x] if fwd else ptr1[x]
+    end = ptr0[x + 1] if fwd else ptr1[x + 1]
+    hi = end
+    rc = rc0 if fwd else rc1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if rc[mid] < code:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < end and rc[lo] == code:
+        r0 = st0[lo] if fwd else st1[lo]
+        return r0, r0 + (ln0[lo] if fwd else ln1[lo])
+    return 0, 0
 
 
 def _kept_loop(
@@ -95,54 +118,29 @@ def _kept_loop(
     n,
 ):  # pragma: no cover (compiled)
     """out[i]: has mem[i] an edge by a key bc[g_lo[d]:g_hi[d]] (d = d_of[i]) to a member of
-    kept set dk[d] (kpool[kstart[s] : kstart[s] + klens[s]])? A key c's rows of node x are
-    one segment: out-edges (ptr0, rc0, st0, ln0) when c is forward (c & 1), else in-edges;
-    found by a binary search of x * r_n + relation among x's segment codes."""
+    kept set dk[d] (kpool[kstart[s] : kstart[s] + klens[s]])? (_segment_of finds a key's
+    rows.)"""
     n_d = len(g_lo)
-    q_ptr = np.zeros(n_d + 1, dtype=np.int64)
-    for i in range(len(d_of)):
-        q_ptr[d_of[i] + 1] += 1
-    for d in range(n_d):
-        q_ptr[d + 1] += q_ptr[d]
-    q_by = np.empty(len(d_of), dtype=np.int64)
-    cur = q_ptr[:-1].copy()
-    for i in range(len(d_of)):
-        q_by[cur[d_of[i]]] = i
-        cur[d_of[i]] += 1
+    q_ptr, q_by = _buckets(d_of, n_d)
     stamp = np.zeros(n, dtype=np.int64)  # d + 1: in kept set d (forward) or reached (backward)
     out = np.zeros(len(mem), dtype=np.bool_)
     for d in range(n_d):
-        nq = q_ptr[d + 1] - q_ptr[d]
-        if nq == 0:
+        if q_ptr[d + 1] == q_ptr[d]:
             continue
-        s = dk[d]
-        a0 = kstart[s]
-        a1 = a0 + klens[s]
-        forward = nq <= a1 - a0
-        if forward:  # stamp the kept set, then follow each member's rows until one is in it
-            for j in range(a0, a1):
-                stamp[kpool[j]] = d + 1
-        else:  # stamp what the kept set reaches through the reversed keys
-            for j in range(a0, a1):
-                y = kpool[j]
-                for b in range(g_lo[d], g_hi[d]):
-                    c = bc[b] ^ 1
-                    code = y * r_n + rel_of[c >> 1]
-                    if c & 1:
-                        lo, hi, rc = ptr0[y], ptr0[y + 1], rc0
-                    else:
-                        lo, hi, rc = ptr1[y], ptr1[y + 1], rc1
-                    while lo < hi:
-                        mid = (lo + hi) >> 1
-                        if rc[mid] < code:
-                            lo = mid + 1
-                        else:
-                            hi = mid
-                    if lo < (ptr0[y + 1] if c & 1 else ptr1[y + 1]) and rc[lo] == code:
-                        r0 = st0[lo] if c & 1 else st1[lo]
-                        r1 = r0 + (ln0[lo] if c & 1 else ln1[lo])
-                        for r in range(r0, r1):
-                            stamp[seg_pool[r]] = d + 1
+        a0 = kstart[dk[d]]
+        a1 = a0 + klens[dk[d]]
+        forward = q_ptr[d + 1] - q_ptr[d] <= a1 - a0
+        for j in range(a0, a1):
+            y = kpool[j]
+            if forward:  # stamp the kept set, then follow each member's rows into it
+                stamp[y] = d + 1
+                continue
+            for b in range(g_lo[d], g_hi[d]):  # stamp what it reaches by the reversed keys
+                r0, r1 = _segment_of(
+                    y, bc[b] ^ 1, ptr0, rc0, st0, ln0, ptr1, rc1, st1, ln1, rel_of, r_n
+                )
+                for r in range(r0, r1):
+                    stamp[seg_pool[r]] = d + 1
         for j in range(q_ptr[d], q_ptr[d + 1]):
             i = q_by[j]
             x = mem[i]
@@ -150,39 +148,37 @@ def _kept_loop(
                 out[i] = stamp[x] == d + 1
                 continue
             for b in range(g_lo[d], g_hi[d]):
-                c = bc[b]
-                code = x * r_n + rel_of[c >> 1]
-                if c & 1:
-                    lo, hi, rc = ptr0[x], ptr0[x + 1], rc0
-                else:
-                    lo, hi, rc = ptr1[x], ptr1[x + 1], rc1
-                while lo < hi:
-                    mid = (lo + hi) >> 1
-                    if rc[mid] < code:
-                        lo = mid + 1
-                    else:
-                        hi = mid
-                if lo < (ptr0[x + 1] if c & 1 else ptr1[x + 1]) and rc[lo] == code:
-                    r0 = st0[lo] if c & 1 else st1[lo]
-                    r1 = r0 + (ln0[lo] if c & 1 else ln1[lo])
-                    for r in range(r0, r1):
-                        if stamp[seg_pool[r]] == d + 1:
-                            out[i] = True
-                            break
+                r0, r1 = _segment_of(
+                    x, bc[b], ptr0, rc0, st0, ln0, ptr1, rc1, st1, ln1, rel_of, r_n
+                )
+                for r in range(r0, r1):
+                    if stamp[seg_pool[r]] == d + 1:
+                        out[i] = True
+                        break
                 if out[i]:
                     break
     return out  # (stamps are never reset: each pair has its own value)
 
 
 #: (loop, numba signature)
+_BUCKETS = ("_buckets", _buckets, "UniTuple(int64[::1], 2)(int64[:], int64)")
 LOOPS = [
     (
         _near_loop,
         "boolean[::1](int64[:], int64[:], int64[:], int64[:], int64[:], int64[:], int64, int64)",
+        (_BUCKETS,),
     ),
     (
         _kept_loop,
         "boolean[::1](" + ", ".join(["int64[:]"] * 18) + ", int64, int64[:], int64)",
+        (
+            _BUCKETS,
+            (
+                "_segment_of",
+                _segment_of,
+                "UniTuple(int64, 2)(int64, int64, " + ", ".join(["int64[:]"] * 9) + ", int64)",
+            ),
+        ),
     ),
 ]
 
