@@ -31,8 +31,11 @@ arrays. The segment search makes the hops of a chunk of steps together (lazyhop.
 groups, sets and hops: no Python call per step). No name is decoded here; a reader decodes
 what it reads. Free paths come out already in find_entity_paths' order (`_order`: one
 lexsort per level on the parent's place and the key). A level is processed in chunks of
-partial paths so a bound that stops the search early also stops the reading. Same paths,
-same order, same bounds and reasons as paths.py (tests compare).
+partial paths so a bound that stops the search early also stops the reading. In the
+segment search, once the next level has max_paths + 1 partial paths, or its first ones
+already read more than max_level_rows edge rows (so it will not be searched), the rest of
+the level is read for its hits only. Same paths, same order, same bounds and reasons as
+paths.py (tests compare).
 """
 
 from __future__ import annotations
