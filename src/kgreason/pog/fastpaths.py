@@ -215,9 +215,7 @@ def segment_paths(
             p0, p1 = chunks.popleft()
             # once max_paths + 1 partial paths are made, or the next level is too big, the
             # rest of the level adds only hits (read in larger chunks: no bound stops there)
-            full = k == max_len or not (nxt.full() or nxt.too_big)
-            if not isinstance(level, LevelSteps):
-                full = True
+            full = k == max_len or not isinstance(level, LevelSteps) or not nxt.hits_only()
             while not full and chunks and chunks[0][1] - p0 <= CHUNK_PATHS:
                 p1 = chunks.popleft()[1]
             st = level.steps(p0, p1) if full else level.steps(p0, p1, hits_only=True)
@@ -263,10 +261,17 @@ class _NextLevel:
         self.pending: list[tuple[_Steps, np.ndarray]] = []
         self.made = self.n_cont = self.total = 0
         self.per: list[np.ndarray] = []  # each chunk's kept partial paths' rows
-        self.too_big = False
 
-    def full(self) -> bool:
-        return self.made > self.budget.max_paths
+    @property
+    def too_big(self) -> bool:
+        """Whether the partial paths counted so far already read more than max_level_rows."""
+        bound = self.budget.max_level_rows
+        return bound is not None and self.total > bound
+
+    def hits_only(self) -> bool:
+        """Whether the rest of the current level adds only hits: max_paths + 1 partial
+        paths are made, or the next level will not be searched."""
+        return self.made > self.budget.max_paths or self.too_big
 
     def add(self, st: _Steps, cont: np.ndarray) -> None:
         self.n_cont += len(cont)
@@ -278,8 +283,6 @@ class _NextLevel:
             r = _cont_rows(self.g, st, counted, self.t)
             self.per.append(r)
             self.total += int(r.sum())
-            bound = self.budget.max_level_rows
-            self.too_big = bound is not None and self.total > bound
 
     def rows(self) -> tuple[int, int]:
         """(edge rows, partial paths) of the next level (the first max_paths made)."""

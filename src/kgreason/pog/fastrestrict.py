@@ -17,9 +17,8 @@ import numpy as np
 from kgreason.kg.store.build_index import ranges
 from kgreason.pog.fastsegs import KeyRows, key_rows, segment_table
 from kgreason.pog.fastsets import _member
-from kgreason.pog.kernels import paths as kpaths
 from kgreason.pog.kernels import use_jit
-from kgreason.pog.kernels.paths import near_members
+from kgreason.pog.kernels.paths import KEPT_MIN_ROWS, kept, near_members
 from kgreason.pog.lazyhop import HopMaker, NameSet
 from kgreason.pog.setids import _hash_sets, canon
 from kgreason.pog.types import Hop
@@ -171,8 +170,8 @@ def kept_members(
     n, rows_pool = g.n, segment_table(g).pool
     bd = np.array([d for d, cs in enumerate(groups) for _ in cs], dtype=np.int64)
     bc = np.array([c for cs in groups for c in cs], dtype=np.int64)
-    if not way and len(mem) and use_jit(len(mem), kpaths.KEPT_MIN_ROWS, jit):
-        got = kpaths.kept(g, sets, dk, bd, bc, mem, d_of)
+    if not way and len(mem) and use_jit(len(mem), KEPT_MIN_ROWS, jit):
+        got = kept(g, sets, dk, bd, bc, mem, d_of)
         if got is not None:
             return got
     s = dk[bd]

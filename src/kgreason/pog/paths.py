@@ -153,10 +153,7 @@ class _Budget:
         """True (and the bound recorded) when length k's level would read too many rows."""
         if self.max_level_rows is None or rows <= self.max_level_rows:
             return False
-        self.stop(
-            f"max_level_rows={self.max_level_rows}: length {k} not searched {where}"
-            f" ({partial} partial paths would read {rows} edge rows)"
-        )
+        self._level_stop(k, where, f"{partial} partial paths would read {rows} edge rows")
         return True
 
     def level_prefix_too_big(self, rows: Iterable[int], k: int, where: str) -> bool:
@@ -168,12 +165,16 @@ class _Budget:
         for i, r in enumerate(rows, 1):
             total += r
             if total > self.max_level_rows:
-                self.stop(
-                    f"max_level_rows={self.max_level_rows}: length {k} not searched {where}"
-                    f" (its first {i} partial paths would read {total} edge rows)"
+                self._level_stop(
+                    k, where, f"its first {i} partial paths would read {total} edge rows"
                 )
                 return True
         return False
+
+    def _level_stop(self, k: int, where: str, detail: str) -> None:
+        self.stop(
+            f"max_level_rows={self.max_level_rows}: length {k} not searched {where} ({detail})"
+        )
 
 
 def _rows(graph: ClusteredGraph, nodes: Iterable[str]) -> int:
@@ -274,9 +275,7 @@ def _segment_paths(
             cut = f"max_paths={budget.max_paths} partial paths ({s} -> {t}, length {k})"
             nxt = nxt[: budget.max_paths]
         frontier = nxt
-    if cut:
-        budget.stop(cut)
-    return found
+    return found  # (the last length makes no partial paths: `cut` is empty)
 
 
 def _restrict(

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from kgreason.kg.store.build_index import ranges
-from kgreason.pog.fastsegs import member_sorted
+from kgreason.pog.fastsegs import member_sorted, segment_table
 from kgreason.pog.kernels import compiled, use_jit
 from kgreason.pog.setids import unique_sorted
 
@@ -220,8 +220,6 @@ def kept(g, sets, dk, bd, bc, mem, d_of) -> np.ndarray | None:
     loop = compiled(*LOOPS[1])
     if loop is None:
         return None
-    from kgreason.pog.fastsegs import segment_table
-
     sg = segment_table(g)
     i64 = np.int64
     pool, start, lens = sets
