@@ -147,13 +147,13 @@ def test_carried_set_hashes_are_the_sets_hashes(monkeypatch, level_mode):
     init = fastsets.LevelSteps.__init__
     checked = []
 
-    def checking_init(self, g, lv, prev, keep, hv, t=-1, rows=None):
+    def checking_init(self, g, lv, prev, keep, hv, t=-1, rows=None, kept=None):
         if lv.h is not None:
             off = lv.offsets()
             want = setids._hash_sets(hv, lv.nodes, off[:-1], lv.lens)
             np.testing.assert_array_equal(lv.h, want)
             checked.append(len(lv.lens))
-        init(self, g, lv, prev, keep, hv, t, rows)
+        init(self, g, lv, prev, keep, hv, t, rows, kept)
 
     monkeypatch.setattr(fastsets.LevelSteps, "__init__", checking_init)
     hubs = [names[i] for i in np.argsort(-deg)[:3]]
@@ -265,3 +265,21 @@ def test_levels_expanded_in_thread_parts_give_the_same_paths(monkeypatch):
             assert [p.hops for p in x.paths] == [p.hops for p in y.paths], (ents, max_paths)
             assert (x.bound_hit, x.bound_reason) == (y.bound_hit, y.bound_reason)
     assert runs["threaded"] > 3
+
+
+def test_kept_prefix_is_recounted_for_another_mask_only():
+    """KeptPrefix (the free search's levels share one mask's counts): a second mask object,
+    even with equal contents, is counted afresh; the same object is not counted again."""
+    g, _ = _graphs()
+    pool = fastsets.segment_table(g).pool
+    keep = np.ones(g.n, dtype=bool)
+    keep[[0, 3]] = False
+    kept = fastsets.KeptPrefix()
+    first = kept.of(g, keep)
+    assert first.tolist() == np.concatenate([[0], np.cumsum(~keep[pool])]).tolist()
+    assert kept.of(g, keep) is first
+    other = np.ones(g.n, dtype=bool)
+    other[1] = False
+    again = kept.of(g, other)
+    assert again.tolist() == np.concatenate([[0], np.cumsum(~other[pool])]).tolist()
+    assert again[-1] == int((pool == 1).sum())

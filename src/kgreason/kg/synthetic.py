@@ -127,6 +127,13 @@ def _csr(src: np.ndarray, dst: np.ndarray, rel: np.ndarray, n: int):
     return ptr, dst[o], rel[o]
 
 
+def top_degree(deg: np.ndarray, k: int) -> np.ndarray:
+    """The k nodes of highest degree, ties by id. A stable sort: numpy's default argsort
+    breaks ties by CPU (its AVX-512 sort differs from the AVX2 one), which gave one seed
+    different question sets, hence different bench tables, on different machines."""
+    return np.argsort(-deg, kind="stable")[:k]
+
+
 def synth_questions(
     kg: SynthKG, n_single: int, n_multi: int, seed: int = 0, hub_share: float = 0.2
 ) -> list[SynthQuestion]:
@@ -139,7 +146,7 @@ def synth_questions(
     rptr, rsrc, _ = _csr(kg.t, kg.h, kg.r, n)
     out_deg = np.diff(ptr)
     deg = out_deg + np.diff(rptr)
-    hubs = np.argsort(-deg)[: max(10, n // 100)]
+    hubs = top_degree(deg, max(10, n // 100))
     hubs = hubs[out_deg[hubs] > 0]
     normal = np.flatnonzero((out_deg > 0) & (deg < np.percentile(deg, 99)))
     qs: list[SynthQuestion] = []

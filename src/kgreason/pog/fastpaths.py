@@ -48,7 +48,7 @@ import numpy as np
 
 from kgreason.kg.store.build_index import ranges
 from kgreason.pog.fastrestrict import restrict
-from kgreason.pog.fastsets import CHUNK_PATHS, LevelSteps, _Steps
+from kgreason.pog.fastsets import CHUNK_PATHS, KeptPrefix, LevelSteps, _Steps
 from kgreason.pog.kernels.sums import range_sums
 from kgreason.pog.lazyhop import HopMaker
 from kgreason.pog.levels import _Level, _node_hash, _RowSteps
@@ -64,12 +64,15 @@ if TYPE_CHECKING:
 SMALL_LEVEL_ROWS = 1 << 16
 
 
-def _level_steps(g, lv: _Level, prev: _Level | None, keep: np.ndarray, rows: int, t: int = -1):
+def _level_steps(
+    g, lv: _Level, prev: _Level | None, keep: np.ndarray, rows: int, kept: KeptPrefix, t: int = -1
+):
     """LevelSteps where a level reads many rows, _RowSteps where it reads few (`rows`: the
-    edge rows of the level's sets, which the caller already summed for the level bound)."""
+    edge rows of the level's sets, which the caller already summed for the level bound;
+    `kept`: the search's cache of the mask's counts over the segment pool)."""
     if rows <= SMALL_LEVEL_ROWS:
         return _RowSteps(g, lv, prev, keep, _node_hash(g), t)
-    return LevelSteps(g, lv, prev, keep, _node_hash(g), t, rows)
+    return LevelSteps(g, lv, prev, keep, _node_hash(g), t, rows, kept)
 
 
 #: reached sets of one chunk: (sizes, members side by side, hashes or None)
@@ -124,6 +127,7 @@ def free_paths(
     rank = np.zeros(1, dtype=np.int64)  # each partial path's place in the sorted order
     prev: _Level | None = None
     total = 0  # paths found at the shorter lengths
+    kept = KeptPrefix()  # (keep is the same at every length)
     for k in range(1, max_len + 1):
         rows = int(g.degree[lv.nodes].sum())
         if budget.level_too_big(rows, len(lv.lens), k, f"from {start}"):
@@ -133,7 +137,7 @@ def free_paths(
         steps: list[tuple[np.ndarray, np.ndarray]] = []  # (p, primary key) of each chunk
         record = table.steps(k)
         made = found = 0  # partial paths of the next level made so far; paths found
-        level = _level_steps(g, lv, prev, keep, rows)
+        level = _level_steps(g, lv, prev, keep, rows, kept)
         for p0, p1 in level.chunks():
             st = level.steps(p0, p1)
             steps.append((st.p, st.key))
@@ -209,7 +213,7 @@ def segment_paths(
         nxt = _NextLevel(g, t, budget)
         pending = nxt.pending
         stopped = False
-        level = _level_steps(g, lv, prev, keep, rows, t)
+        level = _level_steps(g, lv, prev, keep, rows, KeptPrefix(), t)
         chunks = deque(level.chunks())
         while chunks:
             p0, p1 = chunks.popleft()
