@@ -297,3 +297,21 @@ def test_read_only_inputs_are_copied_not_refused():
         loop = kernels.compiled(*canon_kernel.LOOPS[0])
         assert loop is not None
         loop(nodes.astype(np.float64), start, start, start, start)
+
+
+def test_prefix_hashes_compiled_equals_numpy_and_wraps():
+    """kernels.segments.prefix_hashes (segment_hashes' one pass) against numpy's gather and
+    cumsum, with hashes near 2**64 so the sums wrap, on a pool with repeats."""
+    from kgreason.pog.kernels import segments as seg_kernel
+
+    rng = np.random.default_rng(11)
+    hv = rng.integers(2**63, 2**64 - 1, 500, dtype=np.uint64, endpoint=True)
+    pool = rng.integers(0, 500, 20_000).astype(np.int64)
+    got = seg_kernel.prefix_hashes(pool, hv)
+    if got is None:
+        pytest.skip("numba not available")
+    want = np.zeros(len(pool) + 1, dtype=np.uint64)
+    np.cumsum(hv[pool], out=want[1:])
+    assert got.dtype == np.uint64
+    np.testing.assert_array_equal(got, want)
+    assert seg_kernel.prefix_hashes(np.zeros(0, dtype=np.int64), hv).tolist() == [0]

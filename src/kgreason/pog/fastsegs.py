@@ -88,8 +88,13 @@ def segment_table(g: ArrayClusteredGraph) -> Segments:
     pool = np.concatenate([g.odst, g.isrc]).astype(np.int64, copy=False)
     done = None
     if use_jit(len(g.odst), segments.MIN_ROWS):  # by edges (MetaQA's stay below: no numba)
-        o = segments.runs(g.optr, g.orel, rank, n, r_n, 0, 1)
-        i = segments.runs(g.iptr, g.irel, rank, n, r_n, len(g.odst), 0)
+        # the two directions at once (the loop releases the GIL: ~6 -> ~3.5 ms at 10M)
+        o, i = run_parallel(
+            [
+                partial(segments.runs, g.optr, g.orel, rank, n, r_n, 0, 1),
+                partial(segments.runs, g.iptr, g.irel, rank, n, r_n, len(g.odst), 0),
+            ]
+        )
         done = None if o is None or i is None else (o, i)
     if done is not None:
         (optr, ostart, oln, okey, ocode), (iptr, istart, iln, ikey, icode) = done
@@ -111,8 +116,10 @@ def segment_hashes(g: ArrayClusteredGraph, hv: np.ndarray) -> np.ndarray:
     if got is not None and got[0] is hv:
         return got[1]
     pool = segment_table(g).pool
-    cum_h = np.zeros(len(pool) + 1, dtype=np.uint64)
-    np.cumsum(hv[pool], out=cum_h[1:])
+    cum_h = segments.prefix_hashes(pool, hv) if use_jit(len(pool), segments.MIN_ROWS) else None
+    if cum_h is None:
+        cum_h = np.zeros(len(pool) + 1, dtype=np.uint64)
+        np.cumsum(hv[pool], out=cum_h[1:])
     g._segment_hashes = (hv, cum_h)  # type: ignore[attr-defined]
     return cum_h
 
