@@ -87,7 +87,8 @@ def segment_table(g: ArrayClusteredGraph) -> Segments:
     n, rank, r_n = g.n, g.rel_rank, max(len(g.rel_names), 1)
     pool = np.concatenate([g.odst, g.isrc]).astype(np.int64, copy=False)
     done = None
-    if use_jit(len(g.odst), segments.MIN_ROWS):  # by edges (MetaQA's stay below: no numba)
+    # by edges (MetaQA's stay below: no numba)
+    if use_jit(len(g.odst), segments.MIN_ROWS) and segments.runs_ready():
         # the two directions at once (the loop releases the GIL: ~6 -> ~3.5 ms at 10M)
         o, i = run_parallel(
             [

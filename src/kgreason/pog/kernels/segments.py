@@ -321,6 +321,12 @@ def expand(members, owner, sg, keep, hv, cum_h, bad_cum, n, k2, buf, base, only=
     return code, a, size, h, count
 
 
+def runs_ready() -> bool:
+    """Whether the compiled runs loop is in use, resolved on the calling thread (so threads
+    calling `runs` at once do not each compile or load it)."""
+    return compiled(*LOOPS[1]) is not None
+
+
 def runs(ptr, rel, rank, n, r_n, base, fwd):
     """The compiled fastsegs._runs (without its rows output), or None (numpy then)."""
     loop = compiled(*LOOPS[1])
