@@ -14,6 +14,7 @@ API:
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -33,9 +34,18 @@ class NodeNames:
         self._n, self._decode = n, decode
         self._cache = np.empty(n, dtype=object)
         self._have = np.zeros(n, dtype=bool)
-        #: key -> local id, once a NodeIndex is made over these names (hopsets.answer_count
-        #: finds the topics in a set by key without decoding the set)
-        self.index: NodeIndex | None = None
+        self._index: weakref.ref[NodeIndex] | None = None
+
+    @property
+    def index(self) -> NodeIndex | None:
+        """key -> local id, once a NodeIndex is made over these names (hopsets.answer_count
+        finds the topics in a set by key without decoding the set). Held weakly: the index
+        holds these names, and a cycle left a question's graph to the cyclic collector."""
+        return None if self._index is None else self._index()
+
+    @index.setter
+    def index(self, value: NodeIndex | None) -> None:
+        self._index = None if value is None else weakref.ref(value)
 
     @classmethod
     def given(cls, names: np.ndarray) -> NodeNames:
@@ -106,9 +116,11 @@ def dict_lookup(names: np.ndarray) -> Callable[[list[str]], np.ndarray]:
 class LazyAdj(Mapping[str, dict[Key, tuple[str, ...]]]):
     """name -> {(relation, forward): neighbour names}, built per node on first access."""
 
-    def __init__(self, g: ArrayClusteredGraph):
+    def __init__(
+        self, g: ArrayClusteredGraph, cache: dict[int, dict[Key, tuple[str, ...]]] | None = None
+    ):
         self._g = g
-        self._cache: dict[int, dict[Key, tuple[str, ...]]] = {}
+        self._cache: dict[int, dict[Key, tuple[str, ...]]] = {} if cache is None else cache
 
     def _local(self, name: object) -> int:
         u = self._g.index.get(name)
