@@ -264,11 +264,12 @@ def _push(graph: ClusteredGraph, h: Hop, weight: dict[str, float]) -> dict[str, 
     """Chains reaching each member of h.dst: the sum over its predecessors in h.src."""
     dst = set(h.dst)
     out: dict[str, float] = dict.fromkeys(h.dst, 0.0)
+    graph_adj = graph.adj  # (an array graph makes a view per read)
     for u in h.src:
         w = weight.get(u, 0.0)
         if not w:
             continue
-        adj = graph.adj.get(u, {})
+        adj = graph_adj.get(u, {})
         reached: set[str] = set()
         for key in h.relation_keys():
             reached.update(v for v in adj.get(key, ()) if v in dst)
@@ -317,6 +318,7 @@ def collision_path(graph: ClusteredGraph, path: ReasoningPath) -> bool:
     2007 film "War" (one directed_by edge, to Philip G. Atwell, and a few other film facts),
     and the year "1969" is also a film: paths "genre of X's films -> directed_by" end at Atwell in unrelated questions.
     Only meaningful where names are ids; the caller decides when to apply it."""
+    adj = graph.adj  # (an array graph makes a view per read)
     for j in range(len(path.hops) - 1):
         h, nxt = path.hops[j], path.hops[j + 1]
         enter = [(r, not f) for r, f in h.relation_keys()]
@@ -324,8 +326,8 @@ def collision_path(graph: ClusteredGraph, path: ReasoningPath) -> bool:
         leave = nxt.relation_keys()
         if {r for r, _ in leave} & enter_rels:
             continue
-        going = [v for v in h.dst if any(graph.adj.get(v, {}).get(k) for k in leave)]
-        if going and all(_merged(graph.adj.get(v, {}), enter, leave) for v in going):
+        going = [v for v in h.dst if any(adj.get(v, {}).get(k) for k in leave)]
+        if going and all(_merged(adj.get(v, {}), enter, leave) for v in going):
             return True
     return False
 

@@ -179,7 +179,8 @@ class _Budget:
 
 def _rows(graph: ClusteredGraph, nodes: Iterable[str]) -> int:
     """Edge rows a step from `nodes` reads (both directions, as the array search counts)."""
-    return sum(len(v) for n in nodes for v in graph.adj.get(n, {}).values())
+    adj = graph.adj
+    return sum(len(v) for n in nodes for v in adj.get(n, {}).values())
 
 
 def _steps(
@@ -284,12 +285,11 @@ def _restrict(
     """Keep only the members of each set that lie on a chain ending at t."""
     kept: list[set[str]] = [set() for _ in sets]
     kept[-1] = {t}
+    adj = graph.adj
     for j in range(len(groups) - 1, -1, -1):
         nxt = kept[j + 1]
         kept[j] = {
-            u
-            for u in sets[j]
-            if any(v in nxt for key in groups[j] for v in graph.adj[u].get(key, ()))
+            u for u in sets[j] if any(v in nxt for key in groups[j] for v in adj[u].get(key, ()))
         }
     return tuple(_hop(kept[j], groups[j], kept[j + 1]) for j in range(len(groups)))
 
