@@ -8,8 +8,8 @@ API:
     NodeNames(n, decode)[ids] -> object array of keys;  NodeNames.given(names)
     NodeIndex(names, lookup).many(keys) -> local ids (-1 = absent); a Mapping[str, int]
     dict_lookup(names) -> lookup over an in-memory name array
-    LazyAdj(g): the graph's `adj` (name -> {(relation, forward): neighbour names}), per node
-    on first access
+    LazyAdj(g, cache): the graph's `adj` (name -> {(relation, forward): neighbour names}),
+    per node on first access, into the graph's cache
 """
 
 from __future__ import annotations
@@ -116,11 +116,8 @@ def dict_lookup(names: np.ndarray) -> Callable[[list[str]], np.ndarray]:
 class LazyAdj(Mapping[str, dict[Key, tuple[str, ...]]]):
     """name -> {(relation, forward): neighbour names}, built per node on first access."""
 
-    def __init__(
-        self, g: ArrayClusteredGraph, cache: dict[int, dict[Key, tuple[str, ...]]] | None = None
-    ):
-        self._g = g
-        self._cache: dict[int, dict[Key, tuple[str, ...]]] = {} if cache is None else cache
+    def __init__(self, g: ArrayClusteredGraph, cache: dict[int, dict[Key, tuple[str, ...]]]):
+        self._g, self._cache = g, cache  # (the graph's own: views made per read share it)
 
     def _local(self, name: object) -> int:
         u = self._g.index.get(name)

@@ -203,6 +203,7 @@ def segment_paths(
     if budget.level_prefix_too_big([rows], 1, where):
         return found
     pending: list[tuple[_Steps, np.ndarray]] | None = None  # the next level, not yet built
+    kept = KeptPrefix()  # (recounts when the mask changes: every length here)
     for k in range(1, max_len + 1):
         if pending is not None:
             levels.append(_build_level(maker, pending, n_partial, t, ht))
@@ -213,7 +214,7 @@ def segment_paths(
         nxt = _NextLevel(g, t, budget)
         pending = nxt.pending
         stopped = False
-        level = _level_steps(g, lv, prev, keep, rows, KeptPrefix(), t)
+        level = _level_steps(g, lv, prev, keep, rows, kept, t)
         chunks = deque(level.chunks())
         while chunks:
             p0, p1 = chunks.popleft()
