@@ -56,6 +56,7 @@ from kgreason.pog.graph import prepare_graph
 from kgreason.pog.order_free import order_free_paths
 from kgreason.pog.settings import PoGSettings
 from scale_bounds import bounds_old_new, bounds_only
+from scale_compare import compare_runs
 from scale_growth import STAGES, pct, print_growth
 from scale_metaqa import metaqa
 
@@ -139,6 +140,11 @@ async def run_question(kg: StoreKG, q: dict, settings: PoGSettings) -> Staged:
     return Staged(prep, search, times)
 
 
+def best(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
+    """Each stage's (and the total's) faster time of two runs of one question."""
+    return {k: min(v, b[k]) for k, v in a.items()}
+
+
 def row(q: dict, staged: Staged) -> dict:
     prep, search = staged.prep, staged.search
     gold = set(q["answers"])
@@ -206,14 +212,13 @@ def measure(d: Path, args: argparse.Namespace) -> None:
                 prof.enable()
             staged = run_sync(run_question(kg, q, settings))
             for _ in range(args.repeat - 1):  # best of k per stage: this VM's runs differ ~15 %
-                again = run_sync(run_question(kg, q, settings)).times
-                staged.times = {k: min(v, again[k]) for k, v in staged.times.items()}
+                staged.times = best(staged.times, run_sync(run_question(kg, q, settings)).times)
             if prof:
                 prof.disable()
             if n_pass == 0:
                 rows.append(row(q, staged))
             else:  # (the same paths: only the times can differ)
-                rows[i]["times"] = {k: min(v, staged.times[k]) for k, v in rows[i]["times"].items()}
+                rows[i]["times"] = best(rows[i]["times"], staged.times)
             if args.verbose:
                 t = {k: round(v * 1000) for k, v in rows[i]["times"].items()}
                 print(f"  q{i} topics={len(q['topics'])} hub={q['hub']} ms={t}", file=sys.stderr)
@@ -274,34 +279,6 @@ def measure(d: Path, args: argparse.Namespace) -> None:
     if prof:
         print("cProfile top 10 (tottime):")
         pstats.Stats(prof).sort_stats("tottime").print_stats(10)
-
-
-def compare_runs(old: dict, new: dict) -> None:
-    """old/new per stage (p50, p95) per group, and the gold-in-reduced-subgraph counts."""
-    print("=== old / new, same questions, measured one after the other in this run ===")
-    for name, pick in (("single", 1), ("two-topic", 2)):
-        idx = [i for i, q in enumerate(new["qs"]) if (len(q["topics"]) == 1) == (pick == 1)]
-        if not idx:
-            continue
-        for st in STAGES:
-            a = [old["rows"][i]["times"][st] * 1000 for i in idx]
-            b = [new["rows"][i]["times"][st] * 1000 for i in idx]
-            print(
-                f"   {name:<9} {st:<11} p50 {pct(a, 0.5):9.1f} -> {pct(b, 0.5):8.1f} ms"
-                f" ({pct(a, 0.5) / max(pct(b, 0.5), 1e-9):6.1f}x)   p95 {pct(a, 0.95):9.1f} ->"
-                f" {pct(b, 0.95):8.1f} ms ({pct(a, 0.95) / max(pct(b, 0.95), 1e-9):6.1f}x)"
-            )
-        for key in ("gold_reduced", "gold_path", "gold_reduced_all", "gold_path_all"):
-            a = sum(bool(old["rows"][i].get(key)) for i in idx)
-            b = sum(bool(new["rows"][i].get(key)) for i in idx)
-            print(f"   {name:<9} {key:<16} old {a}/{len(idx)}  new {b}/{len(idx)}")
-        for key in ("cut", "path_bound"):
-            a = sum(bool(old["rows"][i][key]) for i in idx)
-            b = sum(bool(new["rows"][i][key]) for i in idx)
-            print(f"   {name:<9} {key:<16} old {a}/{len(idx)}  new {b}/{len(idx)}")
-    same = sum(o["n_paths"] == w["n_paths"] for o, w in zip(old["rows"], new["rows"], strict=True))
-    print(f"   same number of paths: {same}/{len(new['rows'])}")
-    print(f"   peak RSS old {old['rss_mb']:,.0f} MB, new {new['rss_mb']:,.0f} MB")
 
 
 def main() -> None:
