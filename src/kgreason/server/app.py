@@ -24,6 +24,7 @@ from kgreason.server.middleware import (
     MetricsMiddleware,
     TokenMiddleware,
 )
+from kgreason.server.models import brief
 from kgreason.server.service import Service, ServiceError
 
 log = logging.getLogger("kgreason.server")
@@ -45,14 +46,6 @@ BODY_NOT_JSON = (
 
 def _error(status: int, kind: str, message: str, headers: dict[str, str] | None = None):
     return JSONResponse({"error_kind": kind, "message": message}, status, headers=headers)
-
-
-def _validation_message(e: RequestValidationError) -> str:
-    parts = []
-    for err in e.errors()[:5]:
-        where = ".".join(str(x) for x in err.get("loc", ()) if x != "body")
-        parts.append(f"{where or 'body'}: {err.get('msg', 'invalid')}")
-    return "; ".join(parts) or "invalid request"
 
 
 def create_app(
@@ -89,7 +82,7 @@ def create_app(
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, e: RequestValidationError) -> JSONResponse:
-        return _error(422, "bad-request", _validation_message(e))
+        return _error(422, "bad-request", brief(e.errors()))
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, e: HTTPException) -> JSONResponse:

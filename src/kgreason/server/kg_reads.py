@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 import kgreason
 from kgreason.server.errors import ServiceError
+from kgreason.server.models import MAX_ID, ExplainRequest, brief
 
 if TYPE_CHECKING:
     from kgreason import KnowledgeGraph
@@ -31,6 +34,8 @@ class KGReads:
         """An entity's name and one page of its neighbours (sorted, so pages are stable)."""
         if offset < 0 or not 1 <= limit <= 500:
             raise ServiceError("bad-request", "need offset >= 0 and 1 <= limit <= 500", 400)
+        if len(id) > MAX_ID:
+            raise ServiceError("bad-request", f"an entity id is at most {MAX_ID} characters", 400)
         try:
             names = await self.kg.names([id])
         except kgreason.KGError as e:
@@ -54,24 +59,30 @@ class KGReads:
             "next_offset": offset + limit if offset + limit < len(rows) else None,
         }
 
-    async def aexplain(self, result: dict[str, Any]) -> dict[str, Any]:
+    async def aexplain(self, result: dict[str, Any] | ExplainRequest) -> dict[str, Any]:
         """The triples a result's paths cite, each checked against the KG now."""
-        triples: list[kgreason.Triple] = []
-        try:
-            for p in result.get("paths") or []:
-                for hop in p.get("hops") or []:
-                    for t in hop.get("triples") or []:
-                        triples.append(kgreason.Triple(t["head"], t["relation"], t["tail"]))
-        except (AttributeError, KeyError, TypeError) as e:
-            raise ServiceError("bad-request", f"not a result with paths: {e}", 400) from e
-        triples = list(dict.fromkeys(triples))
+        if not isinstance(result, ExplainRequest):
+            try:
+                result = ExplainRequest.model_validate(result)
+            except ValidationError as e:
+                raise ServiceError(
+                    "bad-request", f"not a result with paths: {brief(e)}", 400
+                ) from e
+        triples = list(
+            dict.fromkeys(
+                kgreason.Triple(t.head, t.relation, t.tail)
+                for p in result.paths
+                for hop in p.hops
+                for t in hop.triples
+            )
+        )
         ok = await self.kg.contains(triples) if triples else []
         rows = [
             {"head": t.head, "relation": t.relation, "tail": t.tail, "verified": bool(v)}
             for t, v in zip(triples, ok, strict=True)
         ]
         return {
-            "answers": result.get("answers") or [],
+            "answers": [a.model_dump() for a in result.answers],
             "triples": rows,
             "verified": sum(r["verified"] for r in rows),
             "unverified": sum(not r["verified"] for r in rows),
@@ -83,5 +94,5 @@ class KGReads:
     def entity(self, id: str, offset: int = 0, limit: int = 50) -> dict[str, Any]:
         return kgreason.run_sync(self.aentity(id, offset, limit))
 
-    def explain(self, result: dict[str, Any]) -> dict[str, Any]:
+    def explain(self, result: dict[str, Any] | ExplainRequest) -> dict[str, Any]:
         return kgreason.run_sync(self.aexplain(result))

@@ -37,7 +37,14 @@ from kgreason.server.mcp_models import (
     explain_output,
     solve_output,
 )
-from kgreason.server.models import MAX_QUESTION, MAX_TEXT, AskRequest, SolveRequest
+from kgreason.server.models import (
+    MAX_ID,
+    MAX_NAME,
+    MAX_QUESTION,
+    MAX_TEXT,
+    AskRequest,
+    SolveRequest,
+)
 from kgreason.tracing import StageEvent
 
 if TYPE_CHECKING:
@@ -47,7 +54,6 @@ log = logging.getLogger(__name__)
 
 #: results kept for explain_answer (oldest dropped first)
 RESULTS_KEPT = 64
-MAX_ID = 1_000
 MAX_QUERY = 500
 
 INSTRUCTIONS = """\
@@ -204,7 +210,7 @@ def build_server(service: Service, *, results: ResultCache | None = None) -> MCP
             Field(description="true: LLM-free mode; null: the server's default."),
         ] = None,
         strategy: Annotated[
-            str | None, Field(max_length=40, description="Path pruning strategy (PoG).")
+            str | None, Field(max_length=MAX_NAME, description="Path pruning strategy (PoG).")
         ] = None,
         variant: Annotated[
             Literal["pog", "pog-e"] | None, Field(description="PoG variant (with an LLM).")
@@ -246,7 +252,7 @@ def build_server(service: Service, *, results: ResultCache | None = None) -> MCP
         ] = None,
         solver: Annotated[
             str | None,
-            Field(max_length=40, description="The program's solver (default: detected)."),
+            Field(max_length=MAX_NAME, description="The program's solver (default: detected)."),
         ] = None,
     ) -> SolveOutput:
         """Logical reasoning with a symbolic solver (SymbolLKG): give `context` and `question`

@@ -1,10 +1,17 @@
 """Prometheus text exposition (format 0.0.4) of the server's counters, written here to keep
 the server free of a metrics dependency. One `Metrics` per app; the event loop is the only
-writer, so plain dicts suffice."""
+writer, so plain dicts suffice.
+
+Every label value comes from a closed set, so no client can grow the series (and the
+memory behind them): HTTP methods outside `METHODS` are "other", statuses outside 100-599
+are "other", and the free-form values (routes, error kinds, LLM stages) must be plain
+names and are capped at `MAX_LABEL_VALUES` distinct values each, the rest counted as
+"other". Routes are already templates (the middleware never passes a raw path)."""
 
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from typing import Any
 
@@ -13,6 +20,34 @@ BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 
 USAGE_KEYS = ("calls", "prompt_tokens", "completion_tokens")
 
 Labels = tuple[tuple[str, str], ...]
+#: methods counted by name; any other is "other"
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"})
+#: distinct values one free-form label (route, kind, stage) may take before "other"
+MAX_LABEL_VALUES = 64
+_PLAIN = re.compile(r"[A-Za-z0-9_./{}:-]{1,80}")
+
+
+class _Closed:
+    """One free-form label's values: plain names, at most MAX_LABEL_VALUES of them."""
+
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+
+    def __call__(self, value: str) -> str:
+        if value in self.seen:
+            return value
+        if len(self.seen) >= MAX_LABEL_VALUES or not _PLAIN.fullmatch(value):
+            return "other"
+        self.seen.add(value)
+        return value
+
+
+def method_label(method: str) -> str:
+    return method if method in METHODS else "other"
+
+
+def status_label(status: int) -> str:
+    return str(status) if 100 <= status <= 599 else "other"
 
 
 def _esc(v: str) -> str:
@@ -52,9 +87,12 @@ class Metrics:
         self.latency: dict[Labels, Histogram] = defaultdict(Histogram)
         self.llm: dict[tuple[str, str], int] = defaultdict(int)  # (stage, key) -> total
         self.errors: dict[str, int] = defaultdict(int)
+        self._route, self._stage, self._kind = _Closed(), _Closed(), _Closed()
 
     def record_request(self, route: str, method: str, status: int, seconds: float) -> None:
-        self.requests[(("route", route), ("method", method), ("status", str(status)))] += 1
+        route = self._route(route)
+        labels = (("route", route), ("method", method_label(method)))
+        self.requests[(*labels, ("status", status_label(status)))] += 1
         self.latency[(("route", route),)].observe(seconds)
 
     def record_usage(self, usage: dict[str, Any] | None) -> None:
@@ -62,12 +100,14 @@ class Metrics:
         for stage, u in (usage or {}).items():
             if stage == "total" or not isinstance(u, dict):
                 continue
+            label = self._stage(str(stage))
             for k in USAGE_KEYS:
-                self.llm[(stage, k)] += int(u.get(k, 0) or 0)
+                n = u.get(k, 0)
+                self.llm[(label, k)] += n if isinstance(n, int) and n > 0 else 0
 
     def record_error(self, kind: str | None) -> None:
         if kind:
-            self.errors[kind] += 1
+            self.errors[self._kind(str(kind))] += 1
 
     def render(self, gauges: dict[str, float] | None = None) -> str:
         out: list[str] = []

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Body, Depends
 from fastapi.responses import StreamingResponse
 
 from kgreason.server.deps import BEARER, AppState, state
-from kgreason.server.models import AskRequest, SolveRequest
+from kgreason.server.models import AskRequest, ExplainRequest, SolveRequest
 from kgreason.server.service import ServiceError, stage_event_dict
 from kgreason.tracing import StageEvent
 
@@ -106,7 +106,7 @@ async def solve(req: SolveRequest, st: AppState = Depends(state)) -> dict[str, A
 
 @router.post("/explain", summary="The triples a result's paths cite, each checked in the KG")
 async def explain(
-    result: dict[str, Any] = Body(..., description="A /v1/ask result (its `paths` are read)."),
+    result: ExplainRequest = Body(..., description="A /v1/ask result (its `paths` are read)."),
     st: AppState = Depends(state),
 ) -> dict[str, Any]:
     return await st.service.aexplain(result)
