@@ -16,6 +16,8 @@ from tests.server.test_runs_traversal import make_run
 
 Q = {"question": "who directed [Once Were Warriors]"}
 
+JSON = {"Content-Type": "application/json"}
+
 
 @pytest.fixture(scope="module")
 def runs_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -34,7 +36,7 @@ def live(warm: Service, runs_root: Path) -> Iterator[Live]:
 
 def test_ask_returns_paths_with_ids_and_timing(live: Live) -> None:
     with live.client() as c:
-        r = c.post("/v1/ask", content=json.dumps(Q))  # as `curl -d` sends it: no JSON type
+        r = c.post("/v1/ask", content=json.dumps(Q), headers=JSON)  # as `curl --json` sends it
     assert r.status_code == 200, r.text
     out = r.json()
     assert out["answers"][0]["name"] == "Lee Tamahori" and out["paths"]
@@ -79,7 +81,7 @@ def test_stream_refused_before_it_starts_is_a_plain_error(live: Live) -> None:
 def test_bad_bodies_are_422_json(live: Live) -> None:
     with live.client() as c:
         for body in ("{not json", json.dumps({"question": ""}), json.dumps({"q": 1})):
-            r = c.post("/v1/ask", content=body)
+            r = c.post("/v1/ask", content=body, headers=JSON)
             assert r.status_code == 422, body
             assert r.json()["error_kind"] == "bad-request" and r.json()["message"]
 

@@ -19,6 +19,8 @@ from tests.server.live import live_server, sse_events
 
 Q = {"question": "who directed [Once Were Warriors]"}
 
+JSON = {"Content-Type": "application/json"}
+
 
 def in_thread(fn: Any) -> tuple[threading.Thread, dict[str, Any]]:
     box: dict[str, Any] = {}
@@ -63,18 +65,24 @@ def test_body_over_the_limit_is_413_with_or_without_content_length(warm: Service
     limit = 4096
     with live_server(warm, max_body=limit) as srv, srv.client() as c:
         big = json.dumps({"question": "x" * (limit + 10)}).encode()
-        r = c.post("/v1/ask", content=big)
+        r = c.post("/v1/ask", content=big, headers=JSON)
         assert r.status_code == 413 and r.json()["error_kind"] == "too-large"
 
         def chunks():
             for _ in range(limit // 512 + 4):
                 yield b" " * 512  # JSON whitespace: only the size is wrong
 
-        r = c.post("/v1/ask", content=chunks())  # a generator: Transfer-Encoding: chunked
+        r = c.post(
+            "/v1/ask", content=chunks(), headers=JSON
+        )  # a generator: Transfer-Encoding: chunked
         assert r.status_code == 413
         small = json.dumps(Q).encode()
-        assert c.post("/v1/ask", content=iter([small[:10], small[10:]])).status_code == 200
-        assert c.post("/v1/ask", content=small + b" " * (limit - len(small))).status_code == 200
+        assert (
+            c.post("/v1/ask", content=iter([small[:10], small[10:]]), headers=JSON).status_code
+            == 200
+        )
+        pad = small + b" " * (limit - len(small))
+        assert c.post("/v1/ask", content=pad, headers=JSON).status_code == 200
 
 
 def test_overload_is_429_with_retry_after(gated, warm: Service) -> None:

@@ -276,16 +276,17 @@ def test_origin_null_cross_site_post_is_refused(live: Live) -> None:
         assert r.status_code == 403 and r.json()["error_kind"] == "cross-origin"
 
 
-def test_post_routes_are_labelled_in_metrics(live: Live) -> None:
-    """A POST body without a JSON content type is rewritten as JSON on its way in; the
-    route it matched must still label its metrics (it was "unmatched")."""
+def test_post_routes_are_labelled_in_metrics(warm: Service) -> None:
+    """With a token, a POST body without a JSON content type is rewritten as JSON on its way
+    in; the route it matched must still label its metrics (it was "unmatched")."""
     label = 'kgreason_http_requests_total{route="/v1/ask",method="POST",status="200"} '
 
     def count(text: str) -> int:
         line = next((ln for ln in text.splitlines() if ln.startswith(label)), label + "0")
         return int(line.rsplit(" ", 1)[1])
 
-    with live.client() as c:
+    auth = {"Authorization": "Bearer t"}
+    with live_server(warm, token="t") as srv, srv.client(headers=auth) as c:
         before = count(c.get("/metrics").text)
         assert c.post("/v1/ask", content=json.dumps(Q)).status_code == 200  # no content type
         assert c.post("/v1/ask", json=Q).status_code == 200

@@ -106,6 +106,8 @@ def create_app(
     # is read
     app.add_middleware(BodyLimitMiddleware, max_body=cfg.max_body, timeout_s=cfg.body_timeout_s)
     app.add_middleware(TokenMiddleware, token=cfg.token)
-    app.add_middleware(LocalOnlyMiddleware, enabled=is_loopback(cfg.host))
+    app.add_middleware(
+        LocalOnlyMiddleware, enabled=is_loopback(cfg.host), token_set=cfg.token is not None
+    )
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     return app

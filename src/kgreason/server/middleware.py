@@ -45,37 +45,102 @@ def _hostname(value: str) -> str:
     return v.rsplit(":", 1)[0] if v.count(":") == 1 else v
 
 
-class LocalOnlyMiddleware:
-    """For a server bound to loopback: a request whose Host is not a loopback name is a DNS
-    rebinding attempt (a web page whose domain now resolves to 127.0.0.1), and a request
-    whose Origin is another site is a cross-site request from the user's browser; both get
-    403. (Bound elsewhere, behind a proxy that may rewrite Host, the token protects.)"""
+#: methods that change nothing: a cross-site page may send them, but cannot read the reply
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
-    def __init__(self, app: ASGIApp, enabled: bool):
-        self.app, self.enabled = app, enabled
+
+def _origin_parts(origin: str) -> tuple[str, str, int] | None:
+    """`scheme://host[:port]` -> (scheme, host, port), the port defaulted by scheme; None
+    for anything else."""
+    scheme, sep, rest = origin.strip().lower().partition("://")
+    if not sep or scheme not in ("http", "https") or any(c in rest for c in "/@?#"):
+        return None
+    if rest.startswith("["):
+        host, _, tail = rest[1:].partition("]")
+        if tail and not tail.startswith(":"):
+            return None
+        port_text = tail[1:]
+    else:
+        host, _, port_text = rest.partition(":")
+    if port_text and not port_text.isdigit():
+        return None
+    port = int(port_text) if port_text else (443 if scheme == "https" else 80)
+    return scheme, host, port
+
+
+def _media_type(value: str | None) -> str:
+    return (value or "").split(";", 1)[0].strip().lower()
+
+
+class LocalOnlyMiddleware:
+    """For a server bound to loopback (see docs/server.md, "Browsers"):
+    - a request whose Host is not a loopback name is a DNS rebinding attempt (a web page
+      whose domain now resolves to 127.0.0.1): 403 `bad-host`;
+    - a request whose Origin is another site, or `null`, is a cross-site request from the
+      user's browser: 403 `cross-origin`;
+    - without a token, a state-changing request (any POST) must come from no Origin or the
+      server's own origin (scheme, host and port: a page on another local port is another
+      origin), with `Content-Type: application/json`, which a browser sends cross-origin
+      only after a CORS preflight this server never grants: 403 / 415 otherwise.
+    With a token the token protects: a browser cannot attach it cross-origin either.
+    (Bound elsewhere, behind a proxy that may rewrite Host, a token is mandatory.)"""
+
+    def __init__(self, app: ASGIApp, enabled: bool, token_set: bool = False):
+        self.app, self.enabled, self.token_set = app, enabled, token_set
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not self.enabled:
             await self.app(scope, receive, send)
             return
         headers = {k.lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
-        host = _hostname(headers.get(b"host", "127.0.0.1"))
+        authority = headers.get(b"host", "127.0.0.1")
+        host = _hostname(authority)
         if not is_loopback(host):
             await send_error(
                 send, 403, "bad-host",
-                f"this server answers only to a loopback Host, not {host!r}",
+                f"this server answers only to a loopback Host, not {host[:100]!r}",
             )  # fmt: skip
             return
         origin = headers.get(b"origin")
+        refusal = self._refusal(scope, origin, authority, headers.get(b"content-type"))
+        if refusal is not None:
+            await send_error(send, *refusal)
+            return
+        await self.app(scope, receive, send)
+
+    def _refusal(
+        self, scope: Scope, origin: str | None, authority: str, ctype: str | None
+    ) -> tuple[int, str, str] | None:
+        shown = repr(origin[:100]) if origin is not None else ""
         if origin is not None:
             # "null" is what a sandboxed iframe or a file: page on any site sends
-            o_host = _hostname(origin.split("://", 1)[-1].split("/", 1)[0])
-            if origin == "null" or not is_loopback(o_host):
-                await send_error(
-                    send, 403, "cross-origin", f"cross-origin request from {origin!r} refused"
+            parts = _origin_parts(origin)
+            if origin.strip() == "null" or parts is None or not is_loopback(parts[1]):
+                return 403, "cross-origin", f"cross-origin request from {shown} refused"
+        if self.token_set or scope.get("method") in SAFE_METHODS:
+            return None
+        if origin is not None:
+            own = _origin_parts(f"{scope.get('scheme', 'http')}://{authority}")
+            if _origin_parts(origin) != own:
+                return (
+                    403,
+                    "cross-origin",
+                    (
+                        f"cross-origin request from {shown} refused: without a token, this "
+                        "server takes requests that change state only from its own origin"
+                    ),
                 )
-                return
-        await self.app(scope, receive, send)
+        if _media_type(ctype) != "application/json":
+            return (
+                415,
+                "unsupported-media-type",
+                (
+                    "send the body as Content-Type: application/json (curl: --json); without "
+                    "a token, this server refuses the content types a web page can send "
+                    "cross-origin"
+                ),
+            )
+        return None
 
 
 class MetricsMiddleware:
