@@ -64,11 +64,12 @@ def free_port() -> int:
 
 
 def start_server(
-    port: int, max_concurrency: int, workers: int = 1
+    port: int, max_concurrency: int, workers: int = 1, extra: list[str] | None = None
 ) -> tuple[subprocess.Popen[str], float]:
     """The server, once /healthz answers (from every worker, with `workers` > 1)."""
     cmd = [sys.executable, "-m", "kgreason", "serve", "--llm-free", "--port", str(port),
-           "--max-concurrency", str(max_concurrency), "--workers", str(workers)]  # fmt: skip
+           "--max-concurrency", str(max_concurrency), "--workers", str(workers),
+           *(extra or [])]  # fmt: skip
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env(), stderr=subprocess.PIPE, text=True)
     seen: set[object] = set()
