@@ -5,7 +5,7 @@
 
 Per two-topic question of the synthetic store (bench/pog_scale.py's cache in --work):
 prepare_graph, capture the segment_paths calls order_free_paths makes, then run each call
-with the current pog/fastpaths.py and with --base, asserting identical results (paths,
+with the current pog/arrays/search.py and with --base, asserting identical results (paths,
 order, bound flag and reason, expansion count) and printing both times and their ratio.
 
     python bench/pog_paths_ab.py --size 10000000 --llm-free 5 [--every 3]
@@ -28,7 +28,8 @@ import time
 from pathlib import Path
 
 from kgreason.kg.store import StoreKG
-from kgreason.pog import fastpaths, paths
+from kgreason.pog import paths
+from kgreason.pog.arrays import search as fastpaths
 from kgreason.pog.graph import prepare_graph
 from kgreason.pog.order_free import order_free_paths
 from kgreason.pog.settings import PoGSettings

@@ -34,8 +34,11 @@ from pathlib import Path
 from typing import Any
 
 from kgreason.aio import run_sync
+from kgreason.heap import warm_all
 from kgreason.kg.store import StoreKG
-from kgreason.pog import fastpaths, fastsets, kernels, order_free
+from kgreason.pog import order_free
+from kgreason.pog.arrays import search as fastpaths
+from kgreason.pog.arrays import steps as fastsets
 from kgreason.pog.graph import prepare_graph
 from kgreason.pog.settings import PoGSettings
 from scale_growth import pct
@@ -209,7 +212,7 @@ def main() -> None:
         "shared, loaded machine it leaves out the waits for a core",
     )
     args = ap.parse_args()
-    kernels.warm()  # compiled loops loaded before timing (as bench/pog_scale.py does)
+    warm_all()  # compiled loops loaded before timing (as bench/pog_scale.py does)
     base = load_base(args.base)
     sets = [{m: sys.modules[f"kgreason.pog.{pre}{m}"] for m in MODULES} for pre in ("_base_", "")]
     clock = Clock(

@@ -194,12 +194,12 @@ def measure(d: Path, args: argparse.Namespace) -> None:
         qs = [q for q in qs if len(q["topics"]) <= args.max_topics]
     settings = PoGSettings(subgraph_bound=args.bound) if args.bound else PoGSettings()
     kg = StoreKG(d / "store")
-    try:  # compiled kernels (kgreason.pog.kernels) loaded before timing, as `serve` does
-        from kgreason.pog.kernels import warm
+    try:  # compiled kernels loaded before timing, as `serve` does
+        from kgreason.heap import warm_all
     except ImportError:  # a --baseline-src checkout from before the kernels
         pass
     else:
-        print(f"  compiled kernels in use: {warm()}", file=sys.stderr)
+        print(f"  compiled kernels in use: {warm_all()}", file=sys.stderr)
     run_sync(run_question(kg, qs[0], settings))  # warm the memory maps' first pages
     if not args.no_freeze:  # as `kgreason serve` does once loaded (kgreason.heap)
         gc.collect()

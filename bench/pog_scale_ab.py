@@ -57,7 +57,11 @@ def version(pkg: str, store: Path):
     settings = importlib.import_module(f"{pkg}.pog.settings").PoGSettings()
     kg = importlib.import_module(f"{pkg}.kg.store").StoreKG(store)
     with contextlib.suppress(ImportError, AttributeError):  # a checkout before the kernels
-        importlib.import_module(f"{pkg}.pog.kernels").warm()
+        heap = importlib.import_module(f"{pkg}.heap")
+        if hasattr(heap, "warm_all"):
+            heap.warm_all()
+        else:  # a checkout from before kgreason.jit
+            importlib.import_module(f"{pkg}.pog.kernels").warm()
     extra = (
         {"max_level_rows": settings.max_level_rows} if hasattr(settings, "max_level_rows") else {}
     )

@@ -63,9 +63,9 @@ async def main() -> None:
     settings = PoGSettings(fuzzy_prefilter=args.prefilter)
     emb = build_embedder(EmbedSettings(backend=args.embedder))
     fuzzy = FuzzySelector(emb, prefilter=static_prefilter(emb), prefilter_top=args.prefilter)
-    from kgreason.pog.kernels import warm
+    from kgreason.heap import warm_all
 
-    warm()
+    warm_all()
     print(f"{d.name}: {args.embedder}, pog.fuzzy_prefilter={args.prefilter}")
     rows = []
     for i in idx:

@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from kgreason.aio import run_sync
+from kgreason.heap import warm_all
 from kgreason.kg.store import StoreKG
-from kgreason.pog import kernels
 from kgreason.pog.settings import PoGSettings
 from pog_scale import run_question
 
@@ -62,7 +62,7 @@ def main() -> None:
     stores = {"old": StoreKG(args.old / "store"), "new": StoreKG(args.new / "store")}
     for who, kg in stores.items():
         print(f"{who}: {kg.path}, key-ordered {kg.index.key_ordered}")
-    print(f"compiled kernels in use: {kernels.warm()}")
+    print(f"compiled kernels in use: {warm_all()}")
     settings = PoGSettings()
     for kg in stores.values():  # the memory maps' first pages
         run_sync(run_question(kg, qs[0], settings))

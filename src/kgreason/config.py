@@ -37,7 +37,7 @@ RESERVED_ENV = {
     "KGREASON_DATA_DIR",
     "KGREASON_SHARED_DATA",  # the tests' full datasets (tests/data/__init__.py)
     "KGREASON_OTEL",  # switches the OpenTelemetry exporter on (kgreason.otel)
-    "KGREASON_JIT",  # PoG's compiled graph kernels: 0 off, 1 at any size (kgreason.pog.kernels)
+    "KGREASON_JIT",  # PoG's compiled graph kernels: 0 off, 1 at any size (kgreason.jit)
     "KGREASON_JIT_THREADS",  # threads the kernels may split a large step over (same module)
     "KGREASON_SERVER__TOKEN",  # `kgreason serve --token` (kept out of settings and dumps)
 }

@@ -10,7 +10,7 @@ later collections walk only what was allocated since. Frozen objects are never c
 which is what warm state (the KG, the embedder, imported modules) is for anyway.
 
 `warm_kernels(kg)` compiles (or loads from numba's disk cache) PoG's graph-stage kernels
-(kgreason.pog.kernels) when the KG is a local store large enough to use them, so the first
+(kgreason.jit) when the KG is a local store large enough to use them, so the first
 large question of a server does not pay 0.3-0.8 s (4-11 s uncached) and ~150 MB of numba
 loading mid-request.
 
@@ -47,6 +47,19 @@ def warm_kernels(kg: Any) -> bool:
         return False
     if int(kg.manifest.counts.get("triples", 0)) < WARM_KERNELS_TRIPLES:
         return False
-    from kgreason.pog.kernels import warm
+    return warm_all()
 
-    return warm()
+
+def kernel_modules() -> tuple[str, ...]:
+    """Every compiled-kernel module: the store's and PoG's array form's."""
+    from kgreason.kg.store.kernels import MODULES as STORE
+    from kgreason.pog.arrays.kernels import MODULES as POG
+
+    return (*STORE, *POG)
+
+
+def warm_all() -> bool:
+    """Warm every kernel module (kgreason.jit.warm), whatever the KG."""
+    from kgreason.jit import warm
+
+    return warm(kernel_modules())

@@ -9,8 +9,8 @@ import pytest
 
 from kgreason.kg.store.format import ranges
 from kgreason.kg.store.walk import Found, WalkScratch, radix_sort
-from kgreason.pog.fastbuild import fold_inverse_arrays, suffix_bases
-from kgreason.pog.fastcsr import pack, unpack
+from kgreason.pog.arrays.build import fold_inverse_arrays, suffix_bases
+from kgreason.pog.arrays.csr import pack, unpack
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 4095, 4096, 20_000])
@@ -140,7 +140,7 @@ def test_suffix_table_declines_repeated_names():
 @pytest.mark.parametrize("disorder", [0.0, 0.01, 0.2, 0.5, 1.0])
 def test_sort_codes_on_every_degree_of_presortedness(disorder):
     """sort_codes picks timsort or the radix sort by how sorted the input is: both np.sort."""
-    from kgreason.pog.fastcsr import sort_codes
+    from kgreason.pog.arrays.csr import sort_codes
 
     rng = np.random.default_rng(int(disorder * 100))
     codes = np.sort(rng.integers(0, 1 << 37, size=50_000))
@@ -151,7 +151,7 @@ def test_sort_codes_on_every_degree_of_presortedness(disorder):
 
 @pytest.mark.parametrize("n", [0, 1, 2, 1000])
 def test_rank_nodes_inverts_key_rank(n):
-    from kgreason.pog.fastbuild import rank_nodes
+    from kgreason.pog.arrays.build import rank_nodes
 
     key_rank = np.random.default_rng(n).permutation(n).astype(np.int32)
     inv = rank_nodes(key_rank)
@@ -198,7 +198,7 @@ def test_from_store_on_walk_rows_is_from_store_on_edge_ids(tmp_path):
     from kgreason.kg.inverses import known_inverses
     from kgreason.kg.loaders import Source
     from kgreason.kg.store import StoreKG, build_store
-    from kgreason.pog.fastbuild import from_store
+    from kgreason.pog.arrays.build import from_store
     from kgreason.pog.settings import PoGSettings
     from kgreason.pog.subgraph import walk_subgraph
 

@@ -7,8 +7,8 @@ import numpy as np
 
 from kgreason.kg.base import Triple
 from kgreason.kg.synthetic import synth_kg
+from kgreason.pog.arrays.graph import ArrayClusteredGraph
 from kgreason.pog.clustering import ClusteredGraph
-from kgreason.pog.fastgraph import ArrayClusteredGraph
 
 
 def synth_graphs(n: int = 6_000, seed: int = 11, *, mirror: int = 0):

@@ -9,8 +9,8 @@ import random
 import numpy as np
 from tests.pog.synth_graphs import synth_graphs, two_hops_from
 
-from kgreason.pog.hopsets import answer_count, set_obj
-from kgreason.pog.lazyhop import LazyHop
+from kgreason.pog.arrays.hop_sets import answer_count, set_obj
+from kgreason.pog.arrays.hops import LazyHop
 from kgreason.pog.paths import find_entity_paths
 from kgreason.pog.ranker.supervision import answer_set, answer_size
 from kgreason.pog.types import Hop, ReasoningPath

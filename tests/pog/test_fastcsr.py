@@ -1,5 +1,5 @@
-"""The array kernels behind clustering and reduction on local stores (pog/fastcsr.py,
-pog/fastbuild.py) against plain references: numpy's sort/unique, a Python BFS, the
+"""The array kernels behind clustering and reduction on local stores (pog/arrays/csr.py,
+pog/arrays/build.py) against plain references: numpy's sort/unique, a Python BFS, the
 set-based dead-end pruning of reduction.py, a set-based mirror test; and from_store's two
 relabelling paths (stored keys.rank, or decoded keys for older stores) against each other."""
 
@@ -14,9 +14,8 @@ from kgreason.kg.base import Triple
 from kgreason.kg.inverses import known_inverses
 from kgreason.kg.loaders import Source
 from kgreason.kg.store import StoreKG, build_store
-from kgreason.pog.clustering import ClusteredGraph
-from kgreason.pog.fastbuild import from_store
-from kgreason.pog.fastcsr import (
+from kgreason.pog.arrays.build import from_store
+from kgreason.pog.arrays.csr import (
     SMALL_SORT,
     bfs,
     group_count,
@@ -27,7 +26,8 @@ from kgreason.pog.fastcsr import (
     undirected_pairs,
     unique_codes,
 )
-from kgreason.pog.fastgraph import ArrayClusteredGraph
+from kgreason.pog.arrays.graph import ArrayClusteredGraph
+from kgreason.pog.clustering import ClusteredGraph
 from kgreason.pog.reduction import _prune_dead_ends
 from kgreason.pog.settings import PoGSettings
 from kgreason.pog.subgraph import detect_subgraph_store

@@ -1,4 +1,4 @@
-"""Entity-path search on integer arrays (pog/fastpaths.py) finds exactly what paths.py's
+"""Entity-path search on integer arrays (pog/arrays/search.py) finds exactly what paths.py's
 set-based search finds: same hops (sets, relations, alternative relations), same order,
 same bound and reason, on a skewed synthetic KG (hubs, inverse-like parallel relations)
 and on the bundled MetaQA KB."""
@@ -13,8 +13,8 @@ import pytest
 from tests.pog.synth_graphs import synth_graphs, two_hops_from
 
 from kgreason.kg.base import Triple
+from kgreason.pog.arrays.graph import ArrayClusteredGraph
 from kgreason.pog.clustering import ClusteredGraph
-from kgreason.pog.fastgraph import ArrayClusteredGraph
 from kgreason.pog.order_free import order_free_paths
 from kgreason.pog.paths import find_entity_paths
 

@@ -1,4 +1,4 @@
-"""Distinct-set expansion in path search (pog/fastsets.py): exact set identity even when
+"""Distinct-set expansion in path search (pog/arrays/steps.py): exact set identity even when
 hashes collide, and the same paths as paths.py's set-based search when many partial paths
 share a set and backtracking changes only some of them."""
 
@@ -11,11 +11,13 @@ import pytest
 from tests.pog.synth_graphs import synth_graphs
 
 from kgreason.kg.base import Triple
-from kgreason.pog import fastpaths, fastsets, setids
+from kgreason.pog.arrays import search as fastpaths
+from kgreason.pog.arrays import set_ids as setids
+from kgreason.pog.arrays import steps as fastsets
+from kgreason.pog.arrays.graph import ArrayClusteredGraph
+from kgreason.pog.arrays.set_ids import _MIX, canon
 from kgreason.pog.clustering import ClusteredGraph
-from kgreason.pog.fastgraph import ArrayClusteredGraph
 from kgreason.pog.paths import find_entity_paths
-from kgreason.pog.setids import _MIX, canon
 
 
 def test_canon_exact_under_hash_collisions():
@@ -241,7 +243,7 @@ def test_levels_expanded_in_thread_parts_give_the_same_paths(monkeypatch):
     """A level of PARALLEL_ROWS member rows or more is expanded in parts, one per kernel
     thread, at once (fastsegs.expand_many): the paths, bounds and reasons are paths.py's.
     A tiny threshold and three threads force that path on the synthetic graph."""
-    from kgreason.pog import fastsegs
+    from kgreason.pog.arrays import segments as fastsegs
 
     monkeypatch.setenv("KGREASON_JIT", "1")
     monkeypatch.setenv("KGREASON_JIT_THREADS", "3")

@@ -1,4 +1,4 @@
-"""Segment expansion (pog/fastsegs.py) against a plain per-edge reference: the reached set
+"""Segment expansion (pog/arrays/segments.py) against a plain per-edge reference: the reached set
 of every (distinct set, key), with `keep` filters, overlapping sets and hubs."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from tests.pog.synth_graphs import synth_graphs
 
-from kgreason.pog.fastsegs import expand_segments, key_rows, segment_hashes, segment_table
+from kgreason.pog.arrays.segments import expand_segments, key_rows, segment_hashes, segment_table
 
 
 def _edges(g):

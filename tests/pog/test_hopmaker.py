@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 from tests.pog.synth_graphs import scrambled_graph
 
-from kgreason.pog import fastpaths
-from kgreason.pog.fastgraph import ArrayClusteredGraph
-from kgreason.pog.fastrestrict import kept_members
-from kgreason.pog.fastsets import LevelSteps, _rows
-from kgreason.pog.kernels import paths as kpaths
-from kgreason.pog.lazyhop import HopMaker, LazyHop, id_signature
+from kgreason.pog.arrays import search as fastpaths
+from kgreason.pog.arrays.graph import ArrayClusteredGraph
+from kgreason.pog.arrays.hops import HopMaker, LazyHop, id_signature
+from kgreason.pog.arrays.kernels import paths as kpaths
+from kgreason.pog.arrays.restrict import kept_members
+from kgreason.pog.arrays.steps import LevelSteps, _rows
 from kgreason.pog.order_free import orient, oriented_key, oriented_paths, reverse_path
 from kgreason.pog.paths import find_entity_paths
 from kgreason.pog.types import ReasoningPath

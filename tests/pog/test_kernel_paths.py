@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kgreason.pog.kernels import paths
+from kgreason.pog.arrays.kernels import paths
 
 numba = pytest.importorskip("numba", reason="numba not installed: the numpy forms are tested")
 

@@ -8,8 +8,9 @@ import sys
 import numpy as np
 import pytest
 
-from kgreason.pog import kernels
-from kgreason.pog.kernels import canon as canon_kernel
+from kgreason import jit as kernels
+from kgreason.heap import warm_all
+from kgreason.pog.arrays.kernels import canon as canon_kernel
 
 numba = pytest.importorskip("numba", reason="numba not installed: the numpy forms are tested")
 
@@ -17,7 +18,7 @@ numba = pytest.importorskip("numba", reason="numba not installed: the numpy form
 def test_jit_switch(monkeypatch):
     monkeypatch.setenv("KGREASON_JIT", "0")
     assert kernels.jit_mode() == "off" and not kernels.use_jit(10**9, 1)
-    assert kernels.warm() is False
+    assert warm_all() is False
     monkeypatch.setenv("KGREASON_JIT", "1")
     assert kernels.jit_mode() == "on" and kernels.use_jit(1, 10**9)
     monkeypatch.delenv("KGREASON_JIT")
@@ -83,14 +84,14 @@ def test_without_numba_numpy_answers(monkeypatch):
         start, one = np.array([0, 1, 2]), np.ones(2, dtype=np.int64)
         got = canon_kernel.differ(nodes, start, np.array([0, 0]), np.array([1, 2]), one, True)
         assert got.tolist() == [True, False]
-        assert kernels.warm() is False
+        assert warm_all() is False
     finally:
         kernels.compiled.cache_clear()
 
 
 def test_warm_compiles_every_kernel(monkeypatch):
     monkeypatch.delenv("KGREASON_JIT", raising=False)
-    assert kernels.warm() is True
+    assert warm_all() is True
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -102,8 +103,8 @@ def test_expand_segments_compiled_equals_numpy(monkeypatch, seed, drop, small):
     merged group read back from the bitmap (0), or collected and sorted (10**9)."""
     from tests.pog.synth_graphs import synth_graphs
 
-    from kgreason.pog.fastsegs import Pool, expand_segments, segment_table
-    from kgreason.pog.kernels import segments as seg_kernel
+    from kgreason.pog.arrays.kernels import segments as seg_kernel
+    from kgreason.pog.arrays.segments import Pool, expand_segments, segment_table
 
     monkeypatch.setattr(seg_kernel, "SMALL_ROWS", small)
 
@@ -150,7 +151,7 @@ def test_expand_many_in_threads_equals_one_after_another(monkeypatch, seed):
     previous job's, their offsets shifted), and as the numpy form."""
     from tests.pog.synth_graphs import synth_graphs
 
-    from kgreason.pog.fastsegs import Pool, expand_many, segment_table
+    from kgreason.pog.arrays.segments import Pool, expand_many, segment_table
 
     g, _, _, _ = synth_graphs(6_000, seed=seed)
     rng = np.random.default_rng(seed)
@@ -192,8 +193,8 @@ def test_segment_table_compiled_equals_numpy(monkeypatch, seed):
     field (both CSR directions), on skewed graphs and on a graph with isolated nodes."""
     from tests.pog.synth_graphs import synth_graphs
 
-    from kgreason.pog.fastgraph import ArrayClusteredGraph
-    from kgreason.pog.fastsegs import segment_table
+    from kgreason.pog.arrays.graph import ArrayClusteredGraph
+    from kgreason.pog.arrays.segments import segment_table
 
     g, _, _, _ = synth_graphs(6_000, seed=seed)
     names = np.array([f"e{i}" for i in range(9)], dtype=object)
@@ -221,7 +222,7 @@ def test_canon_differ_compiled_equals_numpy(monkeypatch, seed):
     """kernels.canon.differ (the early-exit comparison) against numpy's, on pairs that are
     equal, differ in the first, a middle or the last element; and setids.canon's answer
     under both forms when every hash collides."""
-    from kgreason.pog.setids import canon
+    from kgreason.pog.arrays.set_ids import canon
 
     rng = np.random.default_rng(seed)
     sets = [np.sort(rng.choice(1000, rng.integers(1, 30), replace=False)) for _ in range(40)]
@@ -247,7 +248,7 @@ def test_canon_differ_compiled_equals_numpy(monkeypatch, seed):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_range_sums_compiled_equals_numpy_and_plain(seed):
-    from kgreason.pog.kernels.sums import range_sums
+    from kgreason.pog.arrays.kernels.sums import range_sums
 
     rng = np.random.default_rng(seed)
     values = rng.integers(0, 10**6, 500)
@@ -264,7 +265,7 @@ def test_range_sums_compiled_equals_numpy_and_plain(seed):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_sets_holding_compiled_equals_numpy_and_plain(seed):
-    from kgreason.pog.kernels.sums import sets_holding
+    from kgreason.pog.arrays.kernels.sums import sets_holding
 
     rng = np.random.default_rng(seed)
     pool = np.concatenate(
@@ -302,7 +303,7 @@ def test_read_only_inputs_are_copied_not_refused():
 def test_prefix_hashes_compiled_equals_numpy_and_wraps():
     """kernels.segments.prefix_hashes (segment_hashes' one pass) against numpy's gather and
     cumsum, with hashes near 2**64 so the sums wrap, on a pool with repeats."""
-    from kgreason.pog.kernels import segments as seg_kernel
+    from kgreason.pog.arrays.kernels import segments as seg_kernel
 
     rng = np.random.default_rng(11)
     hv = rng.integers(2**63, 2**64 - 1, 500, dtype=np.uint64, endpoint=True)

@@ -1,4 +1,4 @@
-"""The graph-building kernels (pog/kernels/walk.py, reduce.py): each compiled loop gives
+"""The graph-building kernels (kg/store/kernels/walk.py, reduce.py): each compiled loop gives
 exactly its numpy form's output and a plain reference's, on randomised inputs and edge
 cases (empty, one node, no edges, depth 0, ids near the top of their dtype)."""
 
@@ -12,11 +12,11 @@ from tests.kg.test_store_walk import FIELDS, _random_store, reference_expand
 
 from kgreason.kg.store import graph as graph_mod
 from kgreason.kg.store.graph import CSRGraph
-from kgreason.pog import fastcsr
-from kgreason.pog.kernels import build as kbuild
-from kgreason.pog.kernels import cluster as kcluster
-from kgreason.pog.kernels import reduce as kred
-from kgreason.pog.kernels import walk as kwalk
+from kgreason.kg.store.kernels import build as kbuild
+from kgreason.kg.store.kernels import walk as kwalk
+from kgreason.pog.arrays import csr as fastcsr
+from kgreason.pog.arrays.kernels import cluster as kcluster
+from kgreason.pog.arrays.kernels import reduce as kred
 
 numba = pytest.importorskip("numba", reason="numba not installed: the numpy forms are tested")
 
@@ -257,7 +257,7 @@ def test_cluster_compiled_equals_numpy_and_plain(store, monkeypatch, cap):
     """from_store through the fused loop builds the numpy path's graph, array by array,
     and its triples are the store subgraph's, folded, without self-loops."""
     from kgreason.kg.inverses import fold_inverse_triples
-    from kgreason.pog import fastbuild
+    from kgreason.pog.arrays import build as fastbuild
 
     kg = store
     rng = np.random.default_rng(cap)
@@ -365,10 +365,10 @@ def test_both_layouts_cluster_alike(tmp_path, monkeypatch, caplog):
     says once that rebuilding it makes clustering faster."""
     from tests.kg.test_store_walk import _random_store
 
-    from kgreason.pog import fastbuild
+    from kgreason.pog.arrays import build as fastbuild
 
     monkeypatch.setenv("KGREASON_JIT", "1")
-    caplog.set_level("INFO", logger="kgreason.pog.fastbuild")
+    caplog.set_level("INFO", logger="kgreason.pog.arrays.build")
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     new, old = _random_store(tmp_path / "a", 3), _random_store(tmp_path / "b", 3, legacy=True)

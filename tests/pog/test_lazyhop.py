@@ -1,4 +1,4 @@
-"""LazyHop (pog/lazyhop.py): the array search's hops decode entity names only when read,
+"""LazyHop (pog/arrays/hops.py): the array search's hops decode entity names only when read,
 and behave exactly like the Hop holding the same names (equality, hash, repr, replace,
 pickle, asdict, rendering, path signatures and their order)."""
 
@@ -13,10 +13,10 @@ import pytest
 
 from kgreason.kg.base import Triple
 from kgreason.kg.synthetic import synth_kg
+from kgreason.pog.arrays.graph import ArrayClusteredGraph, NodeNames
+from kgreason.pog.arrays.hops import LazyHop, id_signature
 from kgreason.pog.clustering import ClusteredGraph
-from kgreason.pog.fastgraph import ArrayClusteredGraph, NodeNames
 from kgreason.pog.fuzzy import EMBED_MAX_ITEMS
-from kgreason.pog.lazyhop import LazyHop, id_signature
 from kgreason.pog.order_free import orient, reverse_hop, reverse_path
 from kgreason.pog.paths import find_entity_paths, path_signature
 from kgreason.pog.render import displayed_ids, render_path

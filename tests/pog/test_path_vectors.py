@@ -13,10 +13,10 @@ from tests.pog.synth_graphs import synth_graphs
 
 from kgreason.embed.cache import CachedEmbedder
 from kgreason.embed.static import StaticEmbedder
-from kgreason.pog import pathtext
+from kgreason.pog.arrays import table_text as pathtext
+from kgreason.pog.arrays.table import TablePaths
 from kgreason.pog.fuzzy import FuzzySelector, path_vectors
 from kgreason.pog.paths import find_entity_paths
-from kgreason.pog.pathtable import TablePaths
 from kgreason.pog.render import render_paths
 
 WORDS = ["film", "river", "Nijmegen", "Ödön von Horváth", "x\tx", "北京", "", "a  b", "état-civil"]

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from tests.pog.synth_graphs import scrambled_graph
 
-from kgreason.pog.fastgraph import ArrayClusteredGraph
-from kgreason.pog.lazyhop import make_paths, sort_by_codes
+from kgreason.pog.arrays.graph import ArrayClusteredGraph
+from kgreason.pog.arrays.hops import make_paths, sort_by_codes
 from kgreason.pog.order_free import choose_lazy, order_free_paths
 from kgreason.pog.paths import find_entity_paths
 from kgreason.pog.types import ReasoningPath

@@ -1,4 +1,4 @@
-"""A free search's paths as a table (pog/pathtable.py) are the object search's paths: the
+"""A free search's paths as a table (pog/arrays/table.py) are the object search's paths: the
 same ReasoningPaths whichever way they are read (one by one, sliced, iterated), the same
 texts and displayed ids rendered from the arrays as from the objects, and each path made
 once."""
@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from tests.pog.synth_graphs import scrambled_graph, synth_graphs
 
+from kgreason.pog.arrays.table import Groups, TablePaths, group_arrays
 from kgreason.pog.paths import find_entity_paths
-from kgreason.pog.pathtable import Groups, TablePaths, group_arrays
 from kgreason.pog.render import displayed_ids, render_paths
 from kgreason.pog.types import Hop, ReasoningPath
 

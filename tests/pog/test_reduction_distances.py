@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from tests.pog.synth_graphs import synth_graphs, two_hops_from
 
-from kgreason.pog import fastpaths
-from kgreason.pog.fastgraph import ArrayClusteredGraph
+from kgreason.pog.arrays import search as fastpaths
+from kgreason.pog.arrays.graph import ArrayClusteredGraph
 from kgreason.pog.paths import find_entity_paths
 from kgreason.pog.reduction import reduce_graph
 
@@ -128,7 +128,8 @@ def _reduced_arrays(red):
 def test_threaded_reduction_equals_one_thread(graphs, monkeypatch, topics):
     """The topics' BFS and the induced CSRs on threads (kernels.run_parallel) reduce every
     graph exactly as on the calling thread, whichever thread finishes first."""
-    from kgreason.pog import kernels, reduction
+    from kgreason import jit as kernels
+    from kgreason.pog import reduction
 
     fast, slow, nodes = graphs
     monkeypatch.setenv("KGREASON_JIT", "1")
@@ -147,7 +148,7 @@ def test_threaded_reduction_equals_one_thread(graphs, monkeypatch, topics):
 def test_run_parallel_keeps_order_and_raises():
     import threading
 
-    from kgreason.pog.kernels import run_parallel
+    from kgreason.jit import run_parallel
 
     seen = []
 

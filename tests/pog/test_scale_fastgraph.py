@@ -1,4 +1,4 @@
-"""The integer-array graph stages (pog/fastgraph.py, used for local stores) give the same
+"""The integer-array graph stages (pog/arrays/graph.py, used for local stores) give the same
 subgraph, clustered graph, reduction and paths as the generic Triple path (MemoryKG over
 the same triples), on a skewed synthetic KG with hubs, inverse pairs, self-loops and noise."""
 
@@ -14,7 +14,7 @@ from kgreason.kg.loaders import Source
 from kgreason.kg.memory import MemoryKG
 from kgreason.kg.store import StoreKG, build_store
 from kgreason.kg.synthetic import synth_kg, synth_questions
-from kgreason.pog.fastgraph import ArrayClusteredGraph
+from kgreason.pog.arrays.graph import ArrayClusteredGraph
 from kgreason.pog.graph import prepare_graph
 from kgreason.pog.order_free import order_free_paths
 from kgreason.pog.paths import path_signature

@@ -220,10 +220,11 @@ def _store_layout(kg: object) -> str:
 
 
 def check_kernels() -> Report:
-    """PoG's compiled kernels (kgreason.pog.kernels): compiled or loaded from numba's disk
+    """PoG's compiled kernels (kgreason.jit): compiled or loaded from numba's disk
     cache now, with the time it took; numpy forms when switched off or numba is missing
     (slower on large KGs, same results: "partial")."""
-    from kgreason.pog import kernels
+    from kgreason import jit as kernels
+    from kgreason.heap import kernel_modules, warm_all
 
     if kernels.jit_mode() == "off":
         return {"status": "partial", "detail": "off (KGREASON_JIT=0): numpy forms only"}
@@ -233,7 +234,7 @@ def check_kernels() -> Report:
         return {"status": "partial", "detail": f"numba not importable ({e}): numpy forms only"}
     t0 = time.perf_counter()
     try:
-        ok = kernels.warm()
+        ok = warm_all()
     except Exception as e:  # a section's failure must not hide the others
         return {"status": "error", "detail": f"warming the kernels failed: {e}"}
     load_s = time.perf_counter() - t0
@@ -247,7 +248,7 @@ def check_kernels() -> Report:
         "numba": numba.__version__,
         "load_s": round(load_s, 3),
         "threads": kernels.threads(),
-        "detail": f"numba {numba.__version__}: {len(kernels.MODULES)} kernel modules ready in"
+        "detail": f"numba {numba.__version__}: {len(kernel_modules())} kernel modules ready in"
         f" {load_s:.2f} s (used for large KGs; mode {kernels.jit_mode()}, up to"
         f" {kernels.threads()} threads)",
     }

@@ -35,9 +35,9 @@ import numpy as np
 
 from kgreason.embed.base import Embedder, cosine_topk
 from kgreason.embed.cache import CachedEmbedder
-from kgreason.pog import pathtext
-from kgreason.pog.pathtable import TablePaths
-from kgreason.pog.pathtext import TextTree
+from kgreason.pog.arrays import table_text as pathtext
+from kgreason.pog.arrays.table import TablePaths
+from kgreason.pog.arrays.table_text import TextTree
 from kgreason.pog.render import render_paths
 from kgreason.pog.types import ReasoningPath
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from kgreason.kg.base import KnowledgeGraph
 from kgreason.kg.inverses import fold_inverse_triples, known_inverses
 from kgreason.kg.store.kg import StoreKG
+from kgreason.pog.arrays.build import from_store
 from kgreason.pog.clustering import ClusteredGraph
-from kgreason.pog.fastbuild import from_store
 from kgreason.pog.reduction import Reduction, reduce_graph
 from kgreason.pog.settings import PoGSettings
 from kgreason.pog.subgraph import QuestionSubgraph, detect_subgraph, walk_subgraph
@@ -53,7 +53,7 @@ async def prepare_graph(
     topics = tuple(dict.fromkeys(topic_ids))
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    # a local store with plain PoG takes the integer-array path (pog/fastgraph.py): same
+    # a local store with plain PoG takes the integer-array path (pog/arrays/graph.py): same
     # graph, no Triple objects; PoG-E's per-pair sampling and remote KGs keep the generic one
     store = kg if isinstance(kg, StoreKG) and settings.variant == "pog" else None
     if store is not None:

@@ -13,7 +13,7 @@ in changed the answer (22 of 100 two-entity football questions). So:
   into the end topic for entity paths), so a middle set of 161 entities is not read in
   alphabetical order before a candidate cap applies.
 
-On a local store (LazyHop paths, pog/lazyhop.py) the orientation and the dedup work on
+On a local store (LazyHop paths, pog/arrays/hops.py) the orientation and the dedup work on
 ids (`oriented_key`: orient's choice and the kept path's id_signature, without building
 either path), and only the paths kept after the cut to `max_paths` are built, the
 reversed ones in one bulk call (`oriented_paths`): the same paths in the same order.
@@ -30,11 +30,11 @@ from typing import Any
 import numpy as np
 
 from kgreason.kg.ranking import normalize_name
+from kgreason.pog.arrays.graph import ArrayClusteredGraph
+from kgreason.pog.arrays.hop_sets import set_obj
+from kgreason.pog.arrays.hops import HopMaker, LazyHop, id_signature, id_signature_of, make_paths
+from kgreason.pog.arrays.orient import choose
 from kgreason.pog.clustering import ClusteredGraph, Key
-from kgreason.pog.fastgraph import ArrayClusteredGraph
-from kgreason.pog.hopsets import set_obj
-from kgreason.pog.lazyhop import HopMaker, LazyHop, id_signature, id_signature_of, make_paths
-from kgreason.pog.pathkeys import choose
 from kgreason.pog.paths import PathSearch, path_signature, supplement_paths
 from kgreason.pog.settings import MAX_LEVEL_ROWS
 from kgreason.pog.types import Hop, ReasoningPath

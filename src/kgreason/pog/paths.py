@@ -40,10 +40,10 @@ Rules not in the paper:
   before is read for its found segments only), and this bound is the one reported when
   the level was also cut to `max_paths` partial paths (a level not searched is not cut).
 
-On an ArrayClusteredGraph (local stores, pog/fastgraph.py) the same search runs on integer
-arrays, a whole level of partial paths per vectorised step (pog/fastpaths.py); results,
+On an ArrayClusteredGraph (local stores, pog/arrays/graph.py) the same search runs on integer
+arrays, a whole level of partial paths per vectorised step (pog/arrays/search.py); results,
 order, bounds and reasons are the same (tests/pog/test_fastgraph_paths.py). Its hops are
-LazyHops (pog/lazyhop.py): entity names are decoded when something reads them, and the
+LazyHops (pog/arrays/hops.py): entity names are decoded when something reads them, and the
 paths are sorted on key codes, which order like (relation, direction).
 
 Concrete triples: a hop from a hub set can stand for tens of thousands of triples, so hops
@@ -63,11 +63,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from kgreason.pog import fastpaths
+from kgreason.pog.arrays import search as fastpaths
+from kgreason.pog.arrays.graph import ArrayClusteredGraph
+from kgreason.pog.arrays.hops import make_paths, sort_by_codes
+from kgreason.pog.arrays.table import TablePaths
 from kgreason.pog.clustering import ClusteredGraph, Key
-from kgreason.pog.fastgraph import ArrayClusteredGraph
-from kgreason.pog.lazyhop import make_paths, sort_by_codes
-from kgreason.pog.pathtable import TablePaths
 from kgreason.pog.reduction import bfs_distances
 from kgreason.pog.settings import MAX_LEVEL_ROWS
 from kgreason.pog.types import Hop, ReasoningPath

@@ -30,11 +30,11 @@ from functools import partial
 
 import numpy as np
 
+from kgreason.jit import run_parallel
+from kgreason.pog.arrays.csr import prune_dead_ends, undirected_pairs
+from kgreason.pog.arrays.graph import ArrayClusteredGraph
+from kgreason.pog.arrays.kernels.reduce import bfs_compiled
 from kgreason.pog.clustering import ClusteredGraph
-from kgreason.pog.fastcsr import prune_dead_ends, undirected_pairs
-from kgreason.pog.fastgraph import ArrayClusteredGraph
-from kgreason.pog.kernels import run_parallel
-from kgreason.pog.kernels.reduce import bfs_compiled
 
 #: edges from which the topics' BFS run on threads (a thread costs ~0.1 ms; MetaQA's
 #: graphs, at most ~71k triples, stay on the calling thread)
@@ -191,7 +191,7 @@ def prune_dead_ends_mask(
     """Non-topic nodes with fewer than two distinct kept neighbours removed repeatedly (the
     unique fixed point of reduction._prune_dead_ends), over the edges with both ends kept.
     Large graphs: one compiled peel over both CSRs (kernels/reduce.py), same mask."""
-    from kgreason.pog.kernels.reduce import prune_compiled
+    from kgreason.pog.arrays.kernels.reduce import prune_compiled
 
     protected = np.zeros(len(keep), dtype=bool)
     protected[topics] = True

@@ -35,9 +35,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kgreason.kg.base import KnowledgeGraph
-from kgreason.pog import pathtext
-from kgreason.pog.hopsets import prefetch, prefetch_heads, set_obj, set_view, shown_sets
-from kgreason.pog.pathtable import TablePaths
+from kgreason.pog.arrays import table_text as pathtext
+from kgreason.pog.arrays.hop_sets import prefetch, prefetch_heads, set_obj, set_view, shown_sets
+from kgreason.pog.arrays.table import TablePaths
 from kgreason.pog.types import Hop, ReasoningPath
 
 #: the default cap for displays (the CLI's path listing); prompts use PoGSettings.set_items
@@ -140,7 +140,7 @@ def render_paths(
     """render_path of each path. Paths share sets (a path's prefix is another path), so
     each distinct set (by identity) is rendered once; a LazyHop decodes only what is shown
     (all sets' shown members in one decode). A free search's TablePaths are rendered from
-    its arrays (pog/pathtext.py): no path object is made."""
+    its arrays (pog/arrays/table_text.py): no path object is made."""
     if isinstance(paths, TablePaths):
         return pathtext.texts(paths.table, names, max_items, max_tokens, with_ids)
     prefetch_heads(paths, max_items)

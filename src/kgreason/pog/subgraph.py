@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 class StoreTriples(Sequence[Triple]):
     """A store subgraph's triples as edge ids; Triple objects (sorted) are built only when
-    someone reads them, since the array fast path (pog/fastgraph.py) never needs them.
+    someone reads them, since the array fast path (pog/arrays/graph.py) never needs them.
     `eids` are sorted on first read (a walk gives them in discovery order)."""
 
     def __init__(self, kg: StoreKG, eids: np.ndarray, *, is_sorted: bool = True):

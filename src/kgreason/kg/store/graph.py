@@ -173,7 +173,7 @@ class CSRGraph:
         # owner of an earlier row of the same edge, or was reached with it).
         frontier = self.walk_start(seeds, sc)
         found = Found(max(0, min(max_triples, self.n_edges)), self.fwd_rel.dtype)
-        from kgreason.pog.kernels.walk import expansion, walk_compiled  # (numba: large only)
+        from kgreason.kg.store.kernels.walk import expansion, walk_compiled  # (numba: large only)
 
         got = walk_compiled(self, sc, frontier, depth, max_triples, CHUNK_EDGES, found)
         if got is not None:  # the same walk as one compiled loop (kernels/walk.py)

@@ -275,7 +275,7 @@ def radix_sort(values: np.ndarray, bound: int, *, sorted_bits: int = 0) -> np.nd
     if len(values) < RADIX_MIN:
         return np.sort(values)
     width = max(int(bound - 1).bit_length(), 1)
-    from kgreason.pog.kernels.build import radix_compiled  # (numba only on large inputs)
+    from kgreason.kg.store.kernels.build import radix_compiled  # (numba only on large inputs)
 
     got = radix_compiled(values, width, sorted_bits)
     if got is not None:  # one counting pass, one scatter per digit (kernels/build.py)

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kgreason.pog.hopsets import set_obj
+from kgreason.pog.arrays.hop_sets import set_obj
 from kgreason.pog.types import ReasoningPath
 
 N_SLOTS = 3

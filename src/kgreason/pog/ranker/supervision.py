@@ -25,9 +25,9 @@ import numpy as np
 
 from kgreason.eval.metrics import normalize_answer
 from kgreason.kg.base import KnowledgeGraph, Triple
+from kgreason.pog.arrays.hop_sets import answer_count
 from kgreason.pog.clustering import ClusteredGraph
 from kgreason.pog.graph import prepare_graph
-from kgreason.pog.hopsets import answer_count
 from kgreason.pog.paths import supplement_paths
 from kgreason.pog.ranker.features import (
     SCALARS,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kgreason.pog.kernels import compiled
+from kgreason.jit import compiled
 
 #: the bit index of a power of two x < 2**64 is DEBRUIJN[(x * DEBRUIJN_MAGIC) >> 58]: numba
 #: has no portable count-trailing-zeros; a de Bruijn multiply is one multiply and one load.

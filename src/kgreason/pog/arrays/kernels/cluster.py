@@ -1,4 +1,4 @@
-"""Which clustering loop of kernels/build.py runs, on what buffers and threads.
+"""Which clustering loop of kg/store/kernels/build.py runs, on what buffers and threads.
 
 `cluster_compiled` is fastbuild.from_store's compiled form after folding: the key-rank loop
 for stores whose node ids are in first-appearance order, the key-ordered loop for stores
@@ -14,11 +14,14 @@ from functools import partial
 
 import numpy as np
 
-from kgreason.pog.kernels import compiled, run_parallel, threads, use_jit
-from kgreason.pog.kernels.build import DEBRUIJN, DEBRUIJN_MAGIC, DIGIT, LOOPS, MIN_ROWS
+from kgreason.jit import compiled, run_parallel, threads, use_jit
+from kgreason.kg.store.kernels.build import DEBRUIJN, DEBRUIJN_MAGIC, DIGIT, MIN_ROWS
+from kgreason.kg.store.kernels.build import LOOPS as BUILD_LOOPS
 
 #: rows from which a key-ordered store's two CSRs are made on two threads at once
 PARALLEL_ROWS = 100_000
+#: the loops are kg.store.kernels.build's (they share its radix digit loop)
+LOOPS: list[tuple] = []
 
 
 def cluster_compiled(own, nbr, rel, inn, key_rank, sc, n_rel: int, jit=None):
@@ -37,7 +40,7 @@ def cluster_compiled(own, nbr, rel, inn, key_rank, sc, n_rel: int, jit=None):
         or not use_jit(len(own), MIN_ROWS, jit)
     ):
         return None
-    kernel = compiled(*LOOPS[1 if key_rank is not None else 2])
+    kernel = compiled(*BUILD_LOOPS[1 if key_rank is not None else 2])
     if kernel is None:
         return None
     i64, k = np.int64, len(own)
@@ -67,7 +70,7 @@ def _ordered_on_threads(rows, marks, before, wr: int, sc):
     """_cluster_ordered with its two CSRs made at once (_csr_half, a thread each): the front
     end writes each row's (h, r, t) and (t, r, h) codes, and each half sorts, dedups and
     decodes its own. Same arrays; None when a loop is not compiled."""
-    front, half = compiled(*LOOPS[3]), compiled(*LOOPS[4])
+    front, half = compiled(*BUILD_LOOPS[3]), compiled(*BUILD_LOOPS[4])
     if front is None or half is None:
         return None
     k = len(rows[0])
@@ -81,3 +84,27 @@ def _ordered_on_threads(rows, marks, before, wr: int, sc):
         [partial(half, a, b, k, n, wn, wr, counts[0]), partial(half, c, d, k, n, wn, wr, counts[1])]
     )
     return (*out, *inn, ranks)
+
+
+def warm_inputs() -> bool:
+    """One call of each clustering loop on a tiny input (kgreason.jit.warm)."""
+    from kgreason.kg.store.walk import WalkScratch
+
+    sc = WalkScratch(2, 1)
+    sc.begin()
+    z, o = np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64)
+    rank = np.array([1, 0], dtype=np.int32)
+    c = cluster_compiled(z, o, np.zeros(1, np.int32), None, rank, sc, 1, jit=True)
+    d = cluster_compiled(z, o, np.zeros(1, np.int32), None, None, sc, 1, jit=True)
+    rows = (z, o, np.zeros(1, np.int32), np.zeros(1, dtype=bool))
+    before = np.zeros(1, dtype=np.int64)
+    e = _ordered_on_threads(rows, sc.walk_bits()[1], before, 1, sc)
+    return (
+        c is not None
+        and c[8].tolist() == [0, 1]
+        and d is not None
+        and d[8].tolist() == [0, 1]
+        and d[0].tolist() == [0]
+        and e is not None
+        and [x.tolist() for x in e] == [x.tolist() for x in d]
+    )

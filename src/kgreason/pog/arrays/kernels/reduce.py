@@ -16,8 +16,8 @@ from functools import partial
 
 import numpy as np
 
-from kgreason.pog.fastcsr import BOTTOM_UP
-from kgreason.pog.kernels import compiled, run_parallel, use_jit
+from kgreason.jit import compiled, run_parallel, use_jit
+from kgreason.pog.arrays.csr import BOTTOM_UP
 
 #: edge slots (row entries: two per edge) below which numpy is used (MetaQA's graphs, at
 #: most ~71k edges, never load numba; a 10M question's hold 4x10^5)

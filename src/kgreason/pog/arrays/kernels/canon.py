@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from kgreason.jit import compiled, use_jit
 from kgreason.kg.store.build_index import ranges
-from kgreason.pog.kernels import compiled, use_jit
 
 #: compared elements below which numpy is used
 MIN_ROWS = 50_000

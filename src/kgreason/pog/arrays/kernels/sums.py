@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from kgreason.jit import compiled, use_jit
 from kgreason.kg.store.build_index import ranges
-from kgreason.pog.kernels import compiled, use_jit
 
 #: summed elements below which numpy is used
 MIN_ROWS = 100_000

@@ -1,4 +1,4 @@
-"""Paths of a free search's table (pog/pathtable.py) rendered from its arrays (issue 15).
+"""Paths of a free search's table (pog/arrays/table.py) rendered from its arrays (issue 15).
 
 Why: fuzzy ranking renders every path a search found (up to 20,000 on a 10M-triple hub
 question) and keeps a few dozen; rendering through path objects made one per path and
@@ -28,7 +28,7 @@ import numpy as np
 from kgreason.kg.store.build_index import ranges
 
 if TYPE_CHECKING:
-    from kgreason.pog.pathtable import FreeTable, Groups
+    from kgreason.pog.arrays.table import FreeTable, Groups
 
 
 def _on_paths(t: FreeTable) -> list[np.ndarray]:

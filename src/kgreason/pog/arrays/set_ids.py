@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from kgreason.pog.fastcsr import distinct_sorted
-from kgreason.pog.kernels.canon import differ
+from kgreason.pog.arrays.csr import distinct_sorted
+from kgreason.pog.arrays.kernels.canon import differ
 
 
 def unique_sorted(x: np.ndarray) -> np.ndarray:

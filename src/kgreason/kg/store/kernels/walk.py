@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kgreason.pog.kernels import compiled, cut, use_jit
+from kgreason.jit import compiled, use_jit
+from kgreason.kg.store.kernels import cut
 
 if TYPE_CHECKING:
     from kgreason.kg.store.graph import CSRGraph

@@ -6,11 +6,11 @@ the nodes within D_max - 1 hops of a topic. `ArrayClusteredGraph` keeps the subg
 CSR arrays (out-edges grouped by (node, relation), in-edges likewise) over local ids, and
 builds a node's `{(relation, forward): neighbours}` entry only when something asks for it
 (`adj` is a lazy mapping). Whole-graph operations (sizes, BFS distances, reduction's
-dead-end pruning, induced subgraphs) are vectorised numpy (kernels in pog/fastcsr.py). It
+dead-end pruning, induced subgraphs) are vectorised numpy (kernels in pog/arrays/csr.py). It
 is a drop-in `ClusteredGraph`: same answers, same API (tests compare them).
 
-Where the rest lives: names, the name index and the lazy `adj` view in pog/fastnames.py, building from a store
-subgraph in pog/fastbuild.py (`from_store` and `fold_inverse_arrays` are re-exported here).
+Where the rest lives: names, the name index and the lazy `adj` view in pog/arrays/names.py, building from a store
+subgraph in pog/arrays/build.py (`from_store` and `fold_inverse_arrays` are re-exported here).
 
 API:
     ArrayClusteredGraph.from_arrays(h, r, t, node_names, rel_names, isolated=()) -> graph
@@ -28,8 +28,7 @@ import numpy as np
 
 from kgreason.kg.base import Triple
 from kgreason.kg.store.build_index import ranges
-from kgreason.pog.clustering import ClusteredGraph, Key
-from kgreason.pog.fastcsr import (
+from kgreason.pog.arrays.csr import (
     Rows,
     bfs,
     bits,
@@ -40,14 +39,15 @@ from kgreason.pog.fastcsr import (
     unique_codes,
     unpack,
 )
-from kgreason.pog.fastnames import LazyAdj, NodeIndex, NodeNames, dict_lookup
+from kgreason.pog.arrays.names import LazyAdj, NodeIndex, NodeNames, dict_lookup
+from kgreason.pog.clustering import ClusteredGraph, Key
 
 
 def __getattr__(name: str) -> Any:
-    """from_store and fold_inverse_arrays live in pog/fastbuild.py (which imports this
+    """from_store and fold_inverse_arrays live in pog/arrays/build.py (which imports this
     module); re-exported here lazily so that old imports keep working."""
     if name in ("from_store", "fold_inverse_arrays"):
-        from kgreason.pog import fastbuild
+        from kgreason.pog.arrays import build as fastbuild
 
         return getattr(fastbuild, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -364,7 +364,7 @@ class ArrayClusteredGraph(ClusteredGraph):
     def restrict_mask(self, keep: np.ndarray) -> ArrayClusteredGraph:
         """Induced subgraph on the local ids where `keep` is True (same local ids); both
         CSRs are filtered, which keeps their order (no sort)."""
-        from kgreason.pog.kernels.reduce import restrict_compiled
+        from kgreason.pog.arrays.kernels.reduce import restrict_compiled
 
         keep = keep & self.present
         both = [(self.h, self.r, self.t), (self.idst, self.irel, self.isrc)]

@@ -27,18 +27,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kgreason.jit import threads
 from kgreason.kg.store.build_index import ranges
-from kgreason.pog.fastcsr import bits, pack
-from kgreason.pog.fastsegs import Expanded, Pool, expand_many, expand_segments, segment_table
-from kgreason.pog.fastsegs import member_sorted as _member  # noqa: F401 (fastpaths, fastrestrict)
-from kgreason.pog.kernels import threads
-from kgreason.pog.kernels.sums import sets_holding
-from kgreason.pog.pathtable import group_arrays
-from kgreason.pog.setids import _hash_sets, canon, unique_sorted
+from kgreason.pog.arrays.csr import bits, pack
+from kgreason.pog.arrays.kernels.sums import sets_holding
+from kgreason.pog.arrays.segments import Expanded, Pool, expand_many, expand_segments, segment_table
+from kgreason.pog.arrays.segments import member_sorted as _member  # noqa: F401 (fastpaths, fastrestrict)
+from kgreason.pog.arrays.set_ids import _hash_sets, canon, unique_sorted
+from kgreason.pog.arrays.table import group_arrays
 
 if TYPE_CHECKING:
-    from kgreason.pog.fastgraph import ArrayClusteredGraph
-    from kgreason.pog.levels import _Level
+    from kgreason.pog.arrays.graph import ArrayClusteredGraph
+    from kgreason.pog.arrays.levels import _Level
 
 #: the per-entry fields of fastsegs.Expanded
 _ENTRY = ("code", "a", "ln", "h")
@@ -116,7 +116,7 @@ def expand_distinct(
     pool: Pool | None = None,
 ) -> Expanded:
     """The entries of the sets reps (their index u = position in reps), in batches of about
-    BATCH_ROWS edge rows (pog/fastsegs.py reads segments, and rows only where it merges),
+    BATCH_ROWS edge rows (pog/arrays/segments.py reads segments, and rows only where it merges),
     or one batch per kernel thread for a level of PARALLEL_ROWS rows or more (run at once,
     same output); merged sets are appended to `pool` (default: a new one over the
     segment pool)."""

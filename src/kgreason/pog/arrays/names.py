@@ -1,4 +1,4 @@
-"""Node names of the array graph (pog/fastgraph.py): local id <-> node key, lazily.
+"""Node names of the array graph (pog/arrays/graph.py): local id <-> node key, lazily.
 
 Why: a question's subgraph can hold 10^5 nodes, of which path search shows a few hundred
 (issue 15: names only for what is shown or sent to the LLM), so names are decoded on first
@@ -23,7 +23,7 @@ import numpy as np
 from kgreason.pog.clustering import Key
 
 if TYPE_CHECKING:
-    from kgreason.pog.fastgraph import ArrayClusteredGraph
+    from kgreason.pog.arrays.graph import ArrayClusteredGraph
 
 
 class NodeNames:

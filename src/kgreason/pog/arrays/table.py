@@ -10,7 +10,7 @@ a range of a node pool) and `TablePaths` is the search's `paths`:
 - `paths[i]` makes path i when it is first read, sharing its prefix's hop objects (the same
   ReasoningPath, hops, sets and order as the object search made: tests compare);
 - iterating makes them all, length by length in bulk (lazyhop.HopMaker's C-level maps);
-- render.render_paths and render.displayed_ids read the arrays (pog/pathtext.py): each
+- render.render_paths and render.displayed_ids read the arrays (pog/arrays/table_text.py): each
   distinct set and hop is rendered once, and a path's text is its prefix's text plus its
   last step's, so no object is made for a path that is only ranked.
 
@@ -30,13 +30,13 @@ from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
-from kgreason.pog.lazyhop import HopMaker, LazyHop, NameSet, make_paths
+from kgreason.pog.arrays.hops import HopMaker, LazyHop, NameSet, make_paths
 from kgreason.pog.types import Hop, ReasoningPath
 
 if TYPE_CHECKING:
+    from kgreason.pog.arrays.graph import ArrayClusteredGraph
+    from kgreason.pog.arrays.steps import _Steps
     from kgreason.pog.clustering import Key
-    from kgreason.pog.fastgraph import ArrayClusteredGraph
-    from kgreason.pog.fastsets import _Steps
 
 
 class Groups(Sequence[tuple[int, ...]]):

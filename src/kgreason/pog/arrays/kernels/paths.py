@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from kgreason.jit import compiled, use_jit
 from kgreason.kg.store.build_index import ranges
-from kgreason.pog.fastsegs import member_sorted, segment_table
-from kgreason.pog.kernels import compiled, use_jit
-from kgreason.pog.setids import unique_sorted
+from kgreason.pog.arrays.segments import member_sorted, segment_table
+from kgreason.pog.arrays.set_ids import unique_sorted
 
 #: rows + members below which numpy is used (measured at 10M: the loop wins from ~20k,
 #: 3x faster at 100k-200k)

@@ -1,6 +1,6 @@
 """Hops whose entity names are decoded when something reads them (issue 15).
 
-Why: path search on a local store (pog/fastpaths.py) returns up to `max_paths` paths of
+Why: path search on a local store (pog/arrays/search.py) returns up to `max_paths` paths of
 sets of up to thousands of entities, and decoding every member's key from the store took
 most of the paths stage (0.75 s of 1.4 s on three 1M questions). Downstream, LLM-free mode
 reads only the first few members of each set (fuzzy ranking renders 4 per set) and the full
@@ -24,9 +24,9 @@ API:
     HopMaker(graph).hop(src_set, codes, dst_set) -> LazyHop
     id_signature(path) -> hashable, ordered like path_signature
     HopMaker(graph).groups(steps, idx) / .sets(nodes, a, b) / HopMaker.hops(srcs, keys,
-        dsts, codes): the hops of a whole chunk of steps at once (pog/fastpaths.py)
+        dsts, codes): the hops of a whole chunk of steps at once (pog/arrays/search.py)
 Reading a path's sets without decoding them (shown sets, heads, sizes, answer counts):
-pog/hopsets.py.
+pog/arrays/hop_sets.py.
 """
 
 from __future__ import annotations
@@ -42,9 +42,9 @@ from kgreason.kg.base import Triple
 from kgreason.pog.types import Hop, ReasoningPath
 
 if TYPE_CHECKING:
+    from kgreason.pog.arrays.graph import ArrayClusteredGraph, NodeNames
+    from kgreason.pog.arrays.steps import _Steps
     from kgreason.pog.clustering import Key
-    from kgreason.pog.fastgraph import ArrayClusteredGraph, NodeNames
-    from kgreason.pog.fastsets import _Steps
 
 
 class NameSet:
@@ -185,7 +185,7 @@ class HopMaker:
     """LazyHops of one ArrayClusteredGraph: key codes resolved once per distinct group.
 
     The bulk methods (`groups`, `sets`, `hops`) build the hops of a whole chunk of steps
-    (pog/fastpaths.py) with no Python call per step: keys come from per-code arrays, equal
+    (pog/arrays/search.py) with no Python call per step: keys come from per-code arrays, equal
     sets share one NameSet, and objects are made by setting their slots directly (the
     classes' own constructors run per object: 2-3x the cost, measured)."""
 

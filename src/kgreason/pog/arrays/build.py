@@ -7,7 +7,7 @@ decodes no name, builds no Python object per edge, and hashes nothing (numpy 2.x
 order (`keys.rank`, a permutation of the store's nodes): one mark per store node and a
 scan give the distinct ranks in order, i.e. the local ids, with no sort at all (the mark
 and the rank table are the store's pooled walk scratch, the rank -> node table is built
-once per store); the edges are then sorted by pog/fastcsr.py's radix sort, the in-edges
+once per store); the edges are then sorted by pog/arrays/csr.py's radix sort, the in-edges
 from the out-edges' order (only the digits above the head's).
 
 API:
@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from kgreason.pog.fastcsr import mirror_mask, pack, unique_codes
-from kgreason.pog.fastgraph import ArrayClusteredGraph, edge_widths
-from kgreason.pog.fastnames import NodeIndex, NodeNames
-from kgreason.pog.kernels.cluster import cluster_compiled
+from kgreason.pog.arrays.csr import mirror_mask, pack, unique_codes
+from kgreason.pog.arrays.graph import ArrayClusteredGraph, edge_widths
+from kgreason.pog.arrays.kernels.cluster import cluster_compiled
+from kgreason.pog.arrays.names import NodeIndex, NodeNames
 
 if TYPE_CHECKING:
     from kgreason.kg.store.kg import StoreKG

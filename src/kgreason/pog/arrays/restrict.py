@@ -1,7 +1,7 @@
 """paths._restrict for a whole level of found segments at once, on arrays (see fastpaths).
 
-Split from pog/fastpaths.py (the forward search); the kept sets become NameSets, so no name
-is decoded here (pog/lazyhop.py). Which members of a set are kept (`kept_members`) reads
+Split from pog/arrays/search.py (the forward search); the kept sets become NameSets, so no name
+is decoded here (pog/arrays/hops.py). Which members of a set are kept (`kept_members`) reads
 only the edge rows of the hop's keys, each (node, key) one segment of the graph's segment
 index (pog/fastsegs.key_rows), from the side that reads fewer rows: until issue 15's session 20 it read every edge of
 every kept set once per hop group paired with it (the target, often a hub, once per group).
@@ -14,18 +14,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kgreason.jit import use_jit
 from kgreason.kg.store.build_index import ranges
-from kgreason.pog.fastsegs import KeyRows, key_rows, segment_table
-from kgreason.pog.fastsets import _member
-from kgreason.pog.kernels import use_jit
-from kgreason.pog.kernels.paths import KEPT_MIN_ROWS, kept, near_members
-from kgreason.pog.lazyhop import HopMaker, NameSet
-from kgreason.pog.setids import _hash_sets, canon
+from kgreason.pog.arrays.hops import HopMaker, NameSet
+from kgreason.pog.arrays.kernels.paths import KEPT_MIN_ROWS, kept, near_members
+from kgreason.pog.arrays.segments import KeyRows, key_rows, segment_table
+from kgreason.pog.arrays.set_ids import _hash_sets, canon
+from kgreason.pog.arrays.steps import _member
 from kgreason.pog.types import Hop
 
 if TYPE_CHECKING:
-    from kgreason.pog.fastgraph import ArrayClusteredGraph
-    from kgreason.pog.levels import _Level
+    from kgreason.pog.arrays.graph import ArrayClusteredGraph
+    from kgreason.pog.arrays.levels import _Level
 
 
 def restrict(

@@ -16,17 +16,17 @@ level of partial paths is expanded at once:
 - relation clustering (keys of one partial path reaching the same set are one hop) groups
   steps by a 64-bit set hash, verified exactly where a hash is shared;
 - a segment ending at its target is restricted backwards for all found paths of a level at
-  once, walking from the target (`restrict`, pog/fastrestrict.py): only the edge rows of
+  once, walking from the target (`restrict`, pog/arrays/restrict.py): only the edge rows of
   the hops' keys are read, from whichever side reads fewer.
 
-Each DISTINCT set of a level is expanded once (pog/fastsets.py): partial paths ending
+Each DISTINCT set of a level is expanded once (pog/arrays/steps.py): partial paths ending
 in the same set share its steps, except the keys reversing their last hop, which are
 recomputed per partial path (two-topic questions at 10M triples hold 20,000 partial paths
 per level over far fewer sets). `restrict` likewise works per distinct kept set.
 
 The free search makes no object per step: it records each length's steps as arrays in a
-FreeTable (pog/pathtable.py), whose TablePaths make a path's hops (LazyHops over arrays of
-local ids, pog/lazyhop.py) when someone reads it, and render all paths' texts from the
+FreeTable (pog/arrays/table.py), whose TablePaths make a path's hops (LazyHops over arrays of
+local ids, pog/arrays/hops.py) when someone reads it, and render all paths' texts from the
 arrays. The segment search makes the hops of a chunk of steps together (lazyhop.HopMaker's
 groups, sets and hops: no Python call per step). No name is decoded here; a reader decodes
 what it reads. Free paths come out already in find_entity_paths' order (`_order`: one
@@ -47,16 +47,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgreason.kg.store.build_index import ranges
-from kgreason.pog.fastrestrict import restrict
-from kgreason.pog.fastsets import CHUNK_PATHS, KeptPrefix, LevelSteps, _Steps
-from kgreason.pog.kernels.sums import range_sums
-from kgreason.pog.lazyhop import HopMaker
-from kgreason.pog.levels import _Level, _node_hash, _RowSteps
-from kgreason.pog.pathtable import FreeTable
+from kgreason.pog.arrays.hops import HopMaker
+from kgreason.pog.arrays.kernels.sums import range_sums
+from kgreason.pog.arrays.levels import _Level, _node_hash, _RowSteps
+from kgreason.pog.arrays.restrict import restrict
+from kgreason.pog.arrays.steps import CHUNK_PATHS, KeptPrefix, LevelSteps, _Steps
+from kgreason.pog.arrays.table import FreeTable
 from kgreason.pog.types import Hop
 
 if TYPE_CHECKING:
-    from kgreason.pog.fastgraph import ArrayClusteredGraph
+    from kgreason.pog.arrays.graph import ArrayClusteredGraph
     from kgreason.pog.paths import _Budget
 
 
@@ -112,7 +112,7 @@ def _reached(st: _Steps, idx: np.ndarray, t: int = -1, ht: np.uint64 | None = No
 def free_paths(
     g: ArrayClusteredGraph, start: str, min_len: int, max_len: int, budget: _Budget
 ) -> FreeTable | None:
-    """paths._free_paths on arrays, as a FreeTable (pog/pathtable.py): each length's steps
+    """paths._free_paths on arrays, as a FreeTable (pog/arrays/table.py): each length's steps
     are recorded as arrays, and the paths are the first steps of each length from min_len,
     in find_entity_paths' order (`_order`), so nothing is sorted or made per path here.
     None when `start` is not in the graph."""

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kgreason.pog.fastsets import _member, _rows, _Steps
-from kgreason.pog.setids import unique_sorted
+from kgreason.pog.arrays.set_ids import unique_sorted
+from kgreason.pog.arrays.steps import _member, _rows, _Steps
 
 if TYPE_CHECKING:
-    from kgreason.pog.fastgraph import ArrayClusteredGraph
+    from kgreason.pog.arrays.graph import ArrayClusteredGraph
 
 #: rows (partial path, edge) gathered per chunk of a level by _RowSteps
 CHUNK_ROWS = 1 << 21

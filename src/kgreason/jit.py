@@ -1,31 +1,28 @@
-"""Compiled loops for PoG's graph stages at scale (issue 15), each beside its numpy form.
+"""Compiled loops for the graph stages at scale: the plumbing every kernel module shares.
 
 Why: after vectorising the graph stages with numpy, what was left at 10M triples were steps
 numpy can only do by sorting or by many passes over the same rows (merging sorted runs,
 dropping repeats). A plain loop does them in one pass; numba compiles it (llvmlite: no
-compiler needed on the user's machine).
+compiler needed on the user's machine). The loops live beside the code that calls them:
+the store's in `kgreason.kg.store.kernels`, PoG's array form's in
+`kgreason.pog.arrays.kernels`; this module is below both, so neither imports the other.
 
-Rules every kernel module here follows:
+Rules every kernel module follows:
 - the numpy form is the reference: tests run both on the same inputs and compare;
 - the compiled form is used only for inputs of at least `min_rows` rows (per kernel), and
   numba is loaded only by an input of LOAD_ROWS rows or by `warm()` (what long-running
   entry points call for large KGs), so small KGs (the embedded default, MetaQA) and
   one-shot questions that would not get the load back never import it;
 - a loop is compiled for one explicit signature, on first use or by `warm()`; numba caches
-  the machine code on disk (beside this package, else in the user's cache directory), so
+  the machine code on disk (beside its module, else in the user's cache directory), so
   a later process loads all of them in ~0.3-0.8 s instead of compiling (4-11 s);
 - KGREASON_JIT=0 turns every kernel off (numpy everywhere), KGREASON_JIT=1 on at any size;
 - the path search's largest expansions run in parts on up to `threads()` threads
   (KGREASON_JIT_THREADS; the loops release the GIL), with the same output as one call;
-- if numba is missing or cannot compile a loop, numpy is used and the reason logged once.
-
-Modules:
-- path search: `segments` (fastsegs.expand_segments, the segment table), `canon`
-  (setids.canon's exact set comparison), `sums` (a
-  level's edge rows from its steps, which sets hold the target), `paths`
-  (fastrestrict.kept_members' membership test);
-- subgraph, clustering, reduction: `walk` (the store walk), `cut` (its cut report), `build` (the
-  radix sort, the clustering loops; `cluster` picks one and runs it), `reduce` (BFS, dead-end peel, induced subgraph).
+- if numba is missing or cannot compile a loop, numpy is used and the reason logged once;
+- a kernel module has LOOPS = [(loop, signature[, helpers])] and `warm_inputs()`, a smoke
+  call on a tiny input; a loop's helpers live in its own module (numba's disk cache of a
+  loop is invalidated by its own file only).
 """
 
 from __future__ import annotations
@@ -46,10 +43,6 @@ from kgreason.cpus import usable_cpus
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-#: the kernel modules; each has LOOPS = [(loop, signature[, helpers])] and a `warm_inputs()`
-#: smoke call
-MODULES = ("segments", "canon", "sums", "paths", "reduce", "walk", "cut", "build")
 
 
 def jit_mode() -> str:
@@ -192,16 +185,17 @@ class _Guarded:
             return self.fn(*fixed)
 
 
-def warm() -> bool:
-    """Compile (or load from numba's disk cache) every kernel now and run each once on a
-    tiny input, so the first large question does not pay it. For long-running entry points
-    (`kgreason serve`, `kgreason mcp`, benches). True when every compiled form is in use;
-    False with KGREASON_JIT=0 or without numba."""
+def warm(modules: Sequence[str]) -> bool:
+    """Compile (or load from numba's disk cache) every loop of these kernel modules (dotted
+    names) now and run each module once on a tiny input, so the first large question does
+    not pay it. For long-running entry points (`kgreason serve`, `kgreason mcp`, benches:
+    `kgreason.heap.warm_all`). True when every compiled form is in use; False with
+    KGREASON_JIT=0 or without numba."""
     if jit_mode() == "off":
         return False
     ok = True
-    for name in MODULES:
-        mod = importlib.import_module(f"{__name__}.{name}")
+    for name in modules:
+        mod = importlib.import_module(name)
         ok &= all(compiled(*entry) is not None for entry in mod.LOOPS)
         ok &= bool(mod.warm_inputs())
     return ok

@@ -36,12 +36,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kgreason.jit import run_parallel, use_jit
 from kgreason.kg.store.build_index import ranges
-from kgreason.pog.fastcsr import bits, distinct_sorted
-from kgreason.pog.kernels import run_parallel, segments, use_jit
+from kgreason.pog.arrays.csr import bits, distinct_sorted
+from kgreason.pog.arrays.kernels import segments
 
 if TYPE_CHECKING:
-    from kgreason.pog.fastgraph import ArrayClusteredGraph
+    from kgreason.pog.arrays.graph import ArrayClusteredGraph
 
 
 #: filter after deduplicating when fewer than 1 / LATE_FILTER of the rows are dropped (a

@@ -1,4 +1,4 @@
-"""Array kernels of the array graph (pog/fastgraph.py): sorting edge codes, CSR rows,
+"""Array kernels of the array graph (pog/arrays/graph.py): sorting edge codes, CSR rows,
 breadth-first distances, dead-end pruning. Plain numpy over int arrays, no graph object.
 
 Why these shapes (issue 15, measured on 2x10^5-edge question subgraphs): numpy 2.x's
@@ -135,7 +135,7 @@ def bfs(
     two levels most nodes are visited, and the third level would otherwise read every edge
     to find a handful of nodes. Same distances either way. `degree`: the slots of each node
     over all `rows` (computed when not given)."""
-    from kgreason.pog.kernels.reduce import bfs_compiled
+    from kgreason.pog.arrays.kernels.reduce import bfs_compiled
 
     got = bfs_compiled(n, u, max_depth, rows)  # large graphs: one compiled pass per level
     if got is not None:

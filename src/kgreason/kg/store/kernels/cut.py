@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kgreason.pog.kernels import compiled
+from kgreason.jit import compiled
 
 
 def _left_out_loop(  # pragma: no cover (compiled)

@@ -1,4 +1,4 @@
-"""Reading the sets of a path's hops without decoding every name (LazyHops, pog/lazyhop.py,
+"""Reading the sets of a path's hops without decoding every name (LazyHops, pog/arrays/hops.py,
 and plain Hops alike): which sets a rendering shows, their first members decoded in one
 store decode, a set's size and identity, and a path's answer-set size counted on ids.
 
@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from kgreason.pog.lazyhop import LazyHop, NameSet
+from kgreason.pog.arrays.hops import LazyHop, NameSet
 from kgreason.pog.types import Hop, ReasoningPath
 
 
