@@ -24,15 +24,17 @@ from dataclasses import dataclass, field
 
 from kgreason.lkg.router import options_kind, split_option
 from kgreason.lkg.solvers.base import ProgramFormatError, SolverLimits, SolverResult
+from kgreason.lkg.solvers.ladr import read_ladr
 from kgreason.lkg.solvers.prover9 import Prover9Runner
 from kgreason.lkg.solvers.registry import RunContext, SolverRegistry, default_solvers
 from kgreason.lkg.solvers.sandbox import Sandbox
-from kgreason.lkg.solvers.screens import screen_ladr_outside, screen_smtlib
+from kgreason.lkg.solvers.screens import screen_smtlib
 from kgreason.lkg.solvers.sexpr import split_top
 from kgreason.lkg.solvers.z3 import OptionMode, Z3Runner
 
 MODES: tuple[str, ...] = ("must_be_true", "could_be_true", "cannot_be_true", "could_be_false")
-_MODE_LINE = re.compile(r"^\s*;+\s*mode\s*[:=]\s*([A-Za-z_\- ]+?)\s*$", re.M | re.I)
+_MODE_HEAD = re.compile(r"\s*;+\s*mode\s*[:=]", re.I)
+_MODE_WORDS = re.compile(r"[A-Za-z_\- ]*", re.I)
 _HEAD = re.compile(r"^\(\s*([^\s()]+)(?:\s+([^\s()]+))?")
 _OPTION_NAME = re.compile(r"^opt(?:ion)?_?([A-Za-z])$", re.I)
 #: commands kgreason issues itself; a model's own copies would confuse the composed checks
@@ -41,7 +43,6 @@ _DROP = {
     "push", "pop", "echo", "reset", "reset-assertions", "get-info", "get-assertions",
     "get-proof", "get-unsat-core", "get-option", "eval", "display",
 }  # fmt: skip
-_FORMULAS = re.compile(r"formulas\(\s*(\w+)\s*\)\s*\.(.*?)end_of_list\s*\.", re.S)
 
 
 def infer_mode(question: str) -> OptionMode | None:
@@ -65,6 +66,24 @@ def infer_mode(question: str) -> OptionMode | None:
     if mode and re.search(r"\bexcept\b", q):
         mode = flip[mode]
     return mode  # type: ignore[return-value]
+
+
+def mode_line(program: str) -> str | None:
+    r"""The words of the first `; mode: ...` comment line (stripped), or None.
+
+    Line by line: one search `^\s*;+\s*mode\s*[:=]\s*([A-Za-z_\- ]+?)\s*$` (re.M) over the
+    program rescanned the rest of it from every line start, and its lazy words followed by
+    white space were quadratic on one long line of spaces. The words read are the same: the
+    rest of the line, stripped, when it holds only letters, `_`, `-` and inner spaces."""
+    for line in program.split("\n"):
+        head = _MODE_HEAD.match(line) if ";" in line else None
+        if head is None:
+            continue
+        rest = line[head.end() :]
+        words = rest.strip()
+        if _MODE_WORDS.fullmatch(words) and (words or " " in rest):
+            return words
+    return None
 
 
 def _fail(solver: str, program: str, message: str, kind: str = "parse_error") -> SolverResult:
@@ -126,8 +145,10 @@ class ProgramExecutor:
                     f"the program defines no option_{missing[0]}: write one "
                     f"(define-fun option_X () Bool ...) for each of the options {letters}",
                 )  # fmt: skip
-            dm = _MODE_LINE.search(program)
-            mode = dm.group(1).strip().lower().replace(" ", "_").replace("-", "_") if dm else None
+            written = mode_line(program)
+            mode = (
+                written.lower().replace(" ", "_").replace("-", "_") if written is not None else None
+            )
             if mode is None:
                 mode = infer_mode(question) or "must_be_true"
             if mode not in MODES:
@@ -193,7 +214,7 @@ class ProgramExecutor:
                 prob = parse_logiclm_fol(program)
                 premises, goal, notes = prob.premises, prob.conclusion, prob.notes
             else:
-                premises, goal, notes = _ladr_blocks(program)
+                premises, goal, notes = read_ladr(program)
         except ProgramFormatError as e:
             return _fail(
                 "prover9", program, str(e), "refused" if e.kind == "refused" else "parse_error"
@@ -220,22 +241,3 @@ class ProgramExecutor:
         if prog.notes:
             res.details["notes"] = list(prog.notes)
         return res
-
-
-def _ladr_blocks(program: str) -> tuple[list[str], str, list[str]]:
-    refused = screen_ladr_outside(_FORMULAS.sub("", program))
-    if refused:
-        raise ProgramFormatError(refused, kind="refused")
-    blocks = {name: body for name, body in _FORMULAS.findall(program)}
-    if "goals" not in blocks:
-        raise ProgramFormatError(
-            "no formulas(goals). ... end_of_list. block", kind="missing_section"
-        )
-    split = re.compile(r"\.\s*(?:%[^\n]*)?(?:\n|$)")
-    assumptions = [f.strip() for f in split.split(blocks.get("assumptions", "")) if f.strip()]
-    goals = [f.strip() for f in split.split(blocks["goals"]) if f.strip()]
-    if len(goals) != 1:
-        raise ProgramFormatError(
-            f"expected exactly one goal, found {len(goals)}", kind="missing_section"
-        )
-    return assumptions, goals[0], []

@@ -42,8 +42,8 @@ from kgreason.lkg.logiclm.smtquery import ChoiceOutcome
 from kgreason.lkg.router import options_kind, split_option
 from kgreason.lkg.solvers import HornRunner, Prover9Runner, Sandbox, SolverLimits, Z3Runner
 from kgreason.lkg.solvers.base import ErrorKind, ProgramFormatError, SolverResult
+from kgreason.lkg.solvers.ladr import read_ladr
 from kgreason.lkg.solvers.registry import RunContext, SolverRegistry, default_solvers
-from kgreason.lkg.solvers.screens import screen_ladr_outside
 
 #: The built-in formats, aliases and routes (read-only views of `default_solvers()`).
 FORMATS: tuple[str, ...] = tuple(default_solvers().format_routes())
@@ -52,7 +52,11 @@ ROUTES: dict[str, str] = default_solvers().format_routes()
 #: Logic-LM's letters for True / False / Unknown per dataset.
 TFU_LETTERS = {"ProntoQA": ("A", "B", "B"), "ProofWriter": ("A", "B", "C"),
                "FOLIO": ("A", "B", "C")}  # fmt: skip
-_FORMULAS = re.compile(r"formulas\(\s*(\w+)\s*\)\s*\.(.*?)end_of_list\s*\.", re.S)
+_HEADERS = ("# Declarations", "# Constraints", "# Options", "Variables:", "Constraints:",
+            "Query:", "Domain:", "Premises:", "Conclusion:", "Facts:", "Rules:")  # fmt: skip
+#: a fact or atom alone on its line (`^[^\S\n]*`: a match whose leading white space spans
+#: lines also matches from the last line start, so this finds what `^\s*` did, linearly)
+_ASP_FACT = re.compile(r"^[^\S\n]*[a-z]\w*(\([^()]*\))?\s*\.\s*$", re.M)
 _CONVENTION = re.compile(r"\(define-fun\s+(goal|opt(ion)?_?[A-Za-z])\s", re.I)
 
 
@@ -82,10 +86,16 @@ class ProgramOutcome:
 
 def detect_format(text: str) -> str:
     """Name the format of a program text (see the module docstring); raises
-    ProgramFormatError(kind="unknown_format") when none matches."""
+    ProgramFormatError(kind="unknown_format") when none matches.
+
+    A header counts where a line (split at newlines only, where re.M's `^` matches) starts
+    with it after white space: the lines are read once, where a `^ *HEADER` search (with
+    white space that spans lines) rescanned the rest of the text from every line start."""
+    lines = [ln.lstrip() for ln in text.split("\n")]
+    found = {h for ln in lines if ln.startswith(_HEADERS) for h in _HEADERS if ln.startswith(h)}
 
     def has(*headers: str) -> bool:
-        return all(re.search(rf"^\s*{re.escape(h)}", text, re.M) for h in headers)
+        return all(h in found for h in headers)
 
     if has("# Declarations") or (has("# Constraints", "# Options")):
         return "arlsat"
@@ -100,7 +110,7 @@ def detect_format(text: str) -> str:
     stripped = text.lstrip()
     if stripped.startswith(("(", ";")):
         return "smtlib"
-    if ":-" in text or re.search(r"^\s*[a-z]\w*(\([^()]*\))?\s*\.\s*$", text, re.M):
+    if ":-" in text or _ASP_FACT.search(text):
         return "asp"
     raise ProgramFormatError(
         "program format not recognised (expected SMT-LIB, Prover9, Logic-LM FOL / rules / "
@@ -209,7 +219,7 @@ def run_program(
                 prob = parse_logiclm_fol(text)
                 premises, goal, notes = prob.premises, prob.conclusion, prob.notes
             else:
-                premises, goal, notes = _ladr(text)
+                premises, goal, notes = read_ladr(text)
         except ProgramFormatError as e:
             return _parse_failure(fmt, "prover9", e)
         out = _from_result(fmt, runner.decide(premises, goal))
@@ -230,26 +240,6 @@ def run_program(
     if fmt == "asp":
         return _from_result(fmt, HornRunner(sandbox, limits).run_asp(text))
     return _smtlib(text, question, options, limits, sandbox)
-
-
-def _ladr(text: str) -> tuple[list[str], str, list[str]]:
-    refused = screen_ladr_outside(_FORMULAS.sub("", text))
-    if refused:  # assign/set/clear outside the lists would change the search
-        raise ProgramFormatError(refused, kind="refused")
-    blocks: dict[str, list[str]] = {}
-    for name, body in _FORMULAS.findall(text):
-        body = re.sub(r"%[^\n]*", "", body)
-        blocks.setdefault(name, []).extend(
-            f.strip() for f in re.split(r"\.(?=\s|$)", body) if f.strip()
-        )
-    goals = blocks.get("goals", [])
-    if len(goals) != 1:
-        raise ProgramFormatError(
-            f"expected exactly one formula in formulas(goals), found {len(goals)}",
-            kind="bad_goal",
-        )
-    premises = blocks.get("assumptions", []) + blocks.get("sos", [])
-    return premises, goals[0], []
 
 
 def _smtlib(

@@ -17,6 +17,7 @@ its members.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 
 from kgreason.lkg.logiclm.arlsat_calls import CallsMixin
@@ -42,9 +43,9 @@ class Translator(CallsMixin):
         """Logic-LM declares each ForAll/Exists variable over a sort (or int/bool) as a
         module-level z3 constant before the statement runs, so a later *free* use of that
         name is that constant. Mirror it: call on each statement, in program order."""
-        stack = [node]
-        while stack:
-            n = stack.pop(0)
+        stack = deque([node])  # breadth first (the order numbers the constants); pop(0)
+        while stack:  # on a list was quadratic in a wide expression
+            n = stack.popleft()
             if n.kind == "call" and n.value in ("ForAll", "Exists") and scoped(n.args):
                 for b in n.args[0].args:
                     if b.kind != "binder" or b.args[0].kind != "name":

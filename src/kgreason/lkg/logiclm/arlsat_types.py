@@ -35,9 +35,13 @@ class Env:
     constants: dict[str, Val] = field(default_factory=dict)
     sublists: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
+    #: the notes already taken: a scan of `notes` per note was quadratic (one note per
+    #: ignored declaration line)
+    noted: set[str] = field(default_factory=set, repr=False)
 
     def note(self, text: str) -> None:
-        if text not in self.notes:
+        if text not in self.noted:
+            self.noted.add(text)
             self.notes.append(text)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
 
 from kgreason.lkg.logiclm.parsing import DepthGuard, scan
@@ -88,18 +89,24 @@ class _Parser(DepthGuard):
         self.text = text
         self.toks = _tokens(text.strip().rstrip("."))
         self.i = 0
-        self.bound: list[str] = []
+        #: how many quantifiers in scope bind each name (a list scanned per term was
+        #: quadratic for one quantifier binding thousands of names)
+        self.bound: Counter[str] = Counter()
         self.free: list[str] = []
         self.notes: list[str] = []
         self.depth = 0
+        self.chain = 0
 
     def nest(self) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise ProgramFormatError(
-                f"parse_error: nesting deeper than {MAX_DEPTH} in {self.text[:80]!r}...",
-                kind="too_deep",
-            )
+            raise self.too_deep()
+
+    def too_deep(self) -> ProgramFormatError:
+        return ProgramFormatError(
+            f"parse_error: nesting deeper than {MAX_DEPTH} in {self.text[:80]!r}...",
+            kind="too_deep",
+        )
 
     def fail(self, msg: str, kind: str = "syntax") -> ProgramFormatError:
         near = " ".join(self.toks[self.i : self.i + 4]) or "end of formula"
@@ -122,10 +129,7 @@ class _Parser(DepthGuard):
         if self.peek() is not None:
             raise self.fail("unexpected token", kind="trailing_tokens")
         if tree_depth(f) > MAX_DEPTH:  # long operator chains build deep trees iteratively
-            raise ProgramFormatError(
-                f"parse_error: nesting deeper than {MAX_DEPTH} in {self.text[:80]!r}...",
-                kind="too_deep",
-            )
+            raise self.too_deep()
         return ParsedFormula(f, self.free, self.notes)
 
     def formula(self, min_prec: int) -> Formula:
@@ -135,7 +139,14 @@ class _Parser(DepthGuard):
             if tok == ",":
                 self.notes.append("',' between formulas read as ∧")
             prec, op = _BINARY[self.take()]
-            right = self.formula(prec if op == "imp" else prec + 1)
+            if op == "imp":  # right-associative: each → recurses (`a → a → ...`)
+                self.chain += 1
+                if self.chain > MAX_DEPTH:  # its tree would be too deep anyway
+                    raise self.too_deep()
+                right = self.formula(prec)
+                self.chain -= 1
+            else:
+                right = self.formula(prec + 1)
             left = Formula(op, subs=(left, right))
         return left
 
@@ -156,9 +167,9 @@ class _Parser(DepthGuard):
                 names.append(self.var_name())
             if self.peek() == ".":
                 self.take()
-            self.bound.extend(names)
+            self.bound.update(names)
             body = self.formula(0)  # widest scope
-            del self.bound[-len(names) :]
+            self.bound.subtract(names)
             for n in reversed(names):
                 body = Formula("all" if tok == "∀" else "exists", name=n, subs=(body,))
             return body
@@ -201,7 +212,7 @@ class _Parser(DepthGuard):
                 args.append(self.term())
             self.take(")")
             return Term(tok, tuple(args))
-        if tok in self.bound:
+        if self.bound[tok] > 0:
             return Term(tok, is_var=True)
         if tok in _FREE_VARS:
             if tok not in self.free:

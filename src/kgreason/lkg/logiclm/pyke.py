@@ -38,6 +38,8 @@ _SECTIONS = ("Predicates:", "Facts:", "Rules:", "Query:")
 _ATOM = re.compile(r"^(?P<pred>[^\W\d][\w\-]*)\s*\((?P<args>.*)\)$")
 _NEG_PREFIX = re.compile(r"^(?:!|¬|~|not\s+|NOT\s+)\s*")
 _NOT_WRAP = re.compile(r"^Not\s*\(\s*(?P<inner>.+\))\s*(?:,\s*(?P<val>True|False)\s*)?\)$")
+#: Deepest `Not(Not(...))` read (Logic-LM's programs: one or two).
+MAX_NOT_DEPTH = 50
 ANSWERS = {"ProntoQA": ("A", "B", "B"), "ProofWriter": ("A", "B", "C")}
 
 
@@ -66,17 +68,34 @@ def _split_sections(text: str) -> dict[str, list[str]]:
 
 
 def parse_atom(text: str, notes: list[str], *, where: str) -> Atom:
-    """`Pred(a, b, True)` -> Atom; raises ProgramFormatError naming `where`."""
-    s = text.strip().rstrip(".").strip()
-    negate = False
-    if m := _NEG_PREFIX.match(s):
-        s, negate = s[m.end() :], True
-        notes.append(f"{where}: prefix negation read as a False value")
-    if m := _NOT_WRAP.match(s):
-        inner = parse_atom(m.group("inner"), notes, where=where)
-        notes.append(f"{where}: Not(...) read as a False value")
-        flip = m.group("val") == "False"
-        return Atom(inner.pred, inner.args, inner.negated ^ (not flip) ^ negate)
+    """`Pred(a, b, True)` -> Atom; raises ProgramFormatError naming `where`.
+
+    `Not(...)` wrappers are peeled in a loop, at most MAX_NOT_DEPTH of them: read
+    recursively, each level re-matched the rest of the text (quadratic) and a thousand
+    levels raised RecursionError."""
+    flips = False  # the value flips of the prefixes and wrappers peeled so far
+    wraps = 0
+    while True:
+        s = text.strip().rstrip(".").strip()
+        if m := _NEG_PREFIX.match(s):
+            s, flips = s[m.end() :], not flips
+            notes.append(f"{where}: prefix negation read as a False value")
+        m = _NOT_WRAP.match(s)
+        if not m:
+            break
+        wraps += 1
+        if wraps > MAX_NOT_DEPTH:
+            raise ProgramFormatError(
+                f"{where}: Not(...) nested deeper than {MAX_NOT_DEPTH}", kind="too_deep"
+            )
+        flips ^= m.group("val") != "False"  # Not(P) and Not(P, True) negate; Not(P, False) not
+        text = m.group("inner")
+    atom = _plain_atom(s, text, where=where)
+    notes.extend([f"{where}: Not(...) read as a False value"] * wraps)
+    return Atom(atom.pred, atom.args, atom.negated ^ flips)
+
+
+def _plain_atom(s: str, text: str, *, where: str) -> Atom:
     m = _ATOM.match(s)
     if not m:
         raise ProgramFormatError(f"{where}: cannot read atom {text.strip()!r}", kind="bad_atom")
@@ -91,7 +110,7 @@ def parse_atom(text: str, notes: list[str], *, where: str) -> Atom:
             f"{where}: unsupported truth value {args[-1]!r} in {text.strip()!r}",
             kind="unsupported_value",
         )
-    return Atom(m.group("pred"), tuple(args), negated ^ negate)
+    return Atom(m.group("pred"), tuple(args), negated)
 
 
 def parse_rule(text: str, notes: list[str], *, where: str) -> Rule:

@@ -34,6 +34,7 @@ from kgreason.lkg.solvers.preflight import (
     engine_read_paths,
     unavailable_result,
 )
+from kgreason.lkg.solvers.redact import redact_result
 from kgreason.lkg.solvers.sandbox import Sandbox, SandboxRun, apply_limit
 from kgreason.lkg.solvers.screens import screen_asp
 
@@ -60,36 +61,8 @@ class HornRunner:
             [*_WORKER, "program.lp", str(max_models)], files={"program.lp": asp},
             limits=self.limits, read=engine_read_paths(*_clingo_paths()), engine=NAME,
         )  # fmt: skip
-        res = SolverResult(
-            NAME, "ok", stdout=tail(run.stdout), stderr=tail(run.stderr), time_s=run.time_s,
-            program=asp,
-        )  # fmt: skip
-        res.details["network_isolated"] = run.network_isolated
-        if apply_limit(run, res):
-            return run, res, None
-        try:
-            payload = json.loads(run.stdout.strip().splitlines()[-1])
-        except (json.JSONDecodeError, IndexError):
-            if "bad_alloc" in run.stderr or "MemoryError" in run.stderr:
-                res.status, res.error_kind = "memory", "memory_limit"
-                lim = self.limits or self.sandbox.limits
-                res.error = f"memory limit {lim.memory_mb} MB exceeded"
-            else:
-                res.status, res.error_kind = "crash", "crash"
-                res.error = (
-                    f"clingo worker exited with code {run.returncode}: {tail(run.stderr, 300)}"
-                )
-            return run, res, None
-        if "error" in payload:
-            msgs = "; ".join(payload.get("messages", []))
-            if payload["error"] == "memory" or "bad_alloc" in msgs:
-                res.status, res.error_kind = "memory", "memory_limit"
-                lim = self.limits or self.sandbox.limits
-                res.error = f"memory limit {lim.memory_mb} MB exceeded ({msgs})"
-            else:
-                res.status, res.error_kind, res.error = "parse_error", "parse_error", msgs
-            return run, res, None
-        return run, res, payload
+        res, payload = _read(run, asp, self.limits or self.sandbox.limits)
+        return run, redact_result(res), payload
 
     def run_asp(self, program: str, *, max_models: int = 1) -> SolverResult:
         """Raw ASP (e.g. an LLM-written rule program in clingo syntax); directives that run
@@ -151,6 +124,38 @@ class HornRunner:
             notes=list(program.notes),
         )
         return res
+
+
+def _read(run: SandboxRun, asp: str, lim: SolverLimits) -> tuple[SolverResult, dict | None]:
+    """The worker's JSON line read into a result (no payload when the run failed)."""
+    res = SolverResult(
+        NAME, "ok", stdout=tail(run.stdout), stderr=tail(run.stderr), time_s=run.time_s,
+        program=asp,
+    )  # fmt: skip
+    res.details["network_isolated"] = run.network_isolated
+    if apply_limit(run, res):
+        return res, None
+    try:
+        payload = json.loads(run.stdout.strip().splitlines()[-1])
+    except (json.JSONDecodeError, IndexError, RecursionError):
+        payload = None
+    if not isinstance(payload, dict):
+        if "bad_alloc" in run.stderr or "MemoryError" in run.stderr:
+            res.status, res.error_kind = "memory", "memory_limit"
+            res.error = f"memory limit {lim.memory_mb} MB exceeded"
+        else:
+            res.status, res.error_kind = "crash", "crash"
+            res.error = f"clingo worker exited with code {run.returncode}: {tail(run.stderr, 300)}"
+        return res, None
+    if "error" in payload:
+        msgs = "; ".join(payload.get("messages", []))
+        if payload["error"] == "memory" or "bad_alloc" in msgs:
+            res.status, res.error_kind = "memory", "memory_limit"
+            res.error = f"memory limit {lim.memory_mb} MB exceeded ({msgs})"
+        else:
+            res.status, res.error_kind, res.error = "parse_error", "parse_error", msgs
+        return res, None
+    return res, payload
 
 
 def run_horn(

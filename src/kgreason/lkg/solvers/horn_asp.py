@@ -17,6 +17,11 @@ from typing import Any
 
 from kgreason.lkg.solvers.base import ProgramFormatError
 
+#: Bounds of a shown derivation (Logic-LM's proofs: at most 17 lines, 10 deep).
+MAX_PROOF_DEPTH = 100
+MAX_PROOF_LINES = 1000
+MAX_PROOF_CHARS = 100_000
+
 
 @dataclass(frozen=True)
 class Atom:
@@ -82,13 +87,7 @@ def _lit(atom: Atom, var: dict[str, str]) -> str:
 
 def rule_vars(rule: Rule) -> list[str]:
     """Variables bound by the positive body, in first-occurrence order."""
-    seen: list[str] = []
-    for a in rule.body:
-        if not a.naf:
-            for v in a.variables():
-                if v not in seen:
-                    seen.append(v)
-    return seen
+    return list(dict.fromkeys(v for a in rule.body if not a.naf for v in a.variables()))
 
 
 def to_asp(program: HornProgram) -> str:
@@ -129,14 +128,17 @@ def decode(
     """Worker JSON (`[name, [arg, ...]]` per shown atom) -> derived literals and fired rules."""
     derived: set[Atom] = set()
     fired: list[tuple[int, dict[str, str]]] = []
+    names: dict[int, list[str]] = {}  # per rule, not per firing
     for name, args in atoms:  # type: ignore[misc]
         if name in ("h", "n"):
             pred, tup = args  # type: ignore[misc]
             derived.add(Atom(str(pred), tuple(str(x) for x in tup), name == "n"))
         elif name == "f":
             idx, tup = args  # type: ignore[misc]
-            names = rule_vars(program.rules[int(idx)])
-            fired.append((int(idx), dict(zip(names, (str(x) for x in tup), strict=True))))
+            i = int(idx)
+            if i not in names:
+                names[i] = rule_vars(program.rules[i])
+            fired.append((i, dict(zip(names[i], (str(x) for x in tup), strict=True))))
     return derived, fired
 
 
@@ -165,27 +167,52 @@ def derivation(
                     if g not in level or lv < level[g]:
                         level[g], support[g] = lv, (idx, binding)
                         changed = True
+    return _show(goal, program, facts, support) if goal in derived else []
+
+
+def _show(
+    goal: Atom,
+    program: HornProgram,
+    facts: set[Atom],
+    support: dict[Atom, tuple[int, dict[str, str]]],
+) -> list[str]:
+    """The proof tree of `goal`, depth first, as indented lines: iterative, and cut at
+    MAX_PROOF_DEPTH / MAX_PROOF_LINES / MAX_PROOF_CHARS. A shared sub-derivation is shown
+    again under each use, so k "diamonds" (two rules from A_i, both needed for A_i+1)
+    spell out 2^k trees: recursion ended in RecursionError on long chains and the
+    expansion held the GIL for seconds on a 2 KB program."""
     out: list[str] = []
-
-    def show(atom: Atom, depth: int, seen: frozenset[Atom]) -> None:
-        pad = "  " * depth
-        if atom in facts:
-            out.append(f"{pad}{atom}  [fact]")
-            return
-        if atom not in support or atom in seen:
-            out.append(f"{pad}{atom}  [?]")
-            return
-        idx, binding = support[atom]
-        rule = program.rules[idx]
-        label = rule.name or f"rule {idx + 1}"
-        out.append(f"{pad}{atom}  [{label}: {rule}]")
-        for b in rule.body:
-            g = b.ground(binding)
-            if b.naf:
-                out.append(f"{pad}  not {Atom(g.pred, g.args, g.negated)}  [not derivable]")
+    size = 0
+    #: ("show", atom, depth, atoms on the path) or ("line", text)
+    work: list[tuple[Any, ...]] = [("show", goal, 0, frozenset())]
+    while work:
+        if len(out) >= MAX_PROOF_LINES or size >= MAX_PROOF_CHARS:
+            out.append(f"… (proof cut at {len(out)} lines)")
+            break
+        item = work.pop()
+        if item[0] == "line":
+            line = item[1]
+        else:
+            _, atom, depth, seen = item
+            pad = "  " * depth
+            if atom in facts:
+                line = f"{pad}{atom}  [fact]"
+            elif atom not in support or atom in seen:
+                line = f"{pad}{atom}  [?]"
+            elif depth >= MAX_PROOF_DEPTH:
+                line = f"{pad}{atom}  [… derivation deeper than {MAX_PROOF_DEPTH} steps]"
             else:
-                show(g, depth + 1, seen | {atom})
-
-    if goal in derived:
-        show(goal, 0, frozenset())
+                idx, binding = support[atom]
+                rule = program.rules[idx]
+                line = f"{pad}{atom}  [{rule.name or f'rule {idx + 1}'}: {rule}]"
+                below = seen | {atom}
+                for b in reversed(rule.body):
+                    g = b.ground(binding)
+                    if b.naf:
+                        plain = Atom(g.pred, g.args, g.negated)
+                        work.append(("line", f"{pad}  not {plain}  [not derivable]"))
+                    else:
+                        work.append(("show", g, depth + 1, below))
+        out.append(line)
+        size += len(line)
     return out

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from kgreason.lkg.solvers.base import SolverLimits, SolverResult, SolverUnavailable, tail
 from kgreason.lkg.solvers.binary_cache import executable_copy
+from kgreason.lkg.solvers.ladr import formula_lists
 from kgreason.lkg.solvers.preflight import (
     PREFLIGHT_LIMITS,
     EngineCheck,
@@ -34,16 +35,18 @@ from kgreason.lkg.solvers.preflight import (
     engine_read_paths,
     unavailable_result,
 )
+from kgreason.lkg.solvers.redact import redact_result
 from kgreason.lkg.solvers.sandbox import Sandbox, SandboxRun, apply_limit
 from kgreason.lkg.solvers.screens import screen_ladr_formula, screen_ladr_outside
 
 NAME = "prover9"
 _BINARY = "prover9-linux-elf-64"
-_PROOF = re.compile(r"=+ PROOF =+\n(.*?)\n=+ end of proof =+", re.S)
-_ERROR_BLOCK = re.compile(r"%%ERROR: ?([^\n]*)\n(.*?)%%START ERROR%%(.*?)%%END ERROR%%", re.S)
+#: `=+ PROOF =+\n`, found from its last leading "=": from every "=" of a long run, `=+`
+#: rescanned the run (quadratic on "=" * n, which a quoted name in the echoed input can be)
+_PROOF_HEAD = re.compile(r"= PROOF =+\n")
+_PROOF_END = re.compile(r"\n=+ end of proof =")
 _FATAL = re.compile(r"Fatal error:\s*(.*)")
 _LIMIT_CODES = {3: "max_megs", 4: "max_seconds", 5: "max_given", 6: "max_kept", 7: "action"}
-_LISTS = re.compile(r"formulas\(\s*\w+\s*\)\s*\.(.*?)end_of_list\s*\.", re.S)
 #: Put before the user's lists: see the module docstring.
 PREAMBLE = "clear(auto_denials).\nclear(print_given).\n"
 
@@ -96,7 +99,7 @@ class Prover9Runner:
         (assign, set, include...) is refused. Our max_seconds/max_megs go last so they
         override the program's, giving Prover9 a clean exit (4/3) just before the OS
         limits would kill it."""
-        refused = screen_ladr_outside(_LISTS.sub("", text))
+        refused = screen_ladr_outside(formula_lists(text)[1])
         if refused:
             return SolverResult(
                 NAME, "parse_error", error_kind="refused", error=refused, program=text
@@ -161,6 +164,11 @@ def _summary(r: SolverResult) -> dict[str, object]:
 
 
 def _result(run: SandboxRun, program: str, lim: SolverLimits) -> SolverResult:
+    """The result of a run, its shown texts redacted (the banner names host and user)."""
+    return redact_result(_read(run, program, lim))
+
+
+def _read(run: SandboxRun, program: str, lim: SolverLimits) -> SolverResult:
     res = SolverResult(
         NAME, "ok", stdout=tail(run.stdout), stderr=tail(run.stderr), time_s=run.time_s,
         program=program,
@@ -170,19 +178,19 @@ def _result(run: SandboxRun, program: str, lim: SolverLimits) -> SolverResult:
     rc = run.returncode
     if apply_limit(run, res):
         return res
-    if rc == 0 or (rc == 2 and _PROOF.search(run.stdout)):  # a proof is a proof
+    proof = proof_text(run.stdout) if rc in (0, 2) else None
+    if rc == 0 or (rc == 2 and proof is not None):  # a proof is a proof
         res.verdict = "proved"
-        m = _PROOF.search(run.stdout)
-        res.proof = m.group(1).strip() if m else None
+        res.proof = proof.strip() if proof is not None else None
     elif rc == 2:
         res.verdict = "unknown"
     elif rc == 1:
         res.status, res.error_kind = "parse_error", "parse_error"
-        blocks = _ERROR_BLOCK.findall(run.stdout + run.stderr)
+        blocks = error_blocks(run.stdout + run.stderr, 3)
         if blocks:
             res.error = "; ".join(
                 f"{msg.strip().rstrip(':')} at >>{bad.strip()}<< in: {(pre + bad).strip()}"
-                for msg, pre, bad in blocks[:3]
+                for msg, pre, bad in blocks
             )
         else:
             m = _FATAL.search(run.stdout + run.stderr)
@@ -200,6 +208,36 @@ def _result(run: SandboxRun, program: str, lim: SolverLimits) -> SolverResult:
         res.status, res.error_kind = "crash", "crash"
         res.error = f"prover9 exited with code {rc}: {tail(run.stderr or run.stdout, 300)}"
     return res
+
+
+def proof_text(out: str) -> str | None:
+    r"""The first proof's text between `== PROOF ==` and `== end of proof ==`, or None:
+    what `=+ PROOF =+\n(.*?)\n=+ end of proof =+` (re.S) found. Once no end follows the
+    first header, none follows a later one: no rescan from each header."""
+    head = _PROOF_HEAD.search(out)
+    end = _PROOF_END.search(out, head.end()) if head else None
+    return out[head.end() : end.start()] if head and end else None
+
+
+def error_blocks(out: str, limit: int) -> list[tuple[str, str, str]]:
+    r"""Up to `limit` (message, text before, offending text) of Prover9's `%%ERROR:` reports,
+    as `%%ERROR: ?([^\n]*)\n(.*?)%%START ERROR%%(.*?)%%END ERROR%%` (re.S) found them:
+    each marker is looked for once, from where the last block ended; a missing one ends
+    the search (no later report could be complete either)."""
+    blocks: list[tuple[str, str, str]] = []
+    pos = 0
+    while len(blocks) < limit and (at := out.find("%%ERROR:", pos)) >= 0:
+        eol = out.find("\n", at)
+        start = out.find("%%START ERROR%%", eol + 1) if eol >= 0 else -1
+        end = out.find("%%END ERROR%%", start + 15) if start >= 0 else -1
+        if end < 0:
+            break
+        msg = out[at + 8 : eol]
+        blocks.append(
+            (msg[1:] if msg.startswith(" ") else msg, out[eol + 1 : start], out[start + 15 : end])
+        )
+        pos = end + 13
+    return blocks
 
 
 def run_prover9(

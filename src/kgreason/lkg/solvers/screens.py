@@ -151,6 +151,9 @@ _ASP_DIRECTIVES_OK = frozenset(
 )  # fmt: skip
 
 
+_DIRECTIVE = re.compile(r"#[A-Za-z_]*\+?")
+
+
 def screen_asp(program: str) -> str | None:
     """Reason to refuse a raw ASP program, or None.
 
@@ -180,7 +183,7 @@ def screen_asp(program: str) -> str | None:
                 return "refused: unterminated string in the ASP program"
             i = j + 1
         elif c == "#":
-            m = re.match(r"#[A-Za-z_]*\+?", program[i:])
+            m = _DIRECTIVE.match(program, i)  # at i: a slice per '#' copied the rest
             word = m.group(0) if m else "#"
             if word.lower() not in _ASP_DIRECTIVES_OK:
                 return f"refused: {word} directive (runs code, reads files or is unknown)"

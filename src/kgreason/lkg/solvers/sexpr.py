@@ -13,6 +13,7 @@ Nothing here recurses: `parse` is iterative and refuses nesting deeper than `MAX
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 SExpr = str | list["SExpr"]
@@ -38,11 +39,15 @@ class Token:
 
 
 def tokenize(text: str, *, strict: bool = True) -> list[Token]:
-    """Tokens of `text`. strict: raise SExprError on anything Z3 might read differently
-    (unterminated string or |symbol|, backslash in either, unknown character).
-    Not strict (reading engine output): the unreadable rest becomes one "symbol" token."""
-    toks: list[Token] = []
-    i, n = 0, len(text)
+    """Tokens of `text`. strict (reading a program): raise SExprError on anything Z3 might
+    read differently (unterminated string or |symbol|, backslash in either, unknown
+    character). Not strict (reading engine output, which Z3 writes as SMT-LIB 2.6: `""` is
+    the only escape, a backslash is a character): the unreadable rest is one "symbol"."""
+    return list(_tokens(text, 0, strict))
+
+
+def _tokens(text: str, i: int, strict: bool) -> Iterator[Token]:
+    n = len(text)
     while i < n:
         c = text[i]
         if c in " \t\r\n\f\v":
@@ -51,29 +56,31 @@ def tokenize(text: str, *, strict: bool = True) -> list[Token]:
             j = text.find("\n", i)
             i = n if j < 0 else j + 1
         elif c in "()":
-            toks.append(Token(c, c, i, i + 1))
+            yield Token(c, c, i, i + 1)
             i += 1
         elif c == '"' or c == "|":
             j = _end_quoted(text, i)
-            body = text[i + 1 : j - 1] if j > 0 else ""
             problem = (
                 ("unterminated string" if c == '"' else "unterminated |quoted symbol|")
                 if j < 0
-                else ("backslash inside a string or |quoted symbol|" if "\\" in body else "")
+                else (
+                    "backslash inside a string or |quoted symbol|"
+                    if strict and "\\" in text[i + 1 : j - 1]
+                    else ""
+                )
             )
             if problem:
                 if strict:
                     raise SExprError(f"unreadable: {problem} at offset {i}")
-                toks.append(Token("symbol", text[i:], i, n))
-                break
-            toks.append(Token("string" if c == '"' else "quoted", text[i:j], i, j))
+                yield Token("symbol", text[i:], i, n)
+                return
+            yield Token("string" if c == '"' else "quoted", text[i:j], i, j)
             i = j
         elif c in _SYMBOL_CHARS:
             j = i
             while j < n and text[j] in _SYMBOL_CHARS:
                 j += 1
-            kind = "keyword" if c == ":" else "symbol"
-            toks.append(Token(kind, text[i:j], i, j))
+            yield Token("keyword" if c == ":" else "symbol", text[i:j], i, j)
             i = j
         else:
             if strict:
@@ -81,9 +88,24 @@ def tokenize(text: str, *, strict: bool = True) -> list[Token]:
             j = i
             while j < n and text[j] not in " \t\r\n()":
                 j += 1
-            toks.append(Token("symbol", text[i:j], i, j))
+            yield Token("symbol", text[i:j], i, j)
             i = j
-    return toks
+
+
+def form_end(text: str, start: int) -> int:
+    """Index just past the form that opens at `start` (engine output, not strict), or -1
+    when it is not closed before the end of `text`."""
+    depth = 0
+    for t in _tokens(text, start, False):
+        if t.kind == "(":
+            depth += 1
+        elif t.kind == ")":
+            depth -= 1
+            if depth <= 0:
+                return t.end
+        elif depth == 0:
+            return t.end
+    return -1
 
 
 def _end_quoted(text: str, i: int) -> int:

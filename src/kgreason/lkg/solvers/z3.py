@@ -24,14 +24,16 @@ from kgreason.lkg.solvers.preflight import (
     engine_read_paths,
     unavailable_result,
 )
+from kgreason.lkg.solvers.redact import redact, redact_result
 from kgreason.lkg.solvers.sandbox import Sandbox, SandboxRun, apply_limit
 from kgreason.lkg.solvers.screens import screen_smtlib
-from kgreason.lkg.solvers.sexpr import SExprError, parse, split_top, unparse
+from kgreason.lkg.solvers.sexpr import SExprError, form_end, parse, unparse
 
 NAME = "z3"
 _RESULTS = ("sat", "unsat", "unknown")
 _ERROR = re.compile(r'^\(error "(.*)"\)$', re.S)
 _MARK = "kgr-option:"
+_SPACE = " \t\r\n\f\v"  # the white space of Z3's scanner
 _BASE = "__base__"
 
 #: Which options a multiple-choice question selects (Logic-LM / SatLM semantics).
@@ -153,13 +155,13 @@ class Z3Runner:
         per: dict[str, str] = {}
         errors: dict[str, str] = {}
         current: str | None = None
-        for item in split_top(run.stdout):
+        for item in responses(run.stdout):
             if item.startswith('"' + _MARK) or item.startswith(_MARK):
                 current = item.strip('"')[len(_MARK) :]
             elif current is not None and item in _RESULTS:
                 per[current] = item
             elif current is not None and (m := _ERROR.match(item)):
-                errors.setdefault(current, m.group(1))
+                errors.setdefault(current, redact(m.group(1)))
         base_verdict = per.pop(_BASE, None)
         errors.pop(_BASE, None)
         want = "sat" if mode in ("could_be_true", "could_be_false") else "unsat"
@@ -175,7 +177,46 @@ class Z3Runner:
         return res
 
 
+def responses(out: str) -> list[str]:
+    """Z3's responses in its output, in order. A line opening with "(" starts a form, read
+    to its closing ")" across lines (strings as SMT-LIB writes them, `""` escaping a quote);
+    `(error "...")` runs to the line that ends with `")` (Z3 writes a quote in a message
+    as `\\"`); any other line is one response as printed: a verdict, or `echo` text, which
+    Z3 prints raw, so a quote in it opens no string that would swallow what follows."""
+    items: list[str] = []
+    pos, n = 0, len(out)
+    while pos < n:
+        eol = out.find("\n", pos)
+        eol = n if eol < 0 else eol
+        line = out[pos:eol].strip(_SPACE)
+        if line.startswith('(error "'):
+            start = pos
+            while not out[pos:eol].rstrip(_SPACE).endswith('")') and eol < n:
+                pos = eol + 1
+                eol = out.find("\n", pos)
+                eol = n if eol < 0 else eol
+            items.append(out[start:eol].strip(_SPACE))
+        elif line.startswith("("):
+            at = out.index("(", pos)
+            end = form_end(out, at)
+            if end < 0:  # not closed: the rest is one item, as the caller reports it
+                items.append(out[at:])
+                break
+            items.append(out[at:end])
+            pos = end
+            continue
+        elif line:
+            items.append(line)
+        pos = eol + 1
+    return items
+
+
 def _result(run: SandboxRun, program: str, added_model: bool) -> SolverResult:
+    """The result of a run, its shown texts redacted (`redact.redact_result`)."""
+    return redact_result(_read(run, program, added_model))
+
+
+def _read(run: SandboxRun, program: str, added_model: bool) -> SolverResult:
     res = SolverResult(
         NAME,
         "ok",
@@ -189,7 +230,7 @@ def _result(run: SandboxRun, program: str, added_model: bool) -> SolverResult:
         return res
     verdicts: list[str] = []
     errors: list[str] = []
-    for item in split_top(run.stdout):
+    for item in responses(run.stdout):
         if item in _RESULTS:
             verdicts.append(item)
         elif m := _ERROR.match(item):
