@@ -57,6 +57,9 @@ class Poller:
 
     def __enter__(self) -> Poller:
         self.thread.start()
+        t_end = time.monotonic() + PATIENCE  # one answer at rest first: a reply then counts
+        while not self.latencies and not self.errors and time.monotonic() < t_end:
+            time.sleep(0.005)
         return self
 
     def __exit__(self, *exc: object) -> None:

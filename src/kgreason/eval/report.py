@@ -84,7 +84,7 @@ def markdown(runs: list[RunFigures], question_id: str | None = None) -> str:
             lines += [
                 f"## {r.name}: question {q['id']}",
                 "",
-                f"Q: {q['question']}",
+                f"Q: {q.get('question') or ''}",
                 "",
                 f"Answer ({q.get('answer_kind')}): {', '.join(q.get('answers') or []) or '–'}; gold: {q.get('gold')}",
                 "",
@@ -134,7 +134,9 @@ def html(runs: list[RunFigures], question_id: str | None = None) -> str:
         q = pick_question(r, question_id)
         if q is not None:
             topics = q.get("topics") or []
-            parts.append(f"<h3>Question {escape(q['id'])}</h3><p>{escape(q['question'])}</p>")
+            parts.append(
+                f"<h3>Question {escape(q['id'])}</h3><p>{escape(q.get('question') or '')}</p>"
+            )
             parts.append(
                 f"<p>{escape(q.get('answer_kind') or 'answer')}: {escape(', '.join(q.get('answers') or []) or '–')}; gold: {escape(str(q.get('gold')))}</p>"
             )

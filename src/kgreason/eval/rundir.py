@@ -18,11 +18,12 @@ file:line, never treated as the end of the file.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import logging
 import os
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,11 +67,19 @@ def git_revision(start: Path | None = None) -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
+#: why a row is unusable (None: it is fine); a reader's `check` hook
+RowCheck = Callable[[dict[str, Any]], str | None]
+
+
 @dataclass
 class JsonlRead:
     rows: list[dict[str, Any]] = field(default_factory=list)
     #: "file:line" of each unreadable line that was skipped (not the torn final line)
     bad_lines: list[str] = field(default_factory=list)
+    #: "file:line: why" of the same lines
+    problems: list[str] = field(default_factory=list)
+    #: how many lines were skipped (the lists above may stop at `max_named`)
+    bad_count: int = 0
     #: rows dropped because an earlier row had the same key
     duplicates: int = 0
     #: the raw bytes of those lines, kept so a rewrite can set them aside instead of losing them
@@ -79,47 +88,79 @@ class JsonlRead:
     torn_tail: bool = False
 
 
-def read_jsonl(path: Path, key: str | None = "id") -> JsonlRead:
-    """Rows of a JSONL file, without ever writing to it. A final line with no newline is a
-    torn write and is ignored; any other unreadable line is skipped and listed in
-    `bad_lines`. With `key`, only the first row per key is kept."""
+def _load_line(line: bytes) -> tuple[Any, str | None]:
+    """(the parsed line, None) or (None, why it is unreadable)."""
+    try:
+        return json.loads(line), None
+    except UnicodeDecodeError:
+        return None, "not valid UTF-8"
+    except RecursionError:
+        return None, "nested too deeply to parse"
+    except ValueError as e:  # JSONDecodeError, or an integer over Python's digit limit
+        return None, f"not JSON ({str(e)[:80]})"
+
+
+def parse_jsonl(
+    data: bytes,
+    where: str,
+    key: str | None = "id",
+    check: RowCheck | None = None,
+    max_named: int | None = None,
+) -> JsonlRead:
+    """Rows of JSONL bytes read from `where` (the name used in `bad_lines`). A final line
+    with no newline is a torn write and is ignored; any other unreadable line, or a row that
+    lacks `key` or that `check` refuses, is skipped and named. With `key`, only the first
+    row per key is kept. `max_named` bounds the lists of skipped lines (not their count)."""
     res = JsonlRead()
-    if not path.is_file():
-        return res
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    elif lines:
-        lines.pop()  # no trailing newline: torn
-        res.torn_tail = True
-    seen: set[Any] = set()
-    for n, line in enumerate(lines, 1):
+    seen: set[str] = set()
+    for n, line in enumerate(io.BytesIO(data), 1):  # lazily: a file of newlines stays small
+        if not line.endswith(b"\n"):
+            res.torn_tail = True  # only the last line can lack its newline
+            break
         if not line.strip():
             continue
-        try:
-            row = json.loads(line)
-        except (ValueError, UnicodeDecodeError):
-            row = None
-        if not isinstance(row, dict) or (key is not None and key not in row):
-            res.bad_lines.append(f"{path}:{n}")
-            res.bad_raw.append(line)
+        row, why = _load_line(line)
+        if why is None and not isinstance(row, dict):
+            why = "not a JSON object"
+        elif why is None and key is not None and key not in row:
+            why = f"no {key!r}"
+        elif why is None and check is not None:
+            why = check(row)
+        if why is None and key is not None:
+            try:
+                k = json.dumps(row[key], sort_keys=True)
+            except (RecursionError, ValueError):
+                why = f"{key!r} cannot be compared"
+            else:
+                if k in seen:
+                    res.duplicates += 1
+                    continue
+                seen.add(k)
+        if why is not None:
+            res.bad_count += 1
+            if max_named is None or len(res.bad_lines) < max_named:
+                res.bad_lines.append(f"{where}:{n}")
+                res.problems.append(f"{where}:{n}: {why}")
+                res.bad_raw.append(line.rstrip(b"\n"))
             continue
-        if key is not None:
-            k = json.dumps(row[key], sort_keys=True)
-            if k in seen:
-                res.duplicates += 1
-                continue
-            seen.add(k)
         res.rows.append(row)
     return res
 
 
-def read_jsonl_tolerant(path: Path, key: str | None = "id") -> list[dict[str, Any]]:
+def read_jsonl(path: Path, key: str | None = "id", check: RowCheck | None = None) -> JsonlRead:
+    """Rows of a JSONL file (see `parse_jsonl`), without ever writing to it."""
+    if not path.is_file():
+        return JsonlRead()
+    return parse_jsonl(path.read_bytes(), str(path), key, check)
+
+
+def read_jsonl_tolerant(
+    path: Path, key: str | None = "id", check: RowCheck | None = None
+) -> list[dict[str, Any]]:
     """The readable rows of `path` (see `read_jsonl`), logging any skipped line."""
-    got = read_jsonl(path, key)
-    for where in got.bad_lines:
-        log.warning("%s: unreadable line skipped", where)
+    got = read_jsonl(path, key, check)
+    for problem in got.problems:
+        log.warning("%s (line skipped)", problem)
     return got.rows
 
 
