@@ -79,7 +79,7 @@ def main() -> None:
         for g, s, t, max_len, max_paths, avoid in calls:
             res = {}
             for name, fn in (("new", new_fn), ("old", base.segment_paths)):
-                b = paths._Budget(max_paths)
+                b = paths.Budget(max_paths)
                 t0 = time.perf_counter()
                 r = fn(g, s, t, max_len, b, avoid)
                 spent[name] += time.perf_counter() - t0

@@ -1,5 +1,5 @@
-"""A path's answer-set size and set sizes read off an array search's ids (hopsets.answer_count,
-set_obj; the ranker's features use them) are what decoding the names gives, for one and
+"""A path's answer-set size and set sizes read off an array search's ids (Hop.count_answers,
+Hop.side; the ranker's features use them) are what decoding the names gives, for one and
 two topic entities, topics inside the sets included, and for plain hops."""
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ import random
 import numpy as np
 from tests.pog.synth_graphs import synth_graphs, two_hops_from
 
-from kgreason.pog.arrays.hop_sets import answer_count, set_obj
 from kgreason.pog.arrays.hops import LazyHop
 from kgreason.pog.paths import find_entity_paths
 from kgreason.pog.ranker.supervision import answer_set, answer_size
@@ -45,11 +44,9 @@ def test_answer_size_and_set_size_without_names():
                 want = len(answer_set(_plain(p), [*topics, *extra]))
                 assert answer_size(p, [*topics, *extra]) == want
                 # (from the ids: not answer_size's fallback to the decoded sets)
-                assert answer_count(p.hops, [*topics, *extra], len(topics) == 1) == want
+                assert p.hops[0].count_answers(p.hops, [*topics, *extra], len(topics) == 1) == want
                 assert answer_size(_plain(p), [*topics, *extra]) == want
-                assert [len(set_obj(h, True)) for h in p.hops] == [
-                    len(h.dst) for h in _plain(p).hops
-                ]
+                assert [len(h.side(True)) for h in p.hops] == [len(h.dst) for h in _plain(p).hops]
                 inside += any(t in h.dst for t in [*topics, *extra] for h in p.hops)
                 checked += 1
     assert checked > 300 and inside  # topics were inside some counted sets

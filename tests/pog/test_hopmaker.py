@@ -15,9 +15,10 @@ from kgreason.pog.arrays import search as fastpaths
 from kgreason.pog.arrays.graph import ArrayClusteredGraph
 from kgreason.pog.arrays.hops import HopMaker, LazyHop, id_signature
 from kgreason.pog.arrays.kernels import paths as kpaths
+from kgreason.pog.arrays.orient import oriented_key, oriented_paths
 from kgreason.pog.arrays.restrict import kept_members
 from kgreason.pog.arrays.steps import LevelSteps, _rows
-from kgreason.pog.order_free import orient, oriented_key, oriented_paths, reverse_path
+from kgreason.pog.order_free import orient, reverse_path
 from kgreason.pog.paths import find_entity_paths
 from kgreason.pog.types import ReasoningPath
 

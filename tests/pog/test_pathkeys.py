@@ -13,7 +13,8 @@ from tests.pog.synth_graphs import scrambled_graph
 
 from kgreason.pog.arrays.graph import ArrayClusteredGraph
 from kgreason.pog.arrays.hops import make_paths, sort_by_codes
-from kgreason.pog.order_free import choose_lazy, order_free_paths
+from kgreason.pog.arrays.orient import choose_lazy
+from kgreason.pog.order_free import order_free_paths
 from kgreason.pog.paths import find_entity_paths
 from kgreason.pog.types import ReasoningPath
 
@@ -89,7 +90,7 @@ def test_choose_orients_by_the_topics_and_breaks_ties_by_signature(graph):
 
 
 def test_order_free_paths_same_with_either_form(graph, monkeypatch):
-    from kgreason.pog import order_free
+    from kgreason.pog.arrays import orient
 
     g = graph
     nodes = [str(g.names[i]) for i in np.flatnonzero(g.degree > 2)]
@@ -98,7 +99,7 @@ def test_order_free_paths_same_with_either_form(graph, monkeypatch):
         topics = rng.sample(nodes, 2)
         runs = []
         for bulk in (0, 10**9):
-            monkeypatch.setattr(order_free, "BULK_PATHS", bulk)
+            monkeypatch.setattr(orient, "BULK_PATHS", bulk)
             r = order_free_paths(g, topics, d_max=2, max_paths=150, reference=topics)
             runs.append(
                 (

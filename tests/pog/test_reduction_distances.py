@@ -129,7 +129,7 @@ def test_threaded_reduction_equals_one_thread(graphs, monkeypatch, topics):
     """The topics' BFS and the induced CSRs on threads (kernels.run_parallel) reduce every
     graph exactly as on the calling thread, whichever thread finishes first."""
     from kgreason import jit as kernels
-    from kgreason.pog import reduction
+    from kgreason.pog.arrays import reduction
 
     fast, slow, nodes = graphs
     monkeypatch.setenv("KGREASON_JIT", "1")

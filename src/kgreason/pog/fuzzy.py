@@ -22,8 +22,9 @@ API:
         .prefiltered(n_paths, top) -> how many the transformer embeds, or None (all)
         .rank(indicator, paths, names, *, max_items=...) -> list[ScoredPath]  (all, best first)
         .select(indicator, paths, names, w, *, max_items=...) -> list[ReasoningPath]
-    path_vectors(embedder, texts, tree) -> the paths' vectors (a free search's table and a
-        static model: summed from the table's pieces, pog/pathtext.TextTree.vectors)
+    path_texts(paths, names, max_items) -> PathTexts (a backend operation, pog/backend.py)
+    path_vectors(embedder, texts, pieces_of) -> the paths' vectors (summed from the texts'
+        pieces where the form can and the embedder is a static model)
 """
 
 from __future__ import annotations
@@ -35,9 +36,7 @@ import numpy as np
 
 from kgreason.embed.base import Embedder, cosine_topk
 from kgreason.embed.cache import CachedEmbedder
-from kgreason.pog.arrays import table_text as pathtext
-from kgreason.pog.arrays.table import TablePaths
-from kgreason.pog.arrays.table_text import TextTree
+from kgreason.pog.backend import PathTexts, dispatch
 from kgreason.pog.render import render_paths
 from kgreason.pog.types import ReasoningPath
 
@@ -51,6 +50,27 @@ class ScoredPath:
     path: ReasoningPath
     score: float
     text: str
+
+
+@dataclass(frozen=True)
+class RenderedTexts:
+    """PathTexts of paths rendered one by one: no pieces to sum."""
+
+    rendered: list[str]
+
+    def texts(self) -> list[str]:
+        return self.rendered
+
+    def vectors(self, pieces: object) -> np.ndarray | None:
+        return None
+
+
+@dispatch
+def path_texts(
+    paths: Sequence[ReasoningPath], names: Mapping[str, str], max_items: int
+) -> PathTexts:
+    """The texts fuzzy ranking embeds: each path rendered without ids."""
+    return RenderedTexts(render_paths(paths, names, max_items=max_items, with_ids=False))
 
 
 class FuzzySelector:
@@ -95,16 +115,8 @@ class FuzzySelector:
     ) -> list[ScoredPath]:
         if not paths:
             return []
-        tree = (
-            pathtext.text_tree(paths.table, names, max_items, None, False)
-            if isinstance(paths, TablePaths)
-            else None
-        )
-        texts = (
-            tree.texts()
-            if tree is not None
-            else render_paths(paths, names, max_items=max_items, with_ids=False)
-        )
+        tree: PathTexts | None = path_texts(paths, names, max_items)
+        texts = tree.texts()  # type: ignore[union-attr]
         keep = self.prefiltered(len(paths), top)
         if keep is not None:  # the static model's best `keep`, in input order
             if self._prefilter is None:
@@ -134,17 +146,17 @@ class FuzzySelector:
         return [s.path for s in self.rank(indicator, paths, names, max_items=max_items, top=w)]
 
 
-def path_vectors(embedder: Embedder, texts: list[str], tree: TextTree | None) -> np.ndarray:
-    """embedder.embed(texts), or, for a search's table (`tree`) and a static model whose
-    vectors add up over pieces of text, the same vectors summed from the paths' pieces
-    (pog/pathtext.TextTree.vectors: a 10M hub question's 20,000 texts ~0.3 s -> ~0.02 s;
-    equal within float rounding). Those bypass the text cache: summing costs less than
-    its lookups, and 20,000 one-question texts would evict what recurs."""
+def path_vectors(embedder: Embedder, texts: list[str], tree: PathTexts | None) -> np.ndarray:
+    """embedder.embed(texts), or, where the texts' form can sum them (`tree.vectors`: the
+    array form's table of a free search) and the embedder is a static model whose vectors
+    add up over pieces of text, the same vectors summed from the paths' pieces (a 10M hub
+    question's 20,000 texts ~0.3 s -> ~0.02 s; equal within float rounding). Those bypass
+    the text cache: summing costs less than its lookups, and 20,000 one-question texts
+    would evict what recurs."""
     pieces = getattr(getattr(embedder, "inner", embedder), "pieces", None)
     got = pieces() if tree is not None and pieces is not None else None
-    if tree is None or got is None:
-        return embedder.embed(texts)
-    return tree.vectors(got)
+    summed = tree.vectors(got) if tree is not None and got is not None else None
+    return summed if summed is not None else embedder.embed(texts)
 
 
 def static_prefilter(embedder: Embedder) -> Callable[[], Embedder] | None:

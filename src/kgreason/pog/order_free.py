@@ -13,49 +13,30 @@ in changed the answer (22 of 100 two-entity football questions). So:
   into the end topic for entity paths), so a middle set of 161 entities is not read in
   alphabetical order before a candidate cap applies.
 
-On a local store (LazyHop paths, pog/arrays/hops.py) the orientation and the dedup work on
-ids (`oriented_key`: orient's choice and the kept path's id_signature, without building
-either path), and only the paths kept after the cut to `max_paths` are built, the
-reversed ones in one bulk call (`oriented_paths`): the same paths in the same order.
+Keeping each path once across the orders (`merge_orders`) is an operation of
+pog/backend.py: the array form of a local store orients and deduplicates on ids and builds
+only the paths kept (kgreason.pog.arrays.orient), with the same paths in the same order.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping, Sequence
-from itertools import accumulate, chain, pairwise
-from operator import attrgetter
 from typing import Any
 
-import numpy as np
-
 from kgreason.kg.ranking import normalize_name
-from kgreason.pog.arrays.graph import ArrayClusteredGraph
-from kgreason.pog.arrays.hop_sets import set_obj
-from kgreason.pog.arrays.hops import HopMaker, LazyHop, id_signature, id_signature_of, make_paths
-from kgreason.pog.arrays.orient import choose
+from kgreason.pog.backend import dispatch
 from kgreason.pog.clustering import ClusteredGraph, Key
 from kgreason.pog.paths import PathSearch, path_signature, supplement_paths
 from kgreason.pog.settings import MAX_LEVEL_ROWS
 from kgreason.pog.types import Hop, ReasoningPath
 
-#: LazyHop paths from which order_free_paths orients and dedups them on arrays (pathkeys)
-BULK_PATHS = 64
 #: 4 topics = 24 orders; above that the given order alone (the search cost grows with k!)
 MAX_PERMUTED = 4
 
 
 def reverse_hop(h: Hop) -> Hop:
-    if isinstance(h, LazyHop):
-        return h.reversed()
-    return Hop(
-        h.dst,
-        h.relation,
-        h.src,
-        not h.forward,
-        h.triples,
-        tuple((r, not f) for r, f in h.alt_relations),
-    )
+    return h.reversed()
 
 
 def reverse_path(p: ReasoningPath) -> ReasoningPath:
@@ -86,14 +67,14 @@ def orient(
 ) -> ReasoningPath:
     """The orientation that meets `topics` in their order as far as possible (the first
     one earliest); a tie keeps the smaller signature, so the result is deterministic.
-    `signature` (default path_signature) may be lazyhop.id_signature for LazyHop paths: it
-    orders exactly like path_signature, without decoding the sets."""
+    `signature` (default path_signature) may be any signature ordered exactly like it (the
+    array form's id_signature, which decodes no set)."""
     sig = signature or path_signature
     order = {t: i for i, t in enumerate(topics)}
-    # the sets along the path, without decoding a LazyHop's names (a NameSet or a tuple)
+    # the sets along the path (Hop.side: a fast form's sets are not decoded)
     seq: list[Any] = []
     if p.hops:
-        seq = [set_obj(p.hops[0], False), *(set_obj(h, True) for h in p.hops)]
+        seq = [p.hops[0].side(False), *(h.side(True) for h in p.hops)]
 
     def ranks(sets: list[Any]) -> tuple[int, ...]:
         return tuple(order[s[0]] for s in sets if len(s) == 1 and s[0] in order)
@@ -102,86 +83,6 @@ def orient(
     if (ranks(seq), sig(p)) <= (ranks(seq[::-1]), sig(r)):
         return p
     return r
-
-
-def oriented_key(hops: Sequence[Hop], ranks: dict[int, int]) -> tuple[tuple, bool]:
-    """order_free.orient for LazyHops of one graph, without building either path:
-    (id_signature of the path orient keeps, True when that is the reversed path).
-    `ranks`: the local id of each topic -> its place in the reference order."""
-    if not hops:
-        return (), False
-    seq = [hops[0]._src, *(h._dst for h in hops)]  # type: ignore[attr-defined]
-    fwd = tuple(r for s in seq if len(s.ids) == 1 and (r := ranks.get(int(s.ids[0]))) is not None)
-    back = fwd[::-1]  # the ranks of the reversed path's sets
-    if fwd < back:
-        return id_signature_of(hops), False
-    if back < fwd:
-        return _reversed_signature(hops), True
-    f, b = id_signature_of(hops), _reversed_signature(hops)
-    return (f, False) if f <= b else (b, True)
-
-
-def choose_lazy(
-    paths: Sequence[tuple[Hop, ...]],
-    ranks: dict[int, int],
-    max_paths: int,
-    bulk: bool | None = None,
-) -> tuple[list[tuple[tuple[Hop, ...], bool]], int]:
-    """oriented_key for each LazyHop path (in the order found), the first path of each key
-    kept, keys sorted by (length, key), the first max_paths: ((hops, reversed) of those,
-    the number of distinct keys). On arrays (pathkeys.choose) from BULK_PATHS paths, per path
-    below (the reference); `bulk` forces one (tests)."""
-    if bulk if bulk is not None else len(paths) >= BULK_PATHS:
-        return choose(paths, ranks, max_paths)
-    lazy: dict[tuple, tuple[tuple[Hop, ...], bool]] = {}
-    for hops in paths:
-        key, rev = oriented_key(hops, ranks)
-        if key not in lazy:
-            lazy[key] = (hops, rev)
-    return [lazy[k] for k in sorted(lazy, key=lambda k: (len(k), k))[:max_paths]], len(lazy)
-
-
-def _reversed_signature(hops: Sequence[Hop]) -> tuple:
-    """id_signature of order_free.reverse_path's result (LazyHop.reversed: sets swapped,
-    code ^ 1), without making it."""
-    return tuple((h._dst.key(), h.code ^ 1, h._src.key()) for h in reversed(hops))  # type: ignore[attr-defined]
-
-
-def oriented_paths(
-    chosen: Sequence[tuple[tuple[Hop, ...], bool]], ref: tuple[str, ...]
-) -> list[ReasoningPath]:
-    """ReasoningPath(hops, ref), or order_free.reverse_path of it where the flag is set,
-    for each (LazyHop path, reversed): each distinct hop object is reversed once (the
-    search shares hops between paths), all in one bulk call, and the reversed paths' hop
-    tuples are cut from one flat list."""
-    back = tuple(reversed(ref))
-    fwd = [hops for hops, rev in chosen if not rev]
-    bwd_in = [hops for hops, rev in chosen if rev]
-    flat = list(chain.from_iterable(map(reversed, bwd_in)))  # each path's hops reversed
-    hid = np.fromiter(map(id, flat), dtype=np.int64, count=len(flat))
-    _, first, inv = np.unique(hid, return_index=True, return_inverse=True)
-    flip = [flat[i] for i in first.tolist()]
-    rkeys: dict[int, tuple[tuple[Key, ...], tuple[Key, ...]]] = {}  # id(keys) -> (keys, flipped)
-    flipped = []
-    for ks in map(_keys_of, flip):
-        got = rkeys.get(id(ks))
-        if got is None:
-            got = rkeys[id(ks)] = (ks, tuple((r, not f) for r, f in ks))
-        flipped.append(got[1])
-    made = HopMaker.hops(
-        list(map(_dst_of, flip)),
-        flipped,
-        list(map(_src_of, flip)),
-        [c ^ 1 for c in map(_code_of, flip)],
-    )
-    per_hop = np.fromiter(made, dtype=object, count=len(made))[inv.reshape(-1)].tolist()
-    cut = [0, *accumulate(map(len, bwd_in))]
-    bwd = [tuple(per_hop[a:b]) for a, b in pairwise(cut)]
-    it_f, it_b = iter(make_paths(fwd, ref)), iter(make_paths(bwd, back))
-    return [next(it_b) if rev else next(it_f) for _, rev in chosen]
-
-
-_src_of, _dst_of, _keys_of, _code_of = (attrgetter(a) for a in ("_src", "_dst", "_keys", "code"))
 
 
 def order_free_paths(
@@ -210,13 +111,7 @@ def order_free_paths(
         list(itertools.permutations(sorted(ents))) if len(ents) <= MAX_PERMUTED else [tuple(ents)]
     )
     ref = tuple(reference or sorted(ents))
-    # the array search's paths (LazyHops) are keyed on ids: same dedup, same order
-    sig = id_signature if isinstance(graph, ArrayClusteredGraph) else path_signature
-    ranks: dict[int, int] = {}  # local id of each topic -> its place in `ref`
-    if isinstance(graph, ArrayClusteredGraph):
-        ranks = {graph.index.get(t): i for i, t in enumerate(ref) if graph.index.get(t) is not None}
-    found: dict[tuple, ReasoningPath] = {}
-    lazy_hops: list[tuple[Hop, ...]] = []  # LazyHop paths, of every order, as found
+    found: list[Sequence[ReasoningPath]] = []
     first: PathSearch | None = None
     bound_reasons: list[str] = []
     expansions = 0
@@ -233,19 +128,9 @@ def order_free_paths(
         expansions += res.expansions
         if res.bound_hit:
             bound_reasons.append(res.bound_reason)
-        if sig is id_signature:  # as below, building only the paths kept (after the loop)
-            lazy_hops += [p.hops for p in res.paths]
-            continue
-        for p in res.paths:
-            c = orient(ReasoningPath(p.hops, ref), ref, sig)
-            found.setdefault(sig(c), c)
+        found.append(res.paths)
     assert first is not None
-    n_found = len(found)
-    if lazy_hops:
-        chosen, n_found = choose_lazy(lazy_hops, ranks, max_paths)
-        paths = oriented_paths(chosen, ref)
-    else:
-        paths = [found[k] for k in sorted(found, key=lambda k: (len(k), k))[:max_paths]]
+    paths, n_found = merge_orders(graph, found, ref, max_paths)
     return PathSearch(
         paths,
         ref,
@@ -258,6 +143,24 @@ def order_free_paths(
         expansions=expansions,
         missing=first.missing,
     )
+
+
+@dispatch
+def merge_orders(
+    graph: ClusteredGraph,
+    found: list[Sequence[ReasoningPath]],
+    reference: tuple[str, ...],
+    max_paths: int,
+) -> tuple[list[ReasoningPath], int]:
+    """The paths of every order, each once (by path_signature, oriented by `reference`),
+    shortest first, then by signature; the first max_paths, and how many distinct."""
+    kept: dict[tuple, ReasoningPath] = {}
+    for paths in found:
+        for p in paths:
+            c = orient(ReasoningPath(p.hops, reference), reference)
+            kept.setdefault(path_signature(c), c)
+    order = sorted(kept, key=lambda k: (len(k), k))
+    return [kept[k] for k in order[:max_paths]], len(kept)
 
 
 def _push(graph: ClusteredGraph, h: Hop, weight: dict[str, float]) -> dict[str, float]:

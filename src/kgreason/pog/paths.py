@@ -40,11 +40,11 @@ Rules not in the paper:
   before is read for its found segments only), and this bound is the one reported when
   the level was also cut to `max_paths` partial paths (a level not searched is not cut).
 
-On an ArrayClusteredGraph (local stores, pog/arrays/graph.py) the same search runs on integer
-arrays, a whole level of partial paths per vectorised step (pog/arrays/search.py); results,
-order, bounds and reasons are the same (tests/pog/test_fastgraph_paths.py). Its hops are
-LazyHops (pog/arrays/hops.py): entity names are decoded when something reads them, and the
-paths are sorted on key codes, which order like (relation, direction).
+This module is the reference search. `single_entity_paths`, `segment_paths` and
+`ordered_paths` are operations of pog/backend.py: a faster form of the graph (the integer
+arrays of a local store, kgreason.pog.arrays) runs the same search its own way, a whole
+level of partial paths per vectorised step; results, order, bounds and reasons are the
+same (tests/pog/test_fastgraph_paths.py).
 
 Concrete triples: a hop from a hub set can stand for tens of thousands of triples, so hops
 are built WITHOUT triples; `PathSearch.materialize(paths)` fills `Hop.triples` for the paths
@@ -63,10 +63,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from kgreason.pog.arrays import search as fastpaths
-from kgreason.pog.arrays.graph import ArrayClusteredGraph
-from kgreason.pog.arrays.hops import make_paths, sort_by_codes
-from kgreason.pog.arrays.table import TablePaths
+from kgreason.pog.backend import dispatch
 from kgreason.pog.clustering import ClusteredGraph, Key
 from kgreason.pog.reduction import bfs_distances
 from kgreason.pog.settings import MAX_LEVEL_ROWS
@@ -84,7 +81,7 @@ def path_signature(path: ReasoningPath) -> tuple:
 
 @dataclass
 class PathSearch:
-    #: a list, or pathtable.TablePaths (a free search on a local store: paths made when read)
+    #: a list, or a backend's collection (made when read: kgreason.pog.arrays.table)
     paths: Sequence[ReasoningPath]
     entity_list: tuple[str, ...]
     min_len: int
@@ -130,6 +127,8 @@ def materialize(graph: ClusteredGraph, paths: Sequence[ReasoningPath]) -> list[R
 
 #: keys joining the same two sets, the primary (first in sorted order) first
 _Group = tuple[Key, ...]
+#: the hops of one path, before it becomes a ReasoningPath
+Chain = tuple[Hop, ...]
 
 
 def _hop(src: Iterable[str], group: _Group, dst: Iterable[str]) -> Hop:
@@ -137,7 +136,7 @@ def _hop(src: Iterable[str], group: _Group, dst: Iterable[str]) -> Hop:
     return Hop(tuple(sorted(src)), rel, tuple(sorted(dst)), fwd, (), tuple(alts))
 
 
-class _Budget:
+class Budget:
     def __init__(self, max_paths: int, max_level_rows: int | None = MAX_LEVEL_ROWS):
         self.max_paths = max_paths
         self.max_level_rows = max_level_rows
@@ -204,7 +203,7 @@ def _steps(
 
 
 def _free_paths(
-    graph: ClusteredGraph, start: str, min_len: int, max_len: int, budget: _Budget
+    graph: ClusteredGraph, start: str, min_len: int, max_len: int, budget: Budget
 ) -> list[tuple[Hop, ...]]:
     """Paths from `start` with min_len <= length <= max_len, ending anywhere."""
     found: list[tuple[Hop, ...]] = []
@@ -232,12 +231,13 @@ def _free_paths(
     return found
 
 
-def _segment_paths(
+@dispatch
+def segment_paths(
     graph: ClusteredGraph,
     s: str,
     t: str,
     max_len: int,
-    budget: _Budget,
+    budget: Budget,
     avoid: frozenset[str] = frozenset(),
 ) -> list[tuple[Hop, ...]]:
     """Connecting paths s -> t of length 1..max_len, restricted to s..t chains, never
@@ -294,6 +294,24 @@ def _restrict(
     return tuple(_hop(kept[j], groups[j], kept[j + 1]) for j in range(len(groups)))
 
 
+@dispatch
+def single_entity_paths(
+    graph: ClusteredGraph, start: str, min_len: int, max_len: int, budget: Budget
+) -> Sequence[ReasoningPath]:
+    """The paths from one entity (min_len <= length <= max_len, ending anywhere), in
+    `ordered_paths`' order."""
+    return ordered_paths(graph, _free_paths(graph, start, min_len, max_len, budget), (start,))
+
+
+@dispatch
+def ordered_paths(
+    graph: ClusteredGraph, chains: list[Chain], entity_list: tuple[str, ...]
+) -> list[ReasoningPath]:
+    """The chains as paths: shortest first, then by relation sequence (deterministic)."""
+    chains = sorted(chains, key=lambda c: (len(c), [(h.relation, not h.forward) for h in c]))
+    return [ReasoningPath(c, entity_list) for c in chains]
+
+
 def find_entity_paths(
     graph: ClusteredGraph,
     entity_list: Sequence[str],
@@ -304,30 +322,21 @@ def find_entity_paths(
     max_level_rows: int | None = MAX_LEVEL_ROWS,
 ) -> PathSearch:
     ents = tuple(dict.fromkeys(entity_list))  # a repeated entity (predicted = topic) once
-    budget = _Budget(max_paths, max_level_rows)
+    budget = Budget(max_paths, max_level_rows)
     missing = [e for e in ents if e not in graph]
     result = PathSearch([], ents, min_len, max_len, graph, missing=missing)
     if not ents or missing or max_len < 1:
         return result
-    free, segment = _free_paths, _segment_paths
-    if isinstance(graph, ArrayClusteredGraph):  # the same search on integer arrays
-        segment = fastpaths.segment_paths  # type: ignore[assignment]
-    if len(ents) == 1 and isinstance(graph, ArrayClusteredGraph):
-        table = fastpaths.free_paths(graph, ents[0], max(min_len, 1), max_len, budget)
-        result.paths = TablePaths(table, ents) if table is not None else []
-        result.bound_hit, result.bound_reason = budget.hit, budget.reason
-        result.expansions = budget.expansions
-        return result  # (in find_entity_paths' order: fastpaths._order)
     if len(ents) == 1:
-        chains = free(graph, ents[0], max(min_len, 1), max_len, budget)
+        result.paths = single_entity_paths(graph, ents[0], max(min_len, 1), max_len, budget)
     else:
         seg_max = max_len - (len(ents) - 2)
-        chains = [()]
+        chains: list[Chain] = [()]
         for i in range(len(ents) - 1):
             avoid = frozenset(ents) - {ents[i], ents[i + 1]}
-            segs = segment(graph, ents[i], ents[i + 1], seg_max, budget, avoid)
+            segs = segment_paths(graph, ents[i], ents[i + 1], seg_max, budget, avoid)
             left = len(ents) - 2 - i  # segments still to add, each at least 1 hop
-            combined: list[tuple[Hop, ...]] = []
+            combined: list[Chain] = []
             for prefix in chains:
                 for seg in segs:
                     if len(prefix) + len(seg) + left <= max_len:
@@ -339,11 +348,7 @@ def find_entity_paths(
             if not chains:
                 break
         chains = [c for c in chains if min_len <= len(c) <= max_len]
-    if isinstance(graph, ArrayClusteredGraph):  # code ^ 1 = rank*2 + backward: same order
-        chains = sort_by_codes(chains)
-    else:
-        chains.sort(key=lambda c: (len(c), [(h.relation, not h.forward) for h in c]))
-    result.paths = make_paths(chains, ents)
+        result.paths = ordered_paths(graph, chains, ents)
     result.bound_hit, result.bound_reason = budget.hit, budget.reason
     result.expansions = budget.expansions
     return result

@@ -15,8 +15,10 @@ members (sorted by id) and "... (+N more)"; the full set stays in the Hop, and
 `shown_count` tells the pruner which sets were cut, so the pipeline can report them. Tokens are estimated at 4 characters each
 (cl100k's average on English names) to keep rendering free of a tokenizer.
 Sentence-embedder inputs (pog/fuzzy.py) keep their own small cap, EMBED_MAX_ITEMS.
-Hops of the array search (pog/lazyhop.LazyHop) keep their sets as ids: a capped rendering
-decodes only the members it shows, for all sets at once (`render_paths`, `displayed_ids`).
+A hop reads its sets through `Hop.view` and `Hop.prefetch` (pog/types.py), so a form whose
+hops keep their sets as ids (kgreason.pog.arrays) decodes only the members a capped
+rendering shows, for all sets at once; `render_paths` and `displayed_ids` are operations a
+backend may do its own way (pog/backend.py).
 
 `NameBook` fetches D(.) lazily from any KnowledgeGraph and caches it for one question.
 
@@ -35,9 +37,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kgreason.kg.base import KnowledgeGraph
-from kgreason.pog.arrays import table_text as pathtext
-from kgreason.pog.arrays.hop_sets import prefetch, prefetch_heads, set_obj, set_view, shown_sets
-from kgreason.pog.arrays.table import TablePaths
+from kgreason.pog.backend import dispatch
 from kgreason.pog.types import Hop, ReasoningPath
 
 #: the default cap for displays (the CLI's path listing); prompts use PoGSettings.set_items
@@ -74,7 +74,7 @@ def _shown(
 ) -> list[str]:
     """The members a rendering shows: at most `max_items`, within `max_tokens` (at least
     one member, so a set is never shown empty). `ids` may hold only the first `max_items`
-    members of the set (hopsets.set_view)."""
+    members of the set (Hop.view)."""
     limit = len(ids) if max_items is None else min(len(ids), max_items)
     if max_tokens is None:  # no budget to count (fuzzy ranking renders thousands of sets)
         return [_member(i, names, with_ids) for i in ids[:limit]]
@@ -129,6 +129,30 @@ def render_path(
     )[0]
 
 
+def shown_sides(paths: Iterable[ReasoningPath]) -> list[tuple[Hop, bool]]:
+    """The sets a rendering of `paths` shows, as (hop, dst): each path's first src, every
+    hop's dst."""
+    out: list[tuple[Hop, bool]] = []
+    for p in paths:
+        if p.hops:
+            out.append((p.hops[0], False))
+            out += [(h, True) for h in p.hops]
+    return out
+
+
+def prefetch(paths: Iterable[ReasoningPath], k: int | None) -> list[tuple[Hop, bool]]:
+    """Ready the first k members of every set a rendering shows (each form of hop in one
+    batch, Hop.prefetch); the shown sets, as shown_sides."""
+    sides = shown_sides(paths)
+    if k is not None:
+        by_form: dict[type[Hop], list[tuple[Hop, bool]]] = {}
+        for side in sides:
+            by_form.setdefault(type(side[0]), []).append(side)
+        for form, group in by_form.items():
+            form.prefetch(group, k)
+    return sides
+
+
 def render_paths(
     paths: Sequence[ReasoningPath],
     names: Mapping[str, str],
@@ -137,20 +161,29 @@ def render_paths(
     max_tokens: int | None = None,
     with_ids: bool = True,
 ) -> list[str]:
+    """render_path of each path (the keywords' defaults applied, then `render_texts`)."""
+    return render_texts(paths, names, max_items, max_tokens, with_ids)
+
+
+@dispatch
+def render_texts(
+    paths: Sequence[ReasoningPath],
+    names: Mapping[str, str],
+    max_items: int | None,
+    max_tokens: int | None,
+    with_ids: bool,
+) -> list[str]:
     """render_path of each path. Paths share sets (a path's prefix is another path), so
-    each distinct set (by identity) is rendered once; a LazyHop decodes only what is shown
-    (all sets' shown members in one decode). A free search's TablePaths are rendered from
-    its arrays (pog/arrays/table_text.py): no path object is made."""
-    if isinstance(paths, TablePaths):
-        return pathtext.texts(paths.table, names, max_items, max_tokens, with_ids)
-    prefetch_heads(paths, max_items)
+    each distinct set (by identity) is rendered once, and the shown members of all sets
+    are read in one batch (prefetch)."""
+    prefetch(paths, max_items)
     memo: dict[int, str] = {}
 
     def show(h: Hop, dst: bool) -> str:
-        obj = set_obj(h, dst)
+        obj = h.side(dst)
         got = memo.get(id(obj))
         if got is None:
-            head, total = set_view(h, dst, max_items)
+            head, total = h.view(dst, max_items)
             got = memo[id(obj)] = _render_set(head, total, names, max_items, max_tokens, with_ids)
         return got
 
@@ -195,16 +228,15 @@ def displayed_ids(
     """The ids a rendering may show (fetch only these names). Every member costs at least
     one token, so a token budget of T never shows more than T members of a set."""
     caps = [c for c in (max_items, max_tokens) if c is not None]
-    cap = min(caps) if caps else None
-    if isinstance(paths, TablePaths):  # from the arrays: no path object is made
-        return pathtext.shown_ids(paths.table, cap)
-    lazy, plain = shown_sets(paths)
-    prefetch(lazy, cap)  # LazyHops: the first `cap` members of all sets, one decode
+    return shown_ids(paths, min(caps) if caps else None)
+
+
+@dispatch
+def shown_ids(paths: Iterable[ReasoningPath], cap: int | None) -> set[str]:
+    """The first `cap` members (all, when None) of every set a rendering shows."""
     out: set[str] = set()
-    for s in lazy:
-        out.update(s.head(cap))
-    for ids in plain:
-        out.update(ids[:cap])
+    for h, dst in prefetch(paths, cap):
+        out.update(h.view(dst, cap)[0])
     return out
 
 

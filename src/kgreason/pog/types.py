@@ -8,6 +8,7 @@ triple can be traced and checked against the KG.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -36,6 +37,39 @@ class Hop:
     def relation_keys(self) -> tuple[tuple[str, bool], ...]:
         """(relation, forward) of this hop, the primary one first."""
         return ((self.relation, self.forward), *self.alt_relations)
+
+    # How stages read a hop's sets. A faster form's hop (kgreason.pog.arrays.hops) keeps
+    # its sets as ids and overrides these, so that reading a set's size, or the first few
+    # members a rendering shows, decodes no more names than that.
+
+    def side(self, dst: bool) -> Sequence[str]:
+        """The set at one end (dst, else src): its identity names the set while it lives,
+        and its len() is the set's size."""
+        return self.dst if dst else self.src
+
+    def view(self, dst: bool, k: int | None) -> tuple[Sequence[str], int]:
+        """(the first k members of that set, all when k is None; the set's size)."""
+        ids = self.dst if dst else self.src
+        return ids[:k], len(ids)
+
+    def reversed(self) -> Hop:
+        """The same hop read backwards: sets swapped, every relation's direction flipped."""
+        alts = tuple((r, not f) for r, f in self.alt_relations)
+        return Hop(self.dst, self.relation, self.src, not self.forward, self.triples, alts)
+
+    @classmethod
+    def prefetch(cls, sides: Sequence[tuple[Hop, bool]], k: int | None) -> None:
+        """Make the first k members of these sets (hop, dst) cheap to read next; plain hops
+        hold their names already."""
+
+    @classmethod
+    def count_answers(
+        cls, hops: Sequence[Hop], topics: Sequence[str], end_only: bool
+    ) -> int | None:
+        """The size of a path's answer set (its end set, or every dst set unless
+        `end_only`, less the topics) when a form can count it without reading names;
+        None: read the names."""
+        return None
 
 
 @dataclass(frozen=True, slots=True)  # slots: a search makes up to 20,000 at once

@@ -22,7 +22,7 @@ API:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -70,7 +70,12 @@ class ArrayClusteredGraph(ClusteredGraph):
     the out-edge CSR (rows by h, grouped by relation, neighbours ascending). The in-edge CSR
     (`iptr`, `irel`, `isrc`; `idst` the row of each) is the same edges sorted by (t, r, h);
     `inbound` passes it when the caller has it (an induced subgraph filters its parent's),
-    `ptrs` the two row pointers (optr, iptr) likewise."""
+    `ptrs` the two row pointers (optr, iptr) likewise.
+
+    Its path search, reduction and distances are the array backend's
+    (pog/arrays/backend.py, through pog/backend.py's dispatch)."""
+
+    backend: ClassVar[str] = "kgreason.pog.arrays.backend"
 
     def __init__(
         self,

@@ -1,4 +1,4 @@
-"""Hops whose entity names are decoded when something reads them (issue 15).
+"""Hops whose entity names are decoded when something reads them.
 
 Why: path search on a local store (pog/arrays/search.py) returns up to `max_paths` paths of
 sets of up to thousands of entities, and decoding every member's key from the store took
@@ -8,7 +8,7 @@ sets of the few top paths. So a hop from the array search keeps its sets as arra
 ids (`NameSet`) and decodes:
 - the full set on the first read of `src`/`dst` (a `Hop` field, as before);
 - only the first k members for `NameSet.head(k)` (render.py, `displayed_ids`), in one store
-  decode for all sets of all paths (`prefetch_heads`).
+  decode for all sets of all paths (`LazyHop.prefetch`).
 
 Orders without names: local ids are numbered in the store's key order (`keys.rank`, Python's
 code-point order), so a sorted id array IS the sorted name tuple, comparing id tuples orders
@@ -25,8 +25,8 @@ API:
     id_signature(path) -> hashable, ordered like path_signature
     HopMaker(graph).groups(steps, idx) / .sets(nodes, a, b) / HopMaker.hops(srcs, keys,
         dsts, codes): the hops of a whole chunk of steps at once (pog/arrays/search.py)
-Reading a path's sets without decoding them (shown sets, heads, sizes, answer counts):
-pog/arrays/hop_sets.py.
+Reading a hop's sets without decoding them is `Hop`'s interface (pog/types.py: `side`,
+`view`, `prefetch`, `count_answers`), which `LazyHop` implements on ids.
 """
 
 from __future__ import annotations
@@ -148,10 +148,58 @@ class LazyHop(Hop):
         return self._dst
 
     def reversed(self) -> LazyHop:
-        """order_free.reverse_hop without decoding: sets swapped, every key's direction
-        flipped (code ^ 1)."""
+        """Hop.reversed without decoding: sets swapped, every key's direction flipped
+        (code ^ 1)."""
         keys = tuple((r, not f) for r, f in self._keys)
         return LazyHop.make(self._dst, keys, self._src, self.code ^ 1)
+
+    def side(self, dst: bool) -> NameSet:  # type: ignore[override]
+        """The NameSet (no name decoded: len() is its size)."""
+        return self._dst if dst else self._src
+
+    def view(self, dst: bool, k: int | None) -> tuple[Sequence[str], int]:
+        s = self._dst if dst else self._src
+        return s.head(k), len(s)
+
+    @classmethod
+    def prefetch(cls, sides: Sequence[tuple[Hop, bool]], k: int | None) -> None:
+        """Decode the first k members of these hops' sets, in one decode per names table."""
+        if k is None:
+            return
+        sets: dict[int, NameSet] = {}
+        for hop, d in sides:
+            got = hop.side(d)
+            if isinstance(got, NameSet):  # (a plain Hop among them holds its names)
+                sets.setdefault(id(got), got)
+        todo = [s for s in sets.values() if s._all is None and len(s._head) < min(k, len(s))]
+        by_table: dict[int, list[NameSet]] = {}
+        for s in todo:
+            by_table.setdefault(id(s._names), []).append(s)
+        for group in by_table.values():
+            heads = [s.ids[:k] for s in group]
+            flat = group[0]._names[np.concatenate(heads)].tolist()
+            at = 0
+            for s, h in zip(group, heads, strict=True):
+                s._head = tuple(flat[at : at + len(h)])
+                at += len(h)
+
+    @classmethod
+    def count_answers(
+        cls, hops: Sequence[Hop], topics: Sequence[str], end_only: bool
+    ) -> int | None:
+        """Counted on the ids when every hop is a LazyHop of one graph; else None."""
+        if not hops or not all(isinstance(h, LazyHop) for h in hops):
+            return None
+        sets = [hops[-1]._dst] if end_only else [h._dst for h in hops]  # type: ignore[attr-defined]
+        index = sets[0]._names.index
+        if index is None or any(x._names is not sets[0]._names for x in sets):
+            return None
+        ids = sets[0].ids if len(sets) == 1 else np.unique(np.concatenate([x.ids for x in sets]))
+        inside = 0
+        for u in index.many(list(dict.fromkeys(topics))).tolist():  # (a few topics: sorted ids)
+            at = int(np.searchsorted(ids, u))
+            inside += u >= 0 and at < len(ids) and int(ids[at]) == u
+        return len(ids) - inside
 
     def _fields(self) -> tuple:
         return (self.src, self.relation, self.dst, self.forward, (), self.alt_relations)

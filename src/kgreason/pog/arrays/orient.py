@@ -1,4 +1,5 @@
-"""order_free's orientation, dedup and cut of LazyHop paths on arrays (issue 15).
+"""order_free's orientation, dedup and cut of LazyHop paths on arrays (the array form's
+`merge_orders`, pog/backend.py).
 
 Why: a two-topic question at 10M triples finds thousands of paths per topic order, and
 order_free.oriented_key built two tuples of (bytes, code, bytes) per path in Python to
@@ -9,20 +10,27 @@ comparison and equality), and each path of L hops becomes one row of 3L integers
 (src rank, code, dst rank per hop): orienting, deduplicating and sorting are row
 comparisons and one lexsort per length.
 
-`choose(paths, ranks, max_paths)` gives exactly what order_free_paths' per-path loop gives
-(oriented_key per path, the first path of each key kept, keys sorted by (length, key), the
-first max_paths): order_free.oriented_key stays beside it as the reference (tests compare).
+`choose(paths, ranks, max_paths)` gives exactly what the per-path loop gives (oriented_key
+per path, the first path of each key kept, keys sorted by (length, key), the first
+max_paths): `choose_lazy` runs that loop below BULK_PATHS paths, and tests compare both
+with order_free.merge_orders' reference. Only the paths kept are built, the reversed ones
+in one bulk call (`oriented_paths`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import chain, pairwise, repeat
+from itertools import accumulate, chain, pairwise, repeat
 from operator import attrgetter, ne
 
 import numpy as np
 
-from kgreason.pog.types import Hop
+from kgreason.pog.arrays.hops import HopMaker, id_signature_of, make_paths
+from kgreason.pog.clustering import Key
+from kgreason.pog.types import Hop, ReasoningPath
+
+#: paths from which choose_lazy orients and dedups them on arrays (choose)
+BULK_PATHS = 64
 
 _src, _dst, _code, _ids = (attrgetter(a) for a in ("_src", "_dst", "code", "ids"))
 
@@ -137,3 +145,83 @@ def choose(
     idx = np.concatenate(picked)[:max_paths].tolist()
     rev_l = np.concatenate(flags)[:max_paths].tolist()
     return [(paths[i], r) for i, r in zip(idx, rev_l, strict=True)], n_found
+
+
+def oriented_key(hops: Sequence[Hop], ranks: dict[int, int]) -> tuple[tuple, bool]:
+    """order_free.orient for LazyHops of one graph, without building either path:
+    (id_signature of the path orient keeps, True when that is the reversed path).
+    `ranks`: the local id of each topic -> its place in the reference order."""
+    if not hops:
+        return (), False
+    seq = [hops[0]._src, *(h._dst for h in hops)]  # type: ignore[attr-defined]
+    fwd = tuple(r for s in seq if len(s.ids) == 1 and (r := ranks.get(int(s.ids[0]))) is not None)
+    back = fwd[::-1]  # the ranks of the reversed path's sets
+    if fwd < back:
+        return id_signature_of(hops), False
+    if back < fwd:
+        return _reversed_signature(hops), True
+    f, b = id_signature_of(hops), _reversed_signature(hops)
+    return (f, False) if f <= b else (b, True)
+
+
+def choose_lazy(
+    paths: Sequence[tuple[Hop, ...]],
+    ranks: dict[int, int],
+    max_paths: int,
+    bulk: bool | None = None,
+) -> tuple[list[tuple[tuple[Hop, ...], bool]], int]:
+    """oriented_key for each LazyHop path (in the order found), the first path of each key
+    kept, keys sorted by (length, key), the first max_paths: ((hops, reversed) of those,
+    the number of distinct keys). On arrays (pathkeys.choose) from BULK_PATHS paths, per path
+    below (the reference); `bulk` forces one (tests)."""
+    if bulk if bulk is not None else len(paths) >= BULK_PATHS:
+        return choose(paths, ranks, max_paths)
+    lazy: dict[tuple, tuple[tuple[Hop, ...], bool]] = {}
+    for hops in paths:
+        key, rev = oriented_key(hops, ranks)
+        if key not in lazy:
+            lazy[key] = (hops, rev)
+    return [lazy[k] for k in sorted(lazy, key=lambda k: (len(k), k))[:max_paths]], len(lazy)
+
+
+def _reversed_signature(hops: Sequence[Hop]) -> tuple:
+    """id_signature of order_free.reverse_path's result (LazyHop.reversed: sets swapped,
+    code ^ 1), without making it."""
+    return tuple((h._dst.key(), h.code ^ 1, h._src.key()) for h in reversed(hops))  # type: ignore[attr-defined]
+
+
+def oriented_paths(
+    chosen: Sequence[tuple[tuple[Hop, ...], bool]], ref: tuple[str, ...]
+) -> list[ReasoningPath]:
+    """ReasoningPath(hops, ref), or order_free.reverse_path of it where the flag is set,
+    for each (LazyHop path, reversed): each distinct hop object is reversed once (the
+    search shares hops between paths), all in one bulk call, and the reversed paths' hop
+    tuples are cut from one flat list."""
+    back = tuple(reversed(ref))
+    fwd = [hops for hops, rev in chosen if not rev]
+    bwd_in = [hops for hops, rev in chosen if rev]
+    flat = list(chain.from_iterable(map(reversed, bwd_in)))  # each path's hops reversed
+    hid = np.fromiter(map(id, flat), dtype=np.int64, count=len(flat))
+    _, first, inv = np.unique(hid, return_index=True, return_inverse=True)
+    flip = [flat[i] for i in first.tolist()]
+    rkeys: dict[int, tuple[tuple[Key, ...], tuple[Key, ...]]] = {}  # id(keys) -> (keys, flipped)
+    flipped = []
+    for ks in map(_keys_of, flip):
+        got = rkeys.get(id(ks))
+        if got is None:
+            got = rkeys[id(ks)] = (ks, tuple((r, not f) for r, f in ks))
+        flipped.append(got[1])
+    made = HopMaker.hops(
+        list(map(_dst_of, flip)),
+        flipped,
+        list(map(_src_of, flip)),
+        [c ^ 1 for c in map(_code_of, flip)],
+    )
+    per_hop = np.fromiter(made, dtype=object, count=len(made))[inv.reshape(-1)].tolist()
+    cut = [0, *accumulate(map(len, bwd_in))]
+    bwd = [tuple(per_hop[a:b]) for a, b in pairwise(cut)]
+    it_f, it_b = iter(make_paths(fwd, ref)), iter(make_paths(bwd, back))
+    return [next(it_b) if rev else next(it_f) for _, rev in chosen]
+
+
+_src_of, _dst_of, _keys_of, _code_of = (attrgetter(a) for a in ("_src", "_dst", "_keys", "code"))

@@ -57,7 +57,7 @@ from kgreason.pog.types import Hop
 
 if TYPE_CHECKING:
     from kgreason.pog.arrays.graph import ArrayClusteredGraph
-    from kgreason.pog.paths import _Budget
+    from kgreason.pog.paths import Budget
 
 
 #: a level reading at most this many edge rows is expanded per partial path (_RowSteps)
@@ -110,7 +110,7 @@ def _reached(st: _Steps, idx: np.ndarray, t: int = -1, ht: np.uint64 | None = No
 
 
 def free_paths(
-    g: ArrayClusteredGraph, start: str, min_len: int, max_len: int, budget: _Budget
+    g: ArrayClusteredGraph, start: str, min_len: int, max_len: int, budget: Budget
 ) -> FreeTable | None:
     """paths._free_paths on arrays, as a FreeTable (pog/arrays/table.py): each length's steps
     are recorded as arrays, and the paths are the first steps of each length from min_len,
@@ -179,7 +179,7 @@ def segment_paths(
     s_name: str,
     t_name: str,
     max_len: int,
-    budget: _Budget,
+    budget: Budget,
     avoid: frozenset[str],
 ) -> list[tuple[Hop, ...]]:
     """paths._segment_paths on arrays. The next level's edge rows are summed as its partial
@@ -261,7 +261,7 @@ class _NextLevel:
     the first max_paths of them, summed as they come so a level that is too big is known
     (`too_big`) before the rest of this one is read."""
 
-    def __init__(self, g: ArrayClusteredGraph, t: int, budget: _Budget):
+    def __init__(self, g: ArrayClusteredGraph, t: int, budget: Budget):
         self.g, self.t, self.budget = g, t, budget
         self.pending: list[tuple[_Steps, np.ndarray]] = []
         self.made = self.n_cont = self.total = 0
@@ -309,7 +309,7 @@ def _cont_rows(g: ArrayClusteredGraph, st: _Steps, c: np.ndarray, t: int) -> np.
 
 def _distances_to(g: ArrayClusteredGraph, t: int, max_len: int) -> np.ndarray:
     """Undirected hop distances to local id t within max_len (-1: farther): those the
-    two-topic reduction computed when g is its graph (reduction._reduce_arrays, which
+    two-topic reduction computed when g is its graph (arrays/reduction.connecting_subgraph, which
     says why they are g's own), else a search of g's undirected copy."""
     got = g.topic_distances
     if got is not None and max_len <= got[0] and t in got[1]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, ClassVar, overload
 
 import numpy as np
 
@@ -258,7 +258,10 @@ class FreeTable:
 
 class TablePaths(Sequence[ReasoningPath]):
     """A FreeTable's paths as a sequence of ReasoningPaths made when read (each once, so
-    paths[i] is paths[i]); compares equal to a list of the same paths."""
+    paths[i] is paths[i]); compares equal to a list of the same paths. Rendered from the
+    table's arrays (the array backend's render_texts, shown_ids, path_texts)."""
+
+    backend: ClassVar[str] = "kgreason.pog.arrays.backend"
 
     def __init__(self, table: FreeTable, entity_list: tuple[str, ...]):
         self.table, self.entity_list = table, entity_list

@@ -20,7 +20,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kgreason.pog.arrays.hop_sets import set_obj
 from kgreason.pog.types import ReasoningPath
 
 N_SLOTS = 3
@@ -67,7 +66,7 @@ def slot_hops(n: int) -> list[int]:
 
 def path_scalars(path: ReasoningPath, answer_size: int, n_topics: int) -> np.ndarray:
     n = path.length
-    hub = max([len(set_obj(h, True)) for h in path.hops] + [1])  # (no LazyHop names decoded)
+    hub = max([len(h.side(True)) for h in path.hops] + [1])  # (Hop.side: no name decoded)
     joins = n_topics > 1 and len(set(path.entity_list)) >= n_topics
     return np.array(
         [

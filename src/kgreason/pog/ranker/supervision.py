@@ -25,7 +25,6 @@ import numpy as np
 
 from kgreason.eval.metrics import normalize_answer
 from kgreason.kg.base import KnowledgeGraph, Triple
-from kgreason.pog.arrays.hop_sets import answer_count
 from kgreason.pog.clustering import ClusteredGraph
 from kgreason.pog.graph import prepare_graph
 from kgreason.pog.paths import supplement_paths
@@ -73,7 +72,8 @@ def answer_set(path: ReasoningPath, topics: Sequence[str]) -> tuple[str, ...]:
 def answer_size(path: ReasoningPath, topics: Sequence[str]) -> int:
     """len(answer_set(path, topics)), without decoding the names of an array search's sets
     (a 10M hub question's 20,000 paths: scoring them decoded every end set, ~1.2 s)."""
-    got = answer_count(path.hops, topics, len(set(path.entity_list)) <= 1)
+    hops = path.hops
+    got = hops[0].count_answers(hops, topics, len(set(path.entity_list)) <= 1) if hops else None
     return len(answer_set(path, topics)) if got is None else got
 
 
