@@ -29,12 +29,12 @@ from tests.pog.scripted_chain import chain_llm
 from kgreason.embed import build_embedder
 from kgreason.embed.settings import EmbedSettings
 from kgreason.eval.datasets import load
+from kgreason.eval.ranker_data import template_split
 from kgreason.kg.open import open_kg
 from kgreason.kg.settings import KGSettings
 from kgreason.llm.tokens import TokenCounter
 from kgreason.pog.fuzzy import FuzzySelector
 from kgreason.pog.pipeline import PoG
-from kgreason.pog.ranker.data import template_split
 from kgreason.pog.ranker.factory import bundled_ranker_path, load_checked
 from kgreason.pog.ranker.features import path_keys
 from kgreason.pog.ranker.selector import RankerSelector

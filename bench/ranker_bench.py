@@ -143,8 +143,8 @@ def print_table(title: str, res: dict[str, dict]) -> None:
 
 async def pathquestion(rankings: dict[str, Ranking], limit: int) -> None:
     from kgreason.eval.loaders import load_pathquestion
+    from kgreason.eval.ranker_data import resolve_topics
     from kgreason.kg.memory import MemoryKG
-    from kgreason.pog.ranker.data import resolve_topics
 
     for qfile, kbfile in PQ_FILES.items():
         kb = PQ / "PathQuestion" / f"{kbfile}.txt"
@@ -180,11 +180,11 @@ async def main(argv: list[str] | None = None) -> None:
     from kgreason.config import Settings
     from kgreason.embed import build_embedder
     from kgreason.embed.settings import EmbedSettings
+    from kgreason.eval.ranker_data import template_split
+    from kgreason.eval.ranker_training import TrainRequest, run_training
     from kgreason.kg.open import open_kg
     from kgreason.kg.settings import KGSettings
     from kgreason.pog.ranker.artefact import load_ranker
-    from kgreason.pog.ranker.data import template_split
-    from kgreason.pog.ranker.training_run import TrainRequest, run_training
     from kgreason.pog.ranker.zeroshot import HopAlignedRanker
 
     kg = open_kg(KGSettings())

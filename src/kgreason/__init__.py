@@ -7,11 +7,11 @@
 The names below resolve on first use (PEP 562), so `import kgreason` loads no pipeline,
 numpy, pydantic or model code; `kgreason.PoG` imports only what PoG needs."""
 
+from kgreason.version import __version__
+
 #: Neither `typing` nor `importlib` is imported at run time (each costs more than this
 #: module); type checkers treat a module-level TYPE_CHECKING constant as True.
 TYPE_CHECKING = False
-
-__version__ = "0.1.0"
 
 #: public name -> module that defines it
 _EXPORTS: dict[str, str] = {

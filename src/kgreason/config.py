@@ -185,3 +185,20 @@ def _check_paths(settings: Settings, origins: dict[str, str]) -> None:
             f"setting 'kg.store' from {origins.get('kg.store', 'default')}: "
             f"store directory {store} does not exist"
         )
+
+
+def resolve_settings(settings: Settings | LoadedSettings | str | Path | None) -> Settings:
+    """What `PoG.from_settings` and `SymbolLKG.from_settings` take, as a Settings. None:
+    `load_settings()` (kgreason.toml, KGREASON_CONFIG, environment, as the CLI does); a
+    path: that TOML file under the same environment; else the object given. A bad file or
+    value raises ConfigError naming the key and where it came from."""
+    if settings is None or isinstance(settings, str | Path):
+        return load_settings(settings).settings
+    if isinstance(settings, LoadedSettings):
+        return settings.settings
+    if isinstance(settings, Settings):
+        return settings
+    raise TypeError(
+        f"settings must be a Settings, LoadedSettings, a TOML path or None, not "
+        f"{type(settings).__name__}"
+    )

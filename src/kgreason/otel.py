@@ -13,9 +13,10 @@ import importlib.util
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kgreason.tracing import StageEvent
+if TYPE_CHECKING:  # (tracing imports this module when the exporter is on)
+    from kgreason.tracing import StageEvent
 
 TRACER_NAME = "kgreason"
 

@@ -13,25 +13,15 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from kgreason.llm.base import LLMBudgetExceeded, LLMError, LLMOutputError, LLMTransportError
-
-#: LLM exception type -> error_kind (first match wins); transport errors name themselves
-LLM_ERROR_KINDS: tuple[tuple[type[Exception], str], ...] = (
-    (LLMOutputError, "llm-unreadable-reply"),
-    (LLMBudgetExceeded, "llm-budget-exceeded"),
-    (LLMTransportError, "llm-unreachable"),
-    (LLMError, "llm-error"),
-)
-
 #: the keys every result's to_dict() has
 COMMON_KEYS = ("ok", "error_kind", "error", "trace", "usage", "timings_s")
 
 
 def llm_error_kind(e: BaseException) -> str | None:
+    """The kind an exception names for itself (`error_kind`: every LLM error does, e.g.
+    "llm-unreadable-reply", "llm-budget-exceeded", "llm-unreachable"), or None."""
     named = getattr(type(e), "error_kind", None)
-    if isinstance(named, str):
-        return named
-    return next((kind for cls, kind in LLM_ERROR_KINDS if isinstance(e, cls)), None)
+    return named if isinstance(named, str) else None
 
 
 class ResultBase:

@@ -82,9 +82,16 @@ def fail(message: str, code: int = 1, *, detail: str | None = None) -> NoReturn:
 def settings(ctx: typer.Context, **cli_overrides: Any) -> LoadedSettings:
     """Effective settings for this command: defaults < file < env < the command's flags."""
     try:
-        return load_settings(options(ctx).config, cli_overrides)
+        loaded = load_settings(options(ctx).config, cli_overrides)
     except ConfigError as e:
         fail(str(e))
+    from kgreason.pog.pruning import UnknownStrategy, default_strategies
+
+    try:  # settings check names only; the CLI's pipelines use the built-in registry
+        default_strategies().canonical(loaded.settings.pog.strategy)
+    except UnknownStrategy as e:
+        fail(f"pog.strategy: {e}")
+    return loaded
 
 
 def emit_json(data: Any) -> None:

@@ -69,8 +69,8 @@ def register(app: typer.Typer) -> None:
         """Train the path ranker from question-answer pairs (no path labels needed)."""
         from kgreason.embed.errors import EmbedderError
         from kgreason.eval.loaders import DatasetError
+        from kgreason.eval.ranker_training import TrainRequest, run_training
         from kgreason.kg.base import KGError
-        from kgreason.pog.ranker.training_run import TrainRequest, run_training
 
         s = settings(ctx, **{"kg.store": kg}).settings
         try:

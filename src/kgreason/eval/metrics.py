@@ -10,26 +10,14 @@ always labelled "lenient (paper-compatible)" and never reported alone.
 
 from __future__ import annotations
 
-import re
-import string
 from collections import Counter
 from collections.abc import Sequence
 
 from kgreason.eval.records import Answer
+from kgreason.kg.ranking import normalize_answer
 
 #: the Recall@k cut-offs multi-hop QA reports (SymbolLKG Table 3)
 RECALL_KS = (2, 5)
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCT = set(string.punctuation)
-
-
-def normalize_answer(s: str) -> str:
-    """SQuAD normalisation: lower case, drop punctuation and articles, collapse spaces.
-    Underscores (PathQuestion, MetaQA relation-style names) count as spaces."""
-    s = s.lower().replace("_", " ")
-    s = "".join(ch for ch in s if ch not in _PUNCT)
-    s = _ARTICLES.sub(" ", s)
-    return " ".join(s.split())
 
 
 def _gold_forms(gold: Sequence[Answer]) -> list[str]:

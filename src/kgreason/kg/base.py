@@ -174,12 +174,3 @@ def is_noise_relation(relation: str, prefixes: Sequence[str]) -> bool:
     """PoG drops Freebase bookkeeping relations (`type.object.*`, `common.*`, ...)."""
     rel = relation.rsplit("/", 1)[-1]
     return any(rel.startswith(p) or relation.startswith(p) for p in prefixes)
-
-
-DEFAULT_NOISE_PREFIXES: tuple[str, ...] = (
-    "type.object.",
-    "common.",
-    "freebase.",
-    "sameAs",
-    "http://www.w3.org/2002/07/owl#sameAs",
-)

@@ -13,7 +13,6 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from kgreason.kg.base import (
-    DEFAULT_NOISE_PREFIXES,
     UNNAMED,
     Closeable,
     EntityMatch,
@@ -24,6 +23,7 @@ from kgreason.kg.base import (
 )
 from kgreason.kg.expansion import bounded_bfs
 from kgreason.kg.ranking import group_by_norm, rank_grouped
+from kgreason.kg.settings import DEFAULT_NOISE_PREFIXES
 
 __all__ = ["MemoryKG"]
 

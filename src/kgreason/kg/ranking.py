@@ -14,6 +14,8 @@ first; ties are broken by entity id.
 
 from __future__ import annotations
 
+import re
+import string
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 
@@ -21,6 +23,9 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from kgreason.kg.base import EntityMatch
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = set(string.punctuation)
 
 FUZZY_MIN_RATIO = 0.6
 #: apostrophes vanish ("Schindler's" = "Schindlers"); other punctuation separates words
@@ -157,3 +162,12 @@ def rank_grouped(
 def rank(text: str, names: Mapping[str, str], *, limit: int, fuzzy: bool) -> list[EntityMatch]:
     """Rank candidate entities (id -> name) against `text`, as MemoryKG.search does."""
     return rank_grouped(text, names, group_by_norm(names), limit=limit, fuzzy=fuzzy)
+
+
+def normalize_answer(s: str) -> str:
+    """SQuAD normalisation: lower case, drop punctuation and articles, collapse spaces.
+    Underscores (PathQuestion, MetaQA relation-style names) count as spaces."""
+    s = s.lower().replace("_", " ")
+    s = "".join(ch for ch in s if ch not in _PUNCT)
+    s = _ARTICLES.sub(" ", s)
+    return " ".join(s.split())

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from kgreason.kg.base import DEFAULT_NOISE_PREFIXES
+#: relations PoG drops (kgreason.kg.base.is_noise_relation): Freebase bookkeeping
+DEFAULT_NOISE_PREFIXES: tuple[str, ...] = (
+    "type.object.",
+    "common.",
+    "freebase.",
+    "sameAs",
+    "http://www.w3.org/2002/07/owl#sameAs",
+)
 
 
 class KGSettings(BaseModel):
@@ -41,12 +49,9 @@ class KGSettings(BaseModel):
 
     @field_validator("backend")
     @classmethod
-    def _known_backend(cls, v: str | None, info: ValidationInfo) -> str | None:
-        """Checked against the registry in the validation context {"kg_backends": ...},
-        else the built-in backends."""
-        from kgreason.kg.open import default_backends  # open imports this module
-
-        reg = (info.context or {}).get("kg_backends") or default_backends()
-        if v is not None and v not in reg:
-            raise ValueError(f"unknown KG backend {v!r}; one of {list(reg.names())}")
+    def _backend_name(cls, v: str | None) -> str | None:
+        """A name only: `open_kg` checks it against the registry it is given (settings are
+        data; the registries are the pipeline's)."""
+        if v is not None and not re.fullmatch(r"[A-Za-z][\w.-]{0,63}", v):
+            raise ValueError(f"not a KG backend name: {v[:80]!r}")
         return v

@@ -148,16 +148,17 @@ class SymbolLKG:
         LKGNeedsLLM), the embedder of `embed.*` (none with `embed=False`: BM25 and exact
         anchors only), the `lkg.*` settings and the per-question budget. Parts passed in
         are used instead."""
-        from kgreason.assemble import budget_of, configured_llm, resolve_settings
+        from kgreason.config import resolve_settings
+        from kgreason.llm.factory import configured_llm, question_budget
 
         s = resolve_settings(settings)
         if llm is None:
-            llm = configured_llm(s)
+            llm = configured_llm(s.llm)
         if embedder is None and embed:
             from kgreason.embed.factory import build_embedder
 
             embedder = build_embedder(s.embed)
-        kwargs.setdefault("budget", budget_of(s))
+        kwargs.setdefault("budget", question_budget(s.llm))
         return cls(llm, embedder, s.lkg, **kwargs)
 
     def _metered(self, ledger: UsageLedger) -> MeteredLLM:

@@ -95,6 +95,9 @@ class ChatLLM(Protocol):
 class LLMError(Exception):
     """Base of every error raised by the LLM layer."""
 
+    #: the name results and the CLI report for this failure (subclasses narrow it)
+    error_kind = "llm-error"
+
 
 class LLMTransportError(LLMError):
     """The endpoint could not be reached or kept failing after retries."""
@@ -141,6 +144,8 @@ class LLMTooLarge(LLMTransportError):
 class LLMOutputError(LLMError):
     """The model's reply could not be parsed into what the stage needs, even after a re-ask."""
 
+    error_kind = "llm-unreadable-reply"
+
     def __init__(self, message: str, *, stage: str, raw: str = ""):
         super().__init__(message)
         self.stage = stage
@@ -149,6 +154,8 @@ class LLMOutputError(LLMError):
 
 class LLMBudgetExceeded(LLMError):
     """A per-question budget (calls or tokens) would be exceeded; work stops here."""
+
+    error_kind = "llm-budget-exceeded"
 
     def __init__(self, message: str, *, stage: str = ""):
         super().__init__(message)

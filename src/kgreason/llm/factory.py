@@ -28,6 +28,7 @@ from kgreason.llm.openai_adapter import OpenAIChat
 from kgreason.llm.retry import RetryingLLM
 from kgreason.llm.settings import LLMSettings
 from kgreason.llm.transcript import RecordingLLM, ReplayLLM
+from kgreason.llm.usage import Budget
 
 
 class LLMNotConfigured(LLMError):
@@ -88,3 +89,14 @@ def build_llm(
     if transcript is not None:
         llm = RecordingLLM(llm, transcript)
     return llm
+
+
+def configured_llm(s: LLMSettings) -> ChatLLM | None:
+    """The LLM stack of these settings (retries, concurrency limit, cache), or None when
+    no endpoint or key is configured."""
+    return build_llm(s) if llm_configured(s) else None
+
+
+def question_budget(s: LLMSettings) -> Budget:
+    """The per-question LLM budget these settings set."""
+    return Budget(s.max_calls_per_question, s.max_tokens_per_question)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kgreason.llm.structured import Mode
+#: how structured output is asked for (kgreason.llm.structured)
+Mode = Literal["auto", "openai", "vllm", "ollama", "llamacpp", "off"]
 
 
 class LLMSettings(BaseModel):

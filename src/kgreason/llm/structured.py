@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from kgreason.llm.settings import Mode as Mode  # (defined with the settings that name it)
+
 Flavour = Literal["openai", "vllm", "ollama", "llamacpp", "off"]
-Mode = Literal["auto", "openai", "vllm", "ollama", "llamacpp", "off"]
 MODES: tuple[str, ...] = ("auto", "openai", "vllm", "ollama", "llamacpp", "off")
 
 #: vLLM renamed guided decoding to `structured_outputs` in this release

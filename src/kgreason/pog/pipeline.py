@@ -116,7 +116,10 @@ class PoG:
         self.callbacks = list(callbacks)
         #: the pruning strategies `settings.strategy` names one of
         self.strategies = strategies or default_strategies()
-        self.strategies.get(self.settings.strategy)  # an unknown name fails here, not mid-question
+        # an unknown name fails here, not mid-question; an alias is recorded by its target
+        canonical = self.strategies.canonical(self.settings.strategy)
+        if canonical != self.settings.strategy:
+            self.settings = self.settings.model_copy(update={"strategy": canonical})
         #: the KG this object opened (from_settings) and so must close; never a caller's
         self._owned_kg: KnowledgeGraph | None = None
 
@@ -135,7 +138,8 @@ class PoG:
         the KG of `kg.*` (the bundled MetaQA KG by default), the LLM of `llm.*` (LLM-free
         mode when none is configured, or with `llm_free=True`), the embedder of `embed.*`,
         the per-question budget. Any part passed in is used instead and not closed here."""
-        from kgreason.assemble import budget_of, configured_llm, resolve_settings
+        from kgreason.config import resolve_settings
+        from kgreason.llm.factory import configured_llm, question_budget
 
         s = resolve_settings(settings)
         if embedder is None:
@@ -143,8 +147,8 @@ class PoG:
 
             embedder = build_embedder(s.embed)
         if llm is None and not llm_free:
-            llm = configured_llm(s)
-        kwargs.setdefault("budget", budget_of(s))
+            llm = configured_llm(s.llm)
+        kwargs.setdefault("budget", question_budget(s.llm))
         opened = None
         if kg is None:
             from kgreason.kg.open import open_kg

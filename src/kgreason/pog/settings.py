@@ -9,9 +9,10 @@ accurate with about half the pruning tokens. See docs/fidelity.md.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 #: default of PoGSettings.max_level_rows (pog/paths.py uses it as its own default)
 MAX_LEVEL_ROWS = 5_000_000
@@ -31,8 +32,8 @@ class PoGSettings(BaseModel):
     #: (Fuzzy + Precise Path Selection, the paper's PoG setting and the default),
     #: "three-step" (Fuzzy + Branch Reduced + Precise, the "3-Step Beam Search" ablation),
     #: "fuzzy" (Fuzzy Selection Only), "fuzzy-branch" (Fuzzy + Branch Reduced); the earlier
-    #: names "precise"/"branch" are aliases and are stored as the name they stand for. Or
-    #: one registered in the `PruningStrategies` passed as context {"strategies": registry}.
+    #: names "precise"/"branch" are aliases, recorded as the name they stand for. Or one
+    #: registered in the `PruningStrategies` passed to `PoG(..., strategies=...)`.
     strategy: str = "fuzzy-precise"
     #: section 4.4 / Table 6: the path summary REPLACES the raw paths in the sufficiency,
     #: answer and final-answer prompts; False is the "w/o Path Summarizing" ablation (raw
@@ -101,15 +102,13 @@ class PoGSettings(BaseModel):
 
     @field_validator("strategy")
     @classmethod
-    def _known_strategy(cls, v: str, info: ValidationInfo) -> str:
-        """Checked against the registry in the validation context, else the built-ins."""
-        from kgreason.pog.pruning import default_strategies  # pruning imports this module
-
-        reg = (info.context or {}).get("strategies") or default_strategies()
-        if v not in reg:
-            known = [*reg.names(), *reg.aliases()]
-            raise ValueError(f"unknown pruning strategy {v!r}; one of {known}")
-        return reg.canonical(v)
+    def _strategy_name(cls, v: str) -> str:
+        """A name only: the `PruningStrategies` the pipeline is built with checks it (and
+        resolves an alias) when `PoG` is made (settings are data; registries the
+        pipeline's)."""
+        if not re.fullmatch(r"[A-Za-z][\w.-]{0,63}", v):
+            raise ValueError(f"not a pruning strategy name: {v[:80]!r}")
+        return v
 
     @field_validator("set_items", "set_tokens", "select_set_tokens")
     @classmethod

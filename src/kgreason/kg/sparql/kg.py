@@ -16,7 +16,6 @@ import asyncio
 from collections.abc import Sequence
 
 from kgreason.kg.base import (
-    DEFAULT_NOISE_PREFIXES,
     UNNAMED,
     Closeable,
     EntityMatch,
@@ -27,7 +26,7 @@ from kgreason.kg.base import (
     is_noise_relation,
 )
 from kgreason.kg.expansion import bounded_bfs
-from kgreason.kg.settings import KGSettings
+from kgreason.kg.settings import DEFAULT_NOISE_PREFIXES, KGSettings
 from kgreason.kg.sparql import queries as Q
 from kgreason.kg.sparql import search as S
 from kgreason.kg.sparql.client import DEFAULT_MAX_REPLY_BYTES, RetryPolicy, SparqlClient

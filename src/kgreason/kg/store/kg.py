@@ -15,7 +15,6 @@ from pathlib import Path
 import numpy as np
 
 from kgreason.kg.base import (
-    DEFAULT_NOISE_PREFIXES,
     Closeable,
     ClosedKG,
     EntityMatch,
@@ -24,6 +23,7 @@ from kgreason.kg.base import (
     Triple,
     is_noise_relation,
 )
+from kgreason.kg.settings import DEFAULT_NOISE_PREFIXES
 from kgreason.kg.store.format import RELATIONS, Manifest, StoreFormatError
 from kgreason.kg.store.graph import CSRGraph
 from kgreason.kg.store.materialize import (

@@ -26,6 +26,7 @@ import numpy as np
 
 from kgreason.kg.store.build_index import ranges
 from kgreason.kg.store.walk import radix_sort
+from kgreason.pog.arrays.kernels.reduce import BOTTOM_UP, bfs_compiled
 
 #: below this many codes a plain sort is as fast as the bucketed one
 SMALL_SORT = 1 << 12
@@ -36,9 +37,6 @@ SMALL_SORT = 1 << 12
 #: 6-10 ms against 3-7)
 PRESORTED = 0.75
 
-#: bfs goes bottom-up when the frontier has this many times the unvisited nodes' edge
-#: slots (a bottom-up slot costs ~3x a top-down one: a repeat, a compare and a scatter)
-BOTTOM_UP = 4
 
 #: a CSR adjacency: (row pointer, neighbour array)
 Rows = tuple[np.ndarray, np.ndarray]
@@ -135,7 +133,6 @@ def bfs(
     two levels most nodes are visited, and the third level would otherwise read every edge
     to find a handful of nodes. Same distances either way. `degree`: the slots of each node
     over all `rows` (computed when not given)."""
-    from kgreason.pog.arrays.kernels.reduce import bfs_compiled
 
     got = bfs_compiled(n, u, max_depth, rows)  # large graphs: one compiled pass per level
     if got is not None:

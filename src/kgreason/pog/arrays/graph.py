@@ -10,7 +10,7 @@ dead-end pruning, induced subgraphs) are vectorised numpy (kernels in pog/arrays
 is a drop-in `ClusteredGraph`: same answers, same API (tests compare them).
 
 Where the rest lives: names, the name index and the lazy `adj` view in pog/arrays/names.py, building from a store
-subgraph in pog/arrays/build.py (`from_store` and `fold_inverse_arrays` are re-exported here).
+subgraph in pog/arrays/build.py (`from_store`, `fold_inverse_arrays`).
 
 API:
     ArrayClusteredGraph.from_arrays(h, r, t, node_names, rel_names, isolated=()) -> graph
@@ -22,7 +22,7 @@ API:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -41,16 +41,6 @@ from kgreason.pog.arrays.csr import (
 )
 from kgreason.pog.arrays.names import LazyAdj, NodeIndex, NodeNames, dict_lookup
 from kgreason.pog.clustering import ClusteredGraph, Key
-
-
-def __getattr__(name: str) -> Any:
-    """from_store and fold_inverse_arrays live in pog/arrays/build.py (which imports this
-    module); re-exported here lazily so that old imports keep working."""
-    if name in ("from_store", "fold_inverse_arrays"):
-        from kgreason.pog.arrays import build as fastbuild
-
-        return getattr(fastbuild, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def edge_widths(n: int, m: int) -> tuple[int, int, int]:

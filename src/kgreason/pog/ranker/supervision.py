@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from kgreason.eval.metrics import normalize_answer
 from kgreason.kg.base import KnowledgeGraph, Triple
+from kgreason.kg.ranking import normalize_answer
 from kgreason.pog.clustering import ClusteredGraph
 from kgreason.pog.graph import prepare_graph
 from kgreason.pog.paths import supplement_paths

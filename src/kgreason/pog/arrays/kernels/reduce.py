@@ -17,7 +17,10 @@ from functools import partial
 import numpy as np
 
 from kgreason.jit import compiled, run_parallel, use_jit
-from kgreason.pog.arrays.csr import BOTTOM_UP
+
+#: bfs goes bottom-up when the frontier has this many times the unvisited nodes' edge
+#: slots (a bottom-up slot costs ~3x a top-down one: a repeat, a compare and a scatter)
+BOTTOM_UP = 4
 
 #: edge slots (row entries: two per edge) below which numpy is used (MetaQA's graphs, at
 #: most ~71k edges, never load numba; a 10M question's hold 4x10^5)

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from kgreason.config import Settings
+from kgreason.eval.ranker_data import RankerDataError, load_questions, template_split
 from kgreason.pog.ranker.artefact import save_ranker
-from kgreason.pog.ranker.data import RankerDataError, load_questions, template_split
 from kgreason.pog.ranker.supervision import SupervisedSet, supervise
 from kgreason.pog.ranker.train import TrainConfig, train
 
