@@ -99,24 +99,15 @@ class ClusteredGraph:
             h, r, tl = t.head, t.relation, t.tail
             if h == tl:
                 continue  # self-loops carry no path information
-            gh = groups.get(h)
-            if gh is None:
-                gh = groups[h] = {}
-            fk = (r, True)
-            lst = gh.get(fk)
-            if lst is None:
-                gh[fk] = [tl]
-            else:
-                lst.append(tl)
-            gt = groups.get(tl)
-            if gt is None:
-                gt = groups[tl] = {}
-            bk = (r, False)
-            lst = gt.get(bk)
-            if lst is None:
-                gt[bk] = [h]
-            else:
-                lst.append(h)
+            for node, key, other in ((h, (r, True), tl), (tl, (r, False), h)):
+                g = groups.get(node)
+                if g is None:
+                    g = groups[node] = {}
+                lst = g.get(key)
+                if lst is None:
+                    g[key] = [other]
+                else:
+                    lst.append(other)
         adj = {e: {k: tuple(v) for k, v in ks.items()} for e, ks in groups.items()}
         return cls(adj=adj, variant=variant, isolated=frozenset(isolated) - adj.keys())
 

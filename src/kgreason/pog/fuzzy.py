@@ -99,7 +99,13 @@ class FuzzySelector:
     def prefiltered(self, n_paths: int, top: int | None) -> int | None:
         """How many of `n_paths` paths the embedder ranks when asked for the `top` best
         (the static model's best), or None when it ranks them all."""
-        if self._prefilter_load is None or not self.prefilter_top or top is None:
+        if self._prefilter_load is None:
+            return None
+        return self._cut(n_paths, top)
+
+    def _cut(self, n_paths: int, top: int | None) -> int | None:
+        """max(prefilter_top, top) when there are more paths than that, else None."""
+        if not self.prefilter_top or top is None:
             return None
         keep = max(self.prefilter_top, top)
         return keep if n_paths > keep else None
@@ -113,8 +119,18 @@ class FuzzySelector:
         max_items: int = EMBED_MAX_ITEMS,
         top: int | None = None,
     ) -> list[ScoredPath]:
-        if not paths:
-            return []
+        """Every path scored (best first), or the `top` best."""
+        return self.scored(indicator, paths, names, max_items, top) if paths else []
+
+    def scored(
+        self,
+        indicator: str,
+        paths: Sequence[ReasoningPath],
+        names: Mapping[str, str],
+        max_items: int,
+        top: int | None,
+    ) -> list[ScoredPath]:
+        """`rank` of a non-empty list: the cosine of each path's text to the indicator."""
         tree: PathTexts | None = path_texts(paths, names, max_items)
         texts = tree.texts()  # type: ignore[union-attr]
         keep = self.prefiltered(len(paths), top)

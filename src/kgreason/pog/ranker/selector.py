@@ -22,7 +22,7 @@ from typing import Literal, Protocol
 import numpy as np
 
 from kgreason.embed.base import Embedder
-from kgreason.pog.fuzzy import EMBED_MAX_ITEMS, FuzzySelector, ScoredPath, is_transformer
+from kgreason.pog.fuzzy import FuzzySelector, ScoredPath, is_transformer
 from kgreason.pog.render import render_path
 from kgreason.pog.types import ReasoningPath
 
@@ -65,22 +65,19 @@ class RankerSelector(FuzzySelector):
     def prefiltered(self, n_paths: int, top: int | None) -> int | None:
         """How many of the ranker's best paths are embedded (combined mode, a transformer
         embedder, more paths than max(prefilter_top, top)), or None (all, or none)."""
-        if self.mode != "combined" or not self._costly or not self.prefilter_top or top is None:
+        if self.mode != "combined" or not self._costly:
             return None
-        keep = max(self.prefilter_top, top)
-        return keep if n_paths > keep else None
+        return self._cut(n_paths, top)
 
-    def rank(
+    def scored(
         self,
         indicator: str,
         paths: Sequence[ReasoningPath],
         names: Mapping[str, str],
-        *,
-        max_items: int = EMBED_MAX_ITEMS,
-        top: int | None = None,
+        max_items: int,
+        top: int | None,
     ) -> list[ScoredPath]:
-        if not paths:
-            return []
+        """The ranker's scores (combined: with the cosine's, z-scored)."""
         topics = list(dict.fromkeys(e for p in paths for e in p.entity_list))
         mentions = [names[t] for t in topics if t in names]
         s = np.asarray(self.ranker.score(indicator, mentions, paths, topics), np.float64)
@@ -92,7 +89,7 @@ class RankerSelector(FuzzySelector):
             cos = np.zeros(len(sub))
             where = {id(p): i for i, p in enumerate(sub)}
             # (no top: FuzzySelector.rank embeds every path of `sub`)
-            for sp in super().rank(indicator, sub, names, max_items=max_items):
+            for sp in super().scored(indicator, sub, names, max_items, None) if sub else []:
                 cos[where[id(sp.path)]] = sp.score
             comb = _z(s[idx]) + self.weight * _z(cos)
             s = s.copy()
