@@ -19,25 +19,88 @@ from kgreason.llm.base import ChatLLM
 from kgreason.llm.parse import ParseError, ask_parsed
 
 STAGE = "answer"
-_THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
+_THINK_TAG = re.compile(r"<(/?)think>", re.I)
 _ANSWER = re.compile(r"^\W*answer\W*[:：]\s*(.*)$", re.I | re.M)
+_WORD = re.compile(r"\w")
 _MAX_WORDS = 20
+#: what `_clean` strips, in its order: whitespace, Markdown emphasis, quotes, full stops
+_EMPHASIS = "*_`"
+_QUOTES = "\"'“”‘’"
+
+
+def _drop_think(text: str) -> str:
+    """`re.sub(r"<think>.*?</think>", "", text, flags=re.S | re.I)` in one pass: each
+    `<think>` ends at the first `</think>` after it (the lazy regex rescanned the rest of
+    the text from every `<think>` when there was none: quadratic)."""
+    pieces: list[str] = []
+    pos = 0
+    opened: int | None = None
+    for m in _THINK_TAG.finditer(text):
+        if not m.group(1):
+            if opened is None:
+                opened = m.start()
+        elif opened is not None:
+            pieces.append(text[pos:opened])
+            pos, opened = m.end(), None
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+def _answer_lines(body: str) -> list[str]:
+    """`_ANSWER.findall(body)`, tried once per run of non-word characters: `^\\W*` crosses
+    newlines, so every line start of a blank run led to the same first word and the regex
+    rescanned the run from each (quadratic on many newlines). A line start that fails
+    fails for every line start up to that word too, so the next try is past it."""
+    found: list[str] = []
+    pos, n = 0, len(body)
+    while pos <= n:
+        if pos > 0 and body[pos - 1] != "\n":
+            nl = body.find("\n", pos)
+            if nl < 0:
+                break
+            pos = nl + 1
+        m = _ANSWER.match(body, pos)
+        if m is not None:
+            found.append(m.group(1))
+            pos = m.end()
+            continue
+        word = _WORD.search(body, pos)
+        if word is None:
+            break
+        pos = word.start() + 1
+    return found
+
+
+def _strip_ends(s: str, i: int, j: int, chars: str | None) -> tuple[int, int]:
+    """`s[i:j].strip(chars)` as bounds."""
+    while i < j and (s[i].isspace() if chars is None else s[i] in chars):
+        i += 1
+    while j > i and (s[j - 1].isspace() if chars is None else s[j - 1] in chars):
+        j -= 1
+    return i, j
 
 
 def _clean(text: str) -> str:
-    """Strip markdown emphasis, quotes and a final full stop, however they nest."""
-    s, prev = text, None
-    while s != prev:
-        prev = s
-        s = s.strip().strip("*_`").strip("\"'“”‘’").rstrip(".")
-    return s
+    """Strip markdown emphasis, quotes and a final full stop, however they nest. One
+    strip pass per layer moves two bounds (a new string per pass was quadratic on `*.`
+    repeated)."""
+    i, j = 0, len(text)
+    while True:
+        before = (i, j)
+        i, j = _strip_ends(text, i, j, None)
+        i, j = _strip_ends(text, i, j, _EMPHASIS)
+        i, j = _strip_ends(text, i, j, _QUOTES)
+        while j > i and text[j - 1] == ".":
+            j -= 1
+        if (i, j) == before:
+            return text[i:j]
 
 
 def parse_answer(text: str) -> str:
     """The answer of an `Answer: ...` line (the last one; reasoning tags dropped), or a
     reply that is one short line by itself; anything else is a ParseError (re-asked)."""
-    body = _THINK.sub("", text).strip()
-    found = [_clean(m) for m in _ANSWER.findall(body)]
+    body = _drop_think(text).strip()
+    found = [_clean(m) for m in _answer_lines(body)]
     found = [a for a in found if a]
     if found:
         return found[-1]

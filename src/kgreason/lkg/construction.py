@@ -106,17 +106,24 @@ def _constraint_spec(raw: RawLogic, ctype: str, flags: list[str]) -> dict[str, A
 
 
 class _Linker:
-    """Resolves names to nodes: exact normalised name, then spacing-insensitive."""
+    """Resolves names to nodes: exact normalised name, then spacing-insensitive. The keys
+    are indexed by their spacing-free form (in the order they were added), so a fuzzy
+    lookup is one dict read, not a scan of every name (quadratic in a reply naming many)."""
 
     def __init__(self, graph: LKGraph):
         self.by_name: dict[str, list[str]] = {}
+        self.by_squashed: dict[str, list[str]] = {}
         self.graph = graph
         for n in graph.of_kind("entity", "concept"):
             self.add(n)
 
     def add(self, n: Node) -> None:
         for name in [n.name, *n.aliases]:
-            ids = self.by_name.setdefault(lkg_name_key(name), [])
+            key = lkg_name_key(name)
+            if key not in self.by_name:
+                self.by_name[key] = []
+                self.by_squashed.setdefault(key.replace(" ", ""), []).append(key)
+            ids = self.by_name[key]
             if n.id not in ids:
                 ids.append(n.id)
 
@@ -124,8 +131,8 @@ class _Linker:
         key = lkg_name_key(name)
         if key in self.by_name:
             return self.by_name[key], False
-        squashed = key.replace(" ", "")
-        hits = [i for k, ids in self.by_name.items() if k.replace(" ", "") == squashed for i in ids]
+        keys = self.by_squashed.get(key.replace(" ", ""), [])
+        hits = [i for k in keys for i in self.by_name[k]]
         return hits, bool(hits)
 
 

@@ -109,16 +109,23 @@ def fallback_entities(index: LKGIndex, query: str, max_n: int = 4) -> list[str]:
     (longest first; a shorter n-gram inside an accepted one is skipped)."""
     words = lkg_name_key(query).split()
     found: list[str] = []
-    grams: list[str] = []
+    inside: set[str] = set()  # every run of words of an accepted n-gram
     for n in range(max_n, 0, -1):
         for i in range(len(words) - n + 1):
             gram = " ".join(words[i : i + n])
             ids = index.names.get(gram)  # gram is already normalised
-            if gram in _STOP or not ids or any(f" {gram} " in f" {g} " for g in grams):
+            if gram in _STOP or not ids or gram in inside:
                 continue
-            grams.append(gram)
+            inside.update(_runs(words[i : i + n]))
             found.append(index.nodes[ids[0]].name)
     return found
+
+
+def _runs(words: list[str]) -> list[str]:
+    """The contiguous word runs of an n-gram: what `f" {gram} " in f" {g} "` finds inside
+    it (words hold no spaces). A set of these replaces a scan of every accepted n-gram per
+    n-gram of the query (quadratic in a query naming many entities)."""
+    return [" ".join(words[a:b]) for a in range(len(words)) for b in range(a + 1, len(words) + 1)]
 
 
 def _parse_str_list(text: str) -> list[str]:

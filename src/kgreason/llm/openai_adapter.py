@@ -26,7 +26,6 @@ from typing import Any, Unpack
 
 import httpx
 
-from kgreason import __version__
 from kgreason.llm.base import (
     CallOptions,
     Completion,
@@ -39,9 +38,9 @@ from kgreason.llm.base import (
     Usage,
 )
 from kgreason.llm.schema import strict_compatible
+from kgreason.llm.settings import Mode
 from kgreason.llm.structured import (
     Capability,
-    Mode,
     flavour_from_models,
     is_openai_host,
     parse_version,
@@ -51,6 +50,7 @@ from kgreason.llm.structured import (
 )
 from kgreason.llm.tokens import TokenCounter
 from kgreason.loopclient import LoopClient
+from kgreason.version import __version__
 
 log = logging.getLogger(__name__)
 
@@ -283,7 +283,7 @@ class OpenAIChat:
                             return resp.status_code, resp.headers.get("server", ""), None
                     try:
                         body = json.loads(buf) if buf else None
-                    except ValueError:
+                    except (ValueError, RecursionError):
                         body = None
                     return resp.status_code, resp.headers.get("server", ""), body
         except (TimeoutError, httpx.TimeoutException):
@@ -323,7 +323,7 @@ class OpenAIChat:
     def _parse(self, raw: bytes, messages: list[Message]) -> tuple[str, Usage, str]:
         try:
             body = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested too deep to decode is not JSON either
             raise self._malformed(f"body is not JSON: {raw[:120]!r}") from None
         if not isinstance(body, dict):
             raise self._malformed(f"body is a JSON {type(body).__name__}, not an object")

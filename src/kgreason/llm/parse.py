@@ -15,9 +15,9 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import json_repair
-
 from kgreason.llm.base import CallOptions, ChatLLM, LLMOutputError, Message
+from kgreason.llm.jsonscan import balanced_spans, scan, trim_truncated
+from kgreason.llm.repair import RepairMeter, RepairTooCostly, repair_loads
 from kgreason.llm.schema import SchemaMismatch, StageSchema
 
 T = TypeVar("T")
@@ -30,94 +30,16 @@ _LITERAL = re.compile(r"\b(?:true|false|null|True|False|None)\b")
 #: than this are not searched, and only the first `_MAX_STARTS` brackets open a candidate.
 MAX_JSON_REPLY_CHARS = 100_000
 _MAX_STARTS = 64
-#: at most this many candidates go through the (slower, lenient) repair pass, and none
-#: nested deeper than `_MAX_DEPTH` (no model reply nests that deep; a hostile one might)
+#: at most this many candidates go through the (slower, lenient) repair pass, none nested
+#: deeper than `_MAX_DEPTH` (no model reply nests that deep; a hostile one might), and all
+#: within one budget of characters read (llm/repair.py: json-repair itself is quadratic
+#: on some texts)
 _MAX_REPAIRS = 8
 _MAX_DEPTH = 64
 
 
 class ParseError(ValueError):
     """Raised by a parser when the text does not have the expected form."""
-
-
-def _balanced_spans(text: str) -> tuple[list[str], list[str]]:
-    """Candidate JSON spans: balanced {...} or [...] regions, as (top-level spans, longest
-    first; spans nested inside another). A nested span is read only when no top-level one
-    is JSON: `[]` inside `{'a': []}` is part of the value, not the value."""
-    top: list[str] = []
-    inner: list[str] = []
-    covered = -1
-    starts = [i for i, ch in enumerate(text) if ch in "{["][:_MAX_STARTS]
-    for start in starts:
-        ch = text[start]
-        close = "}" if ch == "{" else "]"
-        depth = 0
-        in_str = False
-        esc = False
-        for i in range(start, len(text)):
-            c = text[i]
-            if in_str:
-                if esc:
-                    esc = False
-                elif c == "\\":
-                    esc = True
-                elif c == '"':
-                    in_str = False
-                continue
-            if c == '"':
-                in_str = True
-            elif c == ch:
-                depth += 1
-            elif c == close:
-                depth -= 1
-                if depth == 0:
-                    (inner if start < covered else top).append(text[start : i + 1])
-                    covered = max(covered, i)
-                    break
-    top.sort(key=len, reverse=True)
-    inner.sort(key=len, reverse=True)
-    return top, inner
-
-
-def _scan(text: str) -> tuple[int | None, int, int | None]:
-    """(start of the outermost bracket still open at the end, deepest nesting, start of an
-    unterminated string), reading strings in double quotes as JSON does."""
-    stack: list[int] = []
-    deepest = 0
-    str_start: int | None = None
-    esc = False
-    for i, c in enumerate(text):
-        if str_start is not None:
-            if esc:
-                esc = False
-            elif c == "\\":
-                esc = True
-            elif c == '"':
-                str_start = None
-            continue
-        if c == '"':
-            str_start = i
-        elif c in "{[":
-            stack.append(i)
-            deepest = max(deepest, len(stack))
-        elif c in "}]" and stack:
-            stack.pop()
-    return (stack[0] if stack else None), deepest, str_start
-
-
-def _trim_truncated(tail: str) -> str:
-    """A value cut at the token limit, trimmed back to its last complete item: an
-    unterminated string (it may be a cut-off name) and a dangling key, comma or bare token
-    are dropped, never completed; json-repair then closes the brackets."""
-    str_start = _scan(tail)[2]
-    # an open string is cut where it began; else a number or literal that may be cut
-    tail = tail[:str_start] if str_start is not None else re.sub(r"[\w.+-]+\s*$", "", tail)
-    for _ in range(3):  # "key": / trailing commas
-        tail = tail.rstrip()
-        if tail.endswith(":"):
-            tail = re.sub(r"\"[^\"]*\"\s*:$", "", tail)
-        tail = tail.rstrip().rstrip(",")
-    return tail
 
 
 def _repairable(cand: str) -> bool:
@@ -128,63 +50,72 @@ def _repairable(cand: str) -> bool:
     return not re.search(r"[A-Za-z]", _LITERAL.sub("", cand))
 
 
-def _repair(cand: str) -> Any:
-    """json-repair's reading of `cand` if it is a non-empty object or array, else None."""
-    if len(cand) > MAX_JSON_REPLY_CHARS or _scan(cand)[1] > _MAX_DEPTH or not _repairable(cand):
+def _repair(cand: str, meter: RepairMeter) -> Any:
+    """json-repair's reading of `cand` if it is a non-empty object or array, else None
+    (also once the reply's repairs have spent their budget: `meter.left` < 0)."""
+    if meter.left <= 0 or scan(cand)[1] > _MAX_DEPTH or not _repairable(cand):
         return None
     try:
-        value = json_repair.loads(cand)
-    except (ValueError, RecursionError, IndexError, TypeError):
+        value = repair_loads(cand, meter)
+    except (RepairTooCostly, ValueError, RecursionError, IndexError, TypeError):
         return None
     # Repairs are for structures only: a bare reply "None" or "True" is prose, not JSON,
     # and reading it as null would look like "no answer"; an empty repair read nothing.
     return value if isinstance(value, dict | list) and value else None
 
 
+def _loads(cand: str) -> tuple[bool, Any]:
+    try:
+        return True, json.loads(cand.strip())
+    except (ValueError, RecursionError):
+        return False, None
+
+
 def extract_json(text: str) -> Any:
     """The JSON value in an LLM reply: fenced block, bare value, or value with text around
     it. Defects models make (single or smart quotes, trailing commas, comments, Python
     literals, unquoted keys) are repaired with the `json-repair` library; a value cut at
-    the token limit is closed after its last complete item. Nesting too deep, or a reply
-    too long to search, is a ParseError like any other."""
+    the token limit is closed after its last complete item. Nesting too deep, a reply too
+    long to search, or repairs that read past their budget, is a ParseError like any other."""
     if len(text) > MAX_JSON_REPLY_CHARS:
         raise ParseError(
             f"reply of {len(text):,} characters is too long to search for JSON "
             f"(limit {MAX_JSON_REPLY_CHARS:,})"
         )
     fences = [m.group(1) for m in _FENCE.finditer(text)]
-    open_at, deepest, _ = _scan(text)
-    top, inner = _balanced_spans(text if open_at is None else text[:open_at])
+    open_at, deepest, _ = scan(text)
+    top, inner = balanced_spans(text if open_at is None else text[:open_at], _MAX_STARTS)
     whole = [text] if open_at is None else []
     for cand in [*fences, *whole]:
-        try:
-            return json.loads(cand.strip())
-        except (ValueError, RecursionError):
-            pass
+        ok, value = _loads(cand)
+        if ok:
+            return value
+    meter = RepairMeter(len(text))
     if open_at is not None and deepest <= _MAX_DEPTH:  # cut at the token limit
-        value = _repair(_trim_truncated(text[open_at:]))
+        value = _repair(trim_truncated(text[open_at:]), meter)
         if value is not None:
             return value
     repairs = 0
     for cand in [*fences, *top, *whole]:
-        try:
-            return json.loads(cand.strip())
-        except (ValueError, RecursionError):
-            pass
+        ok, value = _loads(cand)
+        if ok:
+            return value
         if repairs < _MAX_REPAIRS:
             repairs += 1
-            value = _repair(cand.strip())
+            value = _repair(cand.strip(), meter)
             if value is not None:
                 return value
     for cand in inner:
-        try:
-            return json.loads(cand.strip())
-        except (ValueError, RecursionError):
-            pass
-    raise ParseError("no JSON value found in the reply")
+        ok, value = _loads(cand)
+        if ok:
+            return value
+    spent = " (repairs stopped: the reply is too costly to repair)" if meter.left < 0 else ""
+    raise ParseError(f"no JSON value found in the reply{spent}")
 
 
-_THINK_BLOCK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
+#: an opening or closing reasoning tag; tags cannot overlap (each holds one "<"), so one
+#: finditer lists them all
+_THINK_TAG = re.compile(r"<(/?)(think|thinking|reasoning)>", re.I)
 _THINK_CLOSE = re.compile(r"</(?:think|thinking|reasoning)>", re.I)
 _THINK_OPEN = re.compile(r"<(?:think|thinking|reasoning)>", re.I)
 _EMPHASIS = re.compile(r"\*\*|__|(?<!`)`(?!`)")
@@ -192,9 +123,45 @@ _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+", re.M)
 _FENCE_LINE = re.compile(r"^[ \t]*```[\w-]*[ \t]*$\n?", re.M)
 
 
+def _tag_key(name: str) -> str:
+    """What a closing tag must spell for `<(think|...)>...</\\1>` (re.I) to pair it with an
+    opening one: the same letters up to the regex engine's simple lower case, which is
+    `str.lower` except that U+0130 lowers to a plain "i"."""
+    return name.replace("\u0130", "i").lower()
+
+
+def _drop_blocks(text: str) -> str:
+    """`re.sub(r"<(think|thinking|reasoning)>.*?</\\1>", "", text, flags=re.S | re.I)` in
+    one pass: each opening tag pairs with the first matching closing tag after it, found
+    by a pointer per tag that only moves forward (the lazy regex rescanned the rest of the
+    text from every `<think>` that had none: quadratic on "<think>" repeated)."""
+    tags = list(_THINK_TAG.finditer(text))
+    closes: dict[str, list[int]] = {}
+    for m in tags:
+        if m.group(1):
+            closes.setdefault(_tag_key(m.group(2)), []).append(m.start())
+    ends = {m.start(): m.end() for m in tags if m.group(1)}
+    seen: dict[str, int] = {}
+    pieces: list[str] = []
+    pos = 0
+    for m in tags:
+        if m.group(1) or m.start() < pos:
+            continue
+        key = _tag_key(m.group(2))
+        starts, j = closes.get(key, []), seen.get(key, 0)
+        while j < len(starts) and starts[j] < m.end():
+            j += 1
+        seen[key] = j
+        if j < len(starts):
+            pieces.append(text[pos : m.start()])
+            pos = ends[starts[j]]
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
 def drop_thinking(text: str) -> str:
     """`text` without its reasoning (see `strip_thinking`); "" if it was only reasoning."""
-    out = _THINK_BLOCK.sub("", text)
+    out = _drop_blocks(text)
     closes = list(_THINK_CLOSE.finditer(out))
     if closes:
         out = out[closes[-1].end() :]
@@ -270,17 +237,27 @@ def split_items(group: str) -> list[str]:
     return out
 
 
+#: `answer: {A}, {B} and {C}`. Possessive quantifiers: each part (spaces, colon, comma,
+#: "and", a brace's inside) is a different class of character from the next, so giving
+#: characters back never helps; without them "answer" followed by a long run of spaces
+#: was retried at every split of the run (quadratic)
+_BRACED_ANSWER = re.compile(r"answer\s*+:?+\s*+((?:\{[^{}]*+\}\s*+,?+\s*+(?:and\s*+)?+)++)", re.I)
+_BRACES = re.compile(r"\{([^{}]*)\}")
+
+
 def parse_braced_answers(text: str) -> list[str]:
     """PoG's answer form `answer: {A}` (possibly `{A, B}` or several braces after `answer:`);
     Markdown emphasis around it (`**Answer:** {A}`) is ignored."""
     text = plain_markdown(text)
-    m = re.search(r"answer\s*:?\s*((?:\{[^{}]*\}\s*,?\s*(?:and\s*)?)+)", text, re.I)
+    m = _BRACED_ANSWER.search(text)
     if not m:
         raise ParseError("reply has no 'answer: {...}'")
     items: list[str] = []
-    for group in re.findall(r"\{([^{}]*)\}", m.group(1)):
+    seen: set[str] = set()
+    for group in _BRACES.findall(m.group(1)):
         for part in split_items(group):
-            if part.lower() not in {"yes", "no"} and part not in items:
+            if part.lower() not in {"yes", "no"} and part not in seen:
+                seen.add(part)
                 items.append(part)
     if not items:
         raise ParseError("'answer: {...}' is empty")

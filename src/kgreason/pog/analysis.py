@@ -22,7 +22,11 @@ from kgreason.pog.llm_common import call_stage, topics_field
 from kgreason.pog.settings import PoGSettings
 from kgreason.pog.types import QuestionAnalysis, TopicEntity
 
-_SEP = re.compile(r"\s+[-\u2013\u2014]+>?\s+|\s*->\s*|\s*<-\s*")
+#: " - ", " -> ", "->", "<-" between chain items. A match may start only where a run of
+#: whitespace starts (or at a non-space): one starting inside a run would also start at
+#: the run's beginning, which is tried first, and without the guard the regex rescanned
+#: the rest of a long run from each of its characters (quadratic on many spaces)
+_SEP = re.compile(r"(?:(?<!\s)|(?!\s))(?:\s+[-\u2013\u2014]+>?\s+|\s*->\s*|\s*<-\s*)")
 _ANSWER = re.compile(r"^\s*answer\b", re.I)
 
 REMINDER = (
@@ -80,9 +84,10 @@ def checked_order(order: Sequence[str], topics: Sequence[TopicEntity]) -> list[s
     """The topic order PoG explores in must name every topic entity exactly once (issue 16):
     a topic the indicator names twice keeps its first place, one it omits goes last, in the
     linked order. (read_indicator already reads it so; this is the guard.)"""
-    ids = [t.id for t in topics]
+    ids = dict.fromkeys(t.id for t in topics)
     out = [t for t in dict.fromkeys(order) if t in ids]
-    out += [t for t in dict.fromkeys(ids) if t not in out]
+    kept = set(out)
+    out += [t for t in ids if t not in kept]
     return out
 
 

@@ -124,18 +124,25 @@ async def final_answer(
     )
 
 
+#: the most comma-separated parts one rejoined name may have ("Portland, Oregon, United
+#: States" has 3): every span is tried as a name, so this bounds the work on a reply
+#: listing many items (unbounded, a 100,000-item answer meant ~10^15 character reads)
+MAX_NAME_PARTS = 8
+
+
 def rejoin_names(names: Sequence[str], known: Callable[[str], bool]) -> list[str]:
     """Adjacent answer items whose comma-joined form is a known name, and which are not all
     known names themselves, are one name again: a model that writes `answer: {Washington,
     D.C.}` without quotes means one entity, and PoG's `{A, B}` form split it. Greedy, the
-    longest span first; `known` is "an entity on the answer's paths has this name"."""
+    longest span (of at most MAX_NAME_PARTS items) first; `known` is "an entity on the
+    answer's paths has this name"."""
+    single = [known(x) for x in names]
     out: list[str] = []
     i = 0
     while i < len(names):
-        for j in range(len(names), i + 1, -1):
-            span = names[i:j]
-            joined = ", ".join(span)
-            if known(joined) and not all(known(x) for x in span):
+        for j in range(min(len(names), i + MAX_NAME_PARTS), i + 1, -1):
+            joined = ", ".join(names[i:j])
+            if known(joined) and not all(single[i:j]):
                 out.append(joined)
                 i = j
                 break

@@ -185,6 +185,23 @@ def _spans(words: Sequence[str], max_ngram: int) -> list[tuple[int, int, str]]:
     return out
 
 
+def _exact_ends(found: Sequence[_Span]) -> dict[tuple[str, int], list[int]]:
+    """(entity, start word) -> end words of the exact spans there."""
+    ends: dict[tuple[str, int], list[int]] = {}
+    for e in found:
+        if e.link.method == "exact":
+            ends.setdefault((e.link.id, e.start), []).append(e.start + e.n)
+    return ends
+
+
+def _holds_exact(s: _Span, ends: dict[tuple[str, int], list[int]]) -> bool:
+    """Whether an exact span of the same entity lies inside `s`: looked up by its start
+    word (at most max_ngram of them), not by scanning every exact span (quadratic in a
+    question naming many entities)."""
+    stop = s.start + s.n
+    return any(end <= stop for at in range(s.start, stop) for end in ends.get((s.link.id, at), ()))
+
+
 async def link_spans(
     kg: KnowledgeGraph,
     question: str,
@@ -205,16 +222,8 @@ async def link_spans(
             found.append(_Span(i, n, link, weak))
     # a fuzzy span around an exact mention of the same entity ("club Charlton Athletic FC"
     # around "Charlton Athletic FC") is that exact mention plus noise: keep the exact one
-    exact = [s for s in found if s.link.method == "exact"]
-    found = [
-        s
-        for s in found
-        if s.link.method == "exact"
-        or not any(
-            e.link.id == s.link.id and s.start <= e.start and e.start + e.n <= s.start + s.n
-            for e in exact
-        )
-    ]
+    ends = _exact_ends(found)
+    found = [s for s in found if s.link.method == "exact" or not _holds_exact(s, ends)]
     found.sort(key=lambda s: (-s.n, -s.link.score, s.start))
     used = [False] * len(words)
     chosen: list[_Span] = []

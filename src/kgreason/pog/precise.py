@@ -28,18 +28,38 @@ BATCH = 40
 
 REMINDER = "Reply with one line: top_list: {Path i, Path j, ...} using the numbers shown."
 
-_LIST = re.compile(r"top[ _-]?list[\"']?\s*:?\s*[\{\[(](.*?)[\}\])]", re.I | re.S)
+#: the head of `top_list: {...}` up to its opening bracket. Possessive quantifiers (spaces,
+#: colon and bracket are different characters, so giving any back never helps): without
+#: them "top_list" and a long run of spaces was retried at every split of the run
+_LIST_HEAD = re.compile(r"top[ _-]?list[\"']?\s*+:?+\s*+[\{\[(]", re.I)
+_CLOSERS = re.compile(r"[\}\])]")
 _NUM = re.compile(r"(?:path\s*)?(\d+)", re.I)
+
+
+def _listed(text: str) -> str | None:
+    """The inside of the first `top_list: {...}` (what the lazy `(.*?)` before a closing
+    bracket matched): the text up to the first closing bracket after the head. With no closing
+    bracket after the first head there is none after any later head either, so the search
+    stops there instead of rescanning the rest of the reply from every head."""
+    head = _LIST_HEAD.search(text)
+    if head is None:
+        return None
+    close = _CLOSERS.search(text, head.end())
+    return None if close is None else text[head.end() : close.start()]
 
 
 def parse_top_list(text: str, n_candidates: int, width: int) -> list[int]:
     """0-based indices of the chosen paths, best first, at most `width`."""
-    m = _LIST.search(text)
-    if not m:
+    listed = _listed(text)
+    if listed is None:
         raise ParseError("reply has no 'top_list: {Path i, ...}'")
     chosen: list[int] = []
-    for num in _NUM.findall(m.group(1)):
-        i = int(num) - 1
+    digits = len(str(n_candidates))
+    for num in _NUM.findall(listed):
+        # more digits than any path number is out of range (and int() refuses > 4,300)
+        if len(num.lstrip("0")) > digits:
+            continue
+        i = int(num.lstrip("0") or "0") - 1
         if 0 <= i < n_candidates and i not in chosen:
             chosen.append(i)
     if not chosen:

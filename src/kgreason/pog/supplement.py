@@ -49,13 +49,15 @@ def parse_predictions(text: str) -> list[Prediction]:
     if not isinstance(data, list):
         raise ParseError("supplement: expected a JSON list of predictions")
     out: list[Prediction] = []
+    names: set[str] = set()
     for item in data:
         if not isinstance(item, dict):
             continue
         name, ind = item.get("predicted"), item.get("indicator")
         if not (isinstance(name, str) and name.strip() and isinstance(ind, str) and ind.strip()):
             continue
-        if all(p.name != name.strip() for p in out):
+        if name.strip() not in names:
+            names.add(name.strip())
             out.append(Prediction(name.strip(), ind.strip()))
     if not out:
         raise ParseError("supplement: no prediction with both 'predicted' and 'indicator'")

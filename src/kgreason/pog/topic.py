@@ -46,7 +46,9 @@ __all__ = [
 ]
 
 _BRACKETS = re.compile(r"\[([^\[\]]+)\]")
-_KEYWORDS = re.compile(r"topic[ _-]?entit(?:y|ies)\s*:?\s*\{([^{}]*)\}", re.I)
+#: possessive: spaces, colon and brace are different characters, so giving any back never
+#: helps (without it "topic entities" and a long run of spaces was quadratic)
+_KEYWORDS = re.compile(r"topic[ _-]?entit(?:y|ies)\s*+:?+\s*+\{([^{}]*+)\}", re.I)
 
 TopicInput = Mapping[str, str] | Sequence[str]
 
@@ -60,10 +62,7 @@ def parse_keywords(text: str) -> list[str]:
     m = _KEYWORDS.search(text)
     if not m:
         raise ParseError("reply has no 'topic_entities: {...}'")
-    out: list[str] = []
-    for part in split_items(m.group(1)):
-        if part not in out:
-            out.append(part)
+    out = list(dict.fromkeys(split_items(m.group(1))))
     if not out:
         raise ParseError("'topic_entities: {...}' is empty")
     return out

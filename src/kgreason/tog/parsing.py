@@ -19,7 +19,12 @@ from kgreason.llm.parse import (
 
 #: the tag of ToG's released reply form, `{name (Score: 0.4)}`, which models trained on it
 #: keep producing; the name is the text before it within its `{...}`, `;` or line segment
-_SCORE_TAG = re.compile(r"\(\s*score\s*:\s*([0-9]*\.?[0-9]+)\s*\)", re.I)
+#: possessive quantifiers, and the number as `d+(.d+)?|.d+` (the same numbers as
+#: `[0-9]*\.?[0-9]+`): a run of digits not followed by ")" was split two ways at every
+#: digit (quadratic), and spaces, digits, dots and ")" never need to be given back
+_SCORE_TAG = re.compile(r"\(\s*+score\s*+:\s*+([0-9]++(?:\.[0-9]++)?+|\.[0-9]++)\s*+\)", re.I)
+_VERDICT = re.compile(r"\{\s*+\**+\s*+(yes|no)\s*+\**+\s*+\}", re.I)
+_BRACED = re.compile(r"\{([^{}]+)\}")
 _SEGMENT_BREAK = re.compile(r"[{};\n]")
 _NUMBERING = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+")
 _NUMBER = re.compile(r"(?<![\w.])([01](?:\.\d+)?|\.\d+)(?![\w.])")
@@ -89,11 +94,12 @@ def parse_scores(text: str, allowed: Sequence[str]) -> dict[str, float]:
     by_norm: dict[str, str] = {}
     for a in allowed:
         by_norm.setdefault(normalize_name(a), a)
+    listed = set(allowed)  # one lookup per pair, not a scan of the list
     pairs = _pairs_from_json(text) or _tog_form_pairs(text)
     out: dict[str, float] = {}
     for name, value in pairs:
         key = name.strip().strip("\"'")
-        item = key if key in allowed else by_norm.get(normalize_name(key))
+        item = key if key in listed else by_norm.get(normalize_name(key))
         score = _score(value)
         if item is not None and score is not None and item not in out:
             out[item] = score
@@ -112,7 +118,7 @@ def parse_sufficient(text: str) -> bool:
     """`{Yes}` / `{No}` at the head of the reply (the first one wins); a bare leading Yes/No
     word is accepted as well, as small models often drop the braces."""
     _bounded(text)
-    m = re.search(r"\{\s*\**\s*(yes|no)\s*\**\s*\}", text, re.I)
+    m = _VERDICT.search(text)
     if m:
         return m.group(1).lower() == "yes"
     m = re.match(r"\W*(yes|no)\b", text.strip(), re.I)
@@ -130,7 +136,7 @@ def parse_answer(text: str) -> list[str]:
         pass
     found = [
         g.strip()
-        for g in re.findall(r"\{([^{}]+)\}", text)
+        for g in _BRACED.findall(text)
         if g.strip() and g.strip().lower() not in ("yes", "no")
     ]
     if not found:

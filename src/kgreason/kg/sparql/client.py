@@ -27,11 +27,11 @@ from typing import Any
 
 import httpx
 
-from kgreason import __version__
 from kgreason.backoff import Backoff
 from kgreason.kg.base import KGError
 from kgreason.loopclient import LoopClient
 from kgreason.tracing import call_span
+from kgreason.version import __version__
 
 log = logging.getLogger("kgreason.kg.sparql")
 
@@ -149,11 +149,18 @@ def _snippet(text: str) -> str:
     return text[:_SNIPPET] + ("..." if len(text) > _SNIPPET else "")
 
 
-def _term(raw: dict[str, Any]) -> Term:
-    kind = raw.get("type", "")
+def _term(raw: Any) -> Term:
+    """One binding's term; TypeError unless it is an object of strings (a hostile or broken
+    endpoint's `"value": 1` would otherwise fail later, far from the reply)."""
+    if not isinstance(raw, dict):
+        raise TypeError("a binding is not a JSON object")
+    fields = [raw.get(k, "") for k in ("type", "value", "xml:lang", "datatype")]
+    if not all(isinstance(f, str) for f in fields):
+        raise TypeError("a term field is not a string")
+    kind, value, lang, datatype = fields
     if kind == "typed-literal":  # SPARQL XML-era name some servers still emit
         kind = "literal"
-    return Term(kind, raw.get("value", ""), raw.get("xml:lang", ""), raw.get("datatype", ""))
+    return Term(kind, value, lang, datatype)
 
 
 class SparqlClient:
@@ -202,7 +209,12 @@ class SparqlClient:
             raise SparqlBadResponseError(
                 self.url, f"JSON without results.bindings: {_snippet(resp.text)}"
             ) from None
-        rows = [{k: _term(v) for k, v in b.items()} for b in results]
+        try:
+            rows = [{k: _term(v) for k, v in b.items()} for b in results]
+        except (AttributeError, TypeError) as e:
+            raise SparqlBadResponseError(
+                self.url, f"malformed results.bindings ({e}): {_snippet(resp.text)}"
+            ) from None
         capped = "x-sparql-maxrows" in resp.headers
         return SelectResult(vars_, rows, capped)
 
@@ -327,7 +339,7 @@ class SparqlClient:
             )
         try:
             return json.loads(resp.content)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # nested too deep is invalid too
             raise SparqlBadResponseError(
                 self.url, f"invalid JSON ({exc}): {_snippet(resp.text)}"
             ) from None

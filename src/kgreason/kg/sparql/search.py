@@ -30,11 +30,17 @@ _MAX_FRAGMENTS = 24
 
 
 def _fragments(text: str) -> list[str]:
-    frags: list[str] = []
+    """The first _MAX_FRAGMENTS distinct trigrams (or short tokens) of the text, in order:
+    collection stops there (the list of all of them, searched once per trigram, was
+    quadratic on a long search text)."""
+    frags: dict[str, None] = {}
     for tok in re.findall(r"[a-z0-9]+", normalize_name(text)):
-        grams = [tok] if len(tok) <= 3 else [tok[i : i + 3] for i in range(len(tok) - 2)]
-        frags.extend(g for g in grams if g not in frags)
-    return frags[:_MAX_FRAGMENTS]
+        grams = [tok] if len(tok) <= 3 else (tok[i : i + 3] for i in range(len(tok) - 2))
+        for g in grams:
+            frags.setdefault(g)
+            if len(frags) == _MAX_FRAGMENTS:
+                return list(frags)
+    return list(frags)
 
 
 def _letter(ch: str) -> str:
