@@ -20,7 +20,13 @@ from kgreason.pog.fuzzy import FuzzySelector
 from kgreason.pog.llm_common import QuestionContext
 from kgreason.pog.pipeline import PoG
 from kgreason.pog.prompts import load_prompt
-from kgreason.pog.pruning import Pruner, default_strategies, fuzzy_branch, fuzzy_precise
+from kgreason.pog.pruning import (
+    Pruner,
+    UnknownStrategy,
+    default_strategies,
+    fuzzy_branch,
+    fuzzy_precise,
+)
 from kgreason.pog.render import NameBook, render_set, shown_count
 from kgreason.pog.settings import PoGSettings
 from kgreason.pog.types import Hop, QuestionAnalysis, ReasoningPath, TopicEntity
@@ -41,13 +47,15 @@ def test_default_is_the_papers_pog_setting_fuzzy_precise() -> None:
 
 
 def test_old_names_are_aliases_stored_as_the_paper_term() -> None:
-    assert PoGSettings(strategy="precise").strategy == "fuzzy-precise"
-    assert PoGSettings(strategy="branch").strategy == "fuzzy-branch"
+    """Settings hold the name given; the registry resolves an alias when PoG (or the CLI)
+    is built, and refuses an unknown name there."""
     reg = default_strategies()
+    assert reg.canonical(PoGSettings(strategy="precise").strategy) == "fuzzy-precise"
+    assert reg.canonical(PoGSettings(strategy="branch").strategy) == "fuzzy-branch"
     assert reg.get("branch") is fuzzy_branch and "precise" in reg
     assert reg.names() == ("fuzzy-precise", "three-step", "fuzzy", "fuzzy-branch")
-    with pytest.raises(ValidationError, match=r"fuzzy-precise.*precise"):
-        PoGSettings(strategy="3step")
+    with pytest.raises(UnknownStrategy, match=r"fuzzy-precise.*precise"):
+        reg.canonical(PoGSettings(strategy="3step").strategy)
 
 
 def test_strategy_steps_follow_algorithm_2(embedder) -> None:

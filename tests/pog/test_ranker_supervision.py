@@ -7,8 +7,8 @@ import asyncio
 import numpy as np
 from tests.pog.ranker_synth import synth_kg, synth_questions
 
-from kgreason.kg.memory import MemoryKG
 from kgreason.eval.ranker_data import template_split
+from kgreason.kg.memory import MemoryKG
 from kgreason.pog.ranker.supervision import (
     SupervisedSet,
     TrainQuestion,

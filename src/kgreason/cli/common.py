@@ -87,10 +87,14 @@ def settings(ctx: typer.Context, **cli_overrides: Any) -> LoadedSettings:
         fail(str(e))
     from kgreason.pog.pruning import UnknownStrategy, default_strategies
 
+    s = loaded.settings
     try:  # settings check names only; the CLI's pipelines use the built-in registry
-        default_strategies().canonical(loaded.settings.pog.strategy)
+        canonical = default_strategies().canonical(s.pog.strategy)
     except UnknownStrategy as e:
         fail(f"pog.strategy: {e}")
+    if canonical != s.pog.strategy:  # an alias is recorded (eval runs, config) by its target
+        pog = s.pog.model_copy(update={"strategy": canonical})
+        loaded.settings = s.model_copy(update={"pog": pog})
     return loaded
 
 

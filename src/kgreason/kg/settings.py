@@ -52,6 +52,6 @@ class KGSettings(BaseModel):
     def _backend_name(cls, v: str | None) -> str | None:
         """A name only: `open_kg` checks it against the registry it is given (settings are
         data; the registries are the pipeline's)."""
-        if v is not None and not re.fullmatch(r"[A-Za-z][\w.-]{0,63}", v):
+        if v is not None and not re.fullmatch(r"\w[\w.-]{0,63}", v):
             raise ValueError(f"not a KG backend name: {v[:80]!r}")
         return v

@@ -106,7 +106,7 @@ class PoGSettings(BaseModel):
         """A name only: the `PruningStrategies` the pipeline is built with checks it (and
         resolves an alias) when `PoG` is made (settings are data; registries the
         pipeline's)."""
-        if not re.fullmatch(r"[A-Za-z][\w.-]{0,63}", v):
+        if not re.fullmatch(r"\w[\w.-]{0,63}", v):
             raise ValueError(f"not a pruning strategy name: {v[:80]!r}")
         return v
 
