@@ -44,9 +44,10 @@ def lkg_name_key(name: str) -> str:
     s = _CAMEL.sub(" ", s)
     s = _NON_WORD.sub(" ", s).casefold()
     words = _SPACE.split(s.strip())
-    while len(words) > 1 and words[0] in _ARTICLES:
-        words = words[1:]
-    return " ".join(_singular(w) for w in words if w)
+    i = 0  # leading articles skipped by index (slicing per article was quadratic)
+    while len(words) - i > 1 and words[i] in _ARTICLES:
+        i += 1
+    return " ".join(_singular(w) for w in words[i:] if w)
 
 
 def normalize_text(text: str) -> str:
