@@ -14,7 +14,7 @@ Nothing here recurses: `parse` is iterative and refuses nesting deeper than `MAX
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 SExpr = str | list["SExpr"]
 
@@ -29,8 +29,11 @@ class SExprError(ValueError):
     """Text the reader cannot read; the message starts with the named reason."""
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
+    """One token. A tuple, not a dataclass: a 200,000-character program is 200,000
+    tokens, and tuples of plain values leave the cyclic collector's work (whose full
+    passes hold the interpreter lock) after one pass, where objects stay in it."""
+
     #: "(" , ")", "symbol", "quoted" (|...|), "string", "keyword" (:name)
     kind: str
     text: str
