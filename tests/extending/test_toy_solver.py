@@ -122,3 +122,44 @@ async def test_pipeline_routes_writes_and_repairs_through_the_toy(solvers):
     assert r.route.route == "truthtable" and r.route.source == "llm"
     assert [a.status for a in r.attempts] == ["parse_error", "ok"]
     assert r.verdict == "A", r
+
+
+def test_a_solver_without_run_format_is_refused_at_registration():
+    """`run_program` calls `run_format`: a solver written to the older protocol (only
+    `run`) is refused when registered, naming what it lacks, not at its first program."""
+
+    class OnlyRun:
+        def __getattr__(self, name: str):
+            if name == "run_format" or name.startswith("_"):
+                raise AttributeError(name)
+            return getattr(TruthTableSolver(), name)
+
+    with pytest.raises(TypeError, match="lacks run_format"):
+        default_solvers().register(OnlyRun())  # type: ignore[arg-type]
+
+
+def test_run_program_dispatches_every_format_through_the_registry(solvers):
+    """A registry that replaces a built-in solver gets its formats: no format bypasses
+    the registry (the old if-chain ran the built-in Z3 code whatever was registered)."""
+    from dataclasses import dataclass
+
+    from kgreason.lkg.solvers import ProgramOutcome, RunContext
+    from kgreason.lkg.solvers.builtin import Z3Solver
+
+    @dataclass(frozen=True)
+    class RecordingZ3(Z3Solver):
+        def run_format(self, fmt: str, text: str, ctx: RunContext) -> ProgramOutcome:
+            return ProgramOutcome(fmt, self.name, "ok", verdict=f"seen {ctx.dataset}")
+
+    solvers.replace(RecordingZ3())
+    out = run_program("(check-sat)", solvers=solvers, dataset="X")  # detected: smtlib
+    assert (out.format, out.verdict) == ("smtlib", "seen X")
+    assert run_program("Domain:\n1\n[IN]", "csp", solvers=solvers).format == "deduction"
+
+
+def test_a_detected_format_no_registered_solver_runs_is_a_format_error():
+    from kgreason.lkg.solvers import ProgramFormatError
+    from kgreason.lkg.solvers.builtin import HornSolver
+
+    with pytest.raises(ProgramFormatError, match="no registered solver runs"):
+        run_program("(check-sat)", solvers=SolverRegistry([HornSolver()]))

@@ -20,7 +20,13 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from kgreason.lkg.solvers import RunContext, Sandbox, SolverResult
+from kgreason.lkg.solvers import (
+    ProgramOutcome,
+    RunContext,
+    Sandbox,
+    SolverResult,
+    outcome_of_run,
+)
 from kgreason.lkg.solvers.preflight import EngineCheck
 
 MAX_ATOMS = 12  # 4,096 rows: the engine's own resource bound
@@ -165,3 +171,8 @@ class TruthTableSolver:
                 error="the premises are inconsistent", program=program,
             )  # fmt: skip
         return SolverResult(self.name, "ok", verdict=verdict, answer=verdict, program=program)
+
+    def run_format(self, fmt: str, text: str, ctx: RunContext) -> ProgramOutcome:
+        # its one format is the program `run` decides: the generic outcome, whose
+        # True/False/Unknown verdict is read as the option letter
+        return outcome_of_run(self, fmt, text, ctx)

@@ -11,9 +11,10 @@ from tests.lkg.test_pipeline_fixtures import (
 )
 
 from kgreason.lkg.codegen import ProgramGenerator, extract_program, logfile
-from kgreason.lkg.execute import ProgramExecutor, infer_mode
+from kgreason.lkg.execute import ProgramExecutor
 from kgreason.lkg.retrieval import RetrievedSubgraph
 from kgreason.lkg.solvers.base import SolverLimits
+from kgreason.lkg.solvers.conventions import infer_mode
 from kgreason.lkg.types import Edge, Node
 from kgreason.llm.testing import ScriptedLLM, UnscriptedCall
 

@@ -7,13 +7,8 @@ from pathlib import Path
 import pytest
 
 from kgreason.lkg.logiclm.dataset import load_file
-from kgreason.lkg.programs import (
-    FORMATS,
-    detect_format,
-    normalize_format,
-    run_program,
-    tfu_letter,
-)
+from kgreason.lkg.options import tfu_letter
+from kgreason.lkg.programs import detect_format, formats, normalize_format, run_program
 from kgreason.lkg.solvers import ProgramFormatError, Sandbox, SolverLimits, available
 
 NEEDED = {"z3", "prover9", "clingo"}
@@ -63,7 +58,7 @@ def test_detects_native_formats():
     assert normalize_format("SMT2") == "smtlib" and normalize_format("horn") == "pyke"
     with pytest.raises(ProgramFormatError, match="unknown program format"):
         normalize_format("python")
-    assert set(FORMATS) >= {"smtlib", "prover9", "fol", "pyke", "asp", "deduction", "arlsat"}
+    assert set(formats()) >= {"smtlib", "prover9", "fol", "pyke", "asp", "deduction", "arlsat"}
 
 
 def test_smtlib_raw_and_convention(sandbox: Sandbox):

@@ -1,14 +1,8 @@
 import pytest
 
+from kgreason.lkg.options import options_kind, split_option
 from kgreason.lkg.retrieval import RetrievedSubgraph
-from kgreason.lkg.router import (
-    features,
-    options_kind,
-    parse_route,
-    route,
-    split_option,
-    structural_route,
-)
+from kgreason.lkg.router import features, parse_route, route, structural_route
 from kgreason.lkg.types import Node
 from kgreason.llm.parse import ParseError
 from kgreason.llm.testing import ScriptedLLM

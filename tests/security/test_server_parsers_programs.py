@@ -10,7 +10,7 @@ hands back canned output at once, so only the host's own parsing is measured.
 Written before the defence. On the code before it these failed (growth of the cost per
 character, linear ~1x, quadratic ~20x): detect_format on many newlines / spaces / blank
 lines, run_program's prover9 step, the LADR readers and Prover9Runner.run_input on
-unclosed `formulas(a).` lists, execute's `; mode:` reader, screen_asp on many
+unclosed `formulas(a).` lists, the z3 convention's `; mode:` reader, screen_asp on many
 directives, the AR-LSAT declaration notes and binder walk, the FOL quantifier scope,
 Prover9's proof and error-block readers; and a `→` chain or nested `Not(...)` raised
 RecursionError instead of a format error.
@@ -35,6 +35,7 @@ from kgreason.lkg.solvers import HornRunner, ProgramFormatError, Prover9Runner, 
 from kgreason.lkg.solvers import prover9 as p9
 from kgreason.lkg.solvers import z3 as z3mod
 from kgreason.lkg.solvers.base import SolverLimits
+from kgreason.lkg.solvers.conventions import run_rules_convention, run_smt_convention
 from kgreason.lkg.solvers.preflight import EngineCheck
 from kgreason.lkg.solvers.sandbox import Sandbox, SandboxRun
 from kgreason.lkg.solvers.screens import (
@@ -224,20 +225,20 @@ READERS = [
     ("parse/wide", parse, repeat_to(" a", "(", ")")),
     ("forms/flat", lambda t: forms(tokenize(t, strict=False), t), repeat_to("(a) ")),
     (
-        "execute.run_z3/mode-spaces",
-        lambda t: _executor().run_z3(t, "", OPTIONS),
+        "conventions.run_smt_convention/mode-spaces",
+        lambda t: run_smt_convention(t, "", OPTIONS, Z3Runner(InstantSandbox(), LIMITS)),
         repeat_to(" ", MODE + "; mode: a", "!\n"),
     ),
     (
-        "execute.run_z3/mode-lines",
-        lambda t: _executor().run_z3(t, "", OPTIONS),
+        "conventions.run_smt_convention/mode-lines",
+        lambda t: run_smt_convention(t, "", OPTIONS, Z3Runner(InstantSandbox(), LIMITS)),
         repeat_to("; x\n", MODE),
     ),
-    ("execute.run_prover9/formulas", lambda t: _executor().run_prover9(t), FORMULAS),
-    ("execute.run_prover9/lines", lambda t: _executor().run_prover9(t), FORMULAS_NL),
+    ("executor.run/prover9/formulas", lambda t: _executor().run("prover9", t, "", None), FORMULAS),
+    ("executor.run/prover9/lines", lambda t: _executor().run("prover9", t, "", None), FORMULAS_NL),
     (
-        "execute.run_horn/facts",
-        lambda t: _executor().run_horn(t),
+        "conventions.run_rules_convention/facts",
+        lambda t: run_rules_convention(t, HornRunner(InstantSandbox(), LIMITS)),
         repeat_to("P(a, True)\n", TOP, PYKE_Q),
     ),
     (

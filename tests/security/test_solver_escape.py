@@ -42,12 +42,12 @@ def test_include_after_an_unreadable_form_is_refused(sandbox, hider):
 
 
 def test_the_goal_convention_route_is_screened_too(sandbox, canary):
-    """The route LLM-written programs take: execute.run_z3 composes the checks."""
+    """The route LLM-written programs take: the z3 convention composes the checks."""
     program = (
         "(echo a|(|)\n" + _writes(canary) + "(declare-const p Bool)\n(assert p)\n"
         "(define-fun goal () Bool p)\n"
     )
-    res = ProgramExecutor(sandbox=sandbox).run_z3(program, "Is p true?", None)
+    res = ProgramExecutor(sandbox=sandbox).run("z3", program, "Is p true?", None)
     assert res.error_kind == "refused" and (res.error or "").startswith("refused:")
     out = run_program(program, "smtlib", sandbox=sandbox)
     assert out.error_kind == "refused" and not canary.exists()
@@ -115,7 +115,7 @@ def test_prover9_native_input_refuses_commands_outside_lists(sandbox):
     )
     out = run_program(text, "prover9", sandbox=sandbox)
     assert out.error_kind == "refused" and "assign(max_seconds, 1000)" in (out.error or "")
-    res = ProgramExecutor(sandbox=sandbox).run_prover9(text)
+    res = ProgramExecutor(sandbox=sandbox).run("prover9", text, "", None)
     assert res.error_kind == "refused"
 
 

@@ -19,7 +19,7 @@ from kgreason.cli.lkg_common import (
 )
 from kgreason.config import Settings
 from kgreason.lkg.pipeline import SolveResult, SymbolLKG
-from kgreason.lkg.solvers.registry import default_solvers
+from kgreason.lkg.programs import formats
 from kgreason.llm.usage import Budget
 from kgreason.result import llm_error_kind
 
@@ -214,7 +214,7 @@ def register(app: typer.Typer) -> None:
         fmt: str | None = typer.Option(
             None,
             "--format",
-            help=", ".join(default_solvers().format_routes()) + " (default: detected).",
+            help=", ".join(formats()) + " (default: detected).",
         ),
         dataset: str | None = typer.Option(
             None, "--dataset", help="--program: Logic-LM dataset name, for its answer letters."

@@ -21,8 +21,9 @@ from kgreason.lkg.codegen import Attempt, ProgramGenerator
 from kgreason.lkg.construction import LKGBuilder
 from kgreason.lkg.execute import ProgramExecutor
 from kgreason.lkg.index import LKGIndex
+from kgreason.lkg.options import options_kind, split_option
 from kgreason.lkg.retrieval import HybridRetriever, RetrievedSubgraph
-from kgreason.lkg.router import RouteDecision, options_kind, route, split_option
+from kgreason.lkg.router import RouteDecision, route
 from kgreason.lkg.settings import LKGSettings
 from kgreason.lkg.solvers.base import SolverLimits
 from kgreason.lkg.solvers.registry import SolverRegistry, default_solvers

@@ -16,10 +16,11 @@ import json
 import re
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field
 
+from kgreason.lkg.options import OptionsKind, options_kind
 from kgreason.lkg.prompts import load_prompt
 from kgreason.lkg.retrieval import RetrievedSubgraph
 from kgreason.lkg.solvers.registry import SolverRegistry, default_solvers
@@ -32,31 +33,12 @@ Route = str
 BUILTIN_ROUTES: tuple[str, ...] = ("z3", "prover9", "horn")
 #: kept for callers that list the built-in routes
 ROUTES = BUILTIN_ROUTES
-OptionsKind = Literal["none", "tf", "tfu", "statements"]
 
 _NUMBER = re.compile(r"(?<![A-Za-z_])\d+(?:\.\d+)?")
-_OPTION_PREFIX = re.compile(r"^\s*\(?([A-Za-z])\s*[\).:]\s*")
 _FO_HINTS = re.compile(
     r"\b(either|or|neither|nor|not all|some|no one|none|exists|unless|if and only if)\b|[∃∨⊕↔¬]",
     re.I,
 )
-
-
-def split_option(opt: str) -> tuple[str, str]:
-    """'A) True' -> ('A', 'True'); an option with no letter gets none ('', text)."""
-    m = _OPTION_PREFIX.match(opt)
-    return (m.group(1).upper(), opt[m.end() :].strip()) if m else ("", opt.strip())
-
-
-def options_kind(options: Sequence[str] | None) -> OptionsKind:
-    if not options:
-        return "none"
-    texts = {split_option(o)[1].strip(" .").lower() for o in options}
-    if texts <= {"true", "false"}:
-        return "tf"
-    if texts <= {"true", "false", "unknown", "uncertain"}:
-        return "tfu"
-    return "statements"
 
 
 class RouteFeatures(BaseModel):

@@ -13,14 +13,10 @@ from kgreason.lkg.solvers.base import (
 )
 from kgreason.lkg.solvers.horn import HornRunner, run_asp, run_horn
 from kgreason.lkg.solvers.horn_asp import Atom, HornProgram, Rule
+from kgreason.lkg.solvers.outcome import outcome_of_run
+from kgreason.lkg.solvers.protocol import ProgramOutcome, RunContext, Solver
 from kgreason.lkg.solvers.prover9 import Prover9Runner, run_prover9
-from kgreason.lkg.solvers.registry import (
-    RunContext,
-    Solver,
-    SolverRegistry,
-    UnknownSolver,
-    default_solvers,
-)
+from kgreason.lkg.solvers.registry import SolverRegistry, UnknownSolver, default_solvers
 from kgreason.lkg.solvers.sandbox import Sandbox
 from kgreason.lkg.solvers.z3 import Z3Runner, check_options, run_z3
 
@@ -29,6 +25,7 @@ __all__ = [
     "HornProgram",
     "HornRunner",
     "ProgramFormatError",
+    "ProgramOutcome",
     "Prover9Runner",
     "Rule",
     "RunContext",
@@ -45,6 +42,7 @@ __all__ = [
     "available",
     "check_options",
     "default_solvers",
+    "outcome_of_run",
     "run_asp",
     "run_horn",
     "run_prover9",

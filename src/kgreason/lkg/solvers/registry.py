@@ -1,5 +1,6 @@
-"""The `Solver` protocol and the registry the router, codegen, executor, `run_program` and
-`kgreason doctor` read, so that adding an engine is one module plus one registration.
+"""The registry of `Solver`s (the protocol is in `protocol.py`) that the router, codegen,
+the executor, `run_program` and `kgreason doctor` read, so that adding an engine is one
+module plus one registration.
 
 Registration is explicit: `default_solvers()` builds a fresh `SolverRegistry` holding the
 built-in engines and callers `register()` more on their own copy. Nothing registers itself
@@ -9,66 +10,19 @@ can use different solver sets and tests never leak a toy engine into each other.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from collections.abc import Iterator, Sequence
 
-from kgreason.lkg.solvers.base import SolverLimits, SolverResult
+from kgreason.lkg.solvers.builtin import HornSolver, Prover9Solver, Z3Solver
+from kgreason.lkg.solvers.protocol import ProgramOutcome, RunContext, Solver
 
-if TYPE_CHECKING:
-    from kgreason.lkg.solvers.preflight import EngineCheck
-    from kgreason.lkg.solvers.sandbox import Sandbox
-
-
-@dataclass(frozen=True)
-class RunContext:
-    """What one run may use besides the program: limits, the shared sandbox, and the
-    question and options an answer is read against."""
-
-    limits: SolverLimits = field(default_factory=SolverLimits)
-    sandbox: Sandbox | None = None
-    question: str = ""
-    options: Sequence[str] | None = None
-
-
-@runtime_checkable
-class Solver(Protocol):
-    """One reasoning engine as the SymbolLKG pipeline sees it.
-
-    name      the route name the router picks and results record ("z3")
-    label     how prompts name it ("Z3 (SMT-LIB 2)")
-    engine    the key `kgreason doctor` reports its availability under ("clingo")
-    route_words  upper-case words an LLM router reply may use for it ("PYKE", "HORN")
-    formats   program formats (`kgreason solve --format`) it runs; aliases map to them
-    """
-
-    # read-only members: a frozen dataclass's fields (or properties) satisfy them
-    @property
-    def name(self) -> str: ...
-    @property
-    def label(self) -> str: ...
-    @property
-    def engine(self) -> str: ...
-    @property
-    def route_words(self) -> tuple[str, ...]: ...
-    @property
-    def formats(self) -> tuple[str, ...]: ...
-    @property
-    def aliases(self) -> Mapping[str, str]: ...
-
-    def codegen_prompt(self) -> str:
-        """The codegen template ($question, $options, $logfile, $context)."""
-        ...
-
-    def preflight(self, sandbox: Sandbox) -> EngineCheck:
-        """Can the engine run here (as the sandbox user)? Never raises for a missing one."""
-        ...
-
-    def version(self, sandbox: Sandbox) -> str: ...
-
-    def run(self, program: str, ctx: RunContext) -> SolverResult:
-        """Decide `program`; failures are results (status, error_kind), not exceptions."""
-        ...
+__all__ = [
+    "ProgramOutcome",
+    "RunContext",
+    "Solver",
+    "SolverRegistry",
+    "UnknownSolver",
+    "default_solvers",
+]
 
 
 class UnknownSolver(KeyError, ValueError):
@@ -88,7 +42,12 @@ class SolverRegistry:
 
     def register(self, solver: Solver) -> Solver:
         """Add a solver; a clash of name, route word or format is an error, not a silent
-        override (replace one with `replace`)."""
+        override (replace one with `replace`). A solver missing a protocol member (say
+        `run_format`, which `run_program` calls) is refused here, not at its first run."""
+        if not isinstance(solver, Solver):
+            members = (m for m in dir(Solver) if not m.startswith("_"))
+            missing = [m for m in members if not hasattr(solver, m)]
+            raise TypeError(f"{solver!r} is not a Solver: it lacks {', '.join(missing)}")
         if solver.name in self._by_name:
             raise ValueError(f"solver {solver.name!r} is already registered")
         words, fmts = self.route_words(), self.format_routes()
@@ -145,6 +104,4 @@ class SolverRegistry:
 
 def default_solvers() -> SolverRegistry:
     """A new registry with the built-in engines: Z3, Prover9, the Horn engine (clingo)."""
-    from kgreason.lkg.solvers.builtin import HornSolver, Prover9Solver, Z3Solver
-
     return SolverRegistry([Z3Solver(), Prover9Solver(), HornSolver()])
