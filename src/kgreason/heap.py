@@ -2,7 +2,7 @@
 questions after loading (`kgreason serve`, `kgreason mcp`; bench/pog_scale.py does the same
 by hand, so that it can also run older checkouts).
 
-Why (issue 15): a full collection walks every tracked object. After importing kgreason and
+Why: a full collection walks every tracked object. After importing kgreason and
 opening a KG that is ~50k objects, 20-30 ms on the bench machine, and the allocations of a
 large question's path search trigger one inside the paths stage (43-61 ms measured in four
 10M questions). `gc.freeze()` moves the objects alive now to a permanent generation, so

@@ -1,4 +1,4 @@
-"""Text output of the LLM-free mode when a learned path ranker answers (issue 14)."""
+"""Text output of the LLM-free mode when a learned path ranker answers."""
 
 from __future__ import annotations
 

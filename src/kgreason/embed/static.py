@@ -77,7 +77,7 @@ class StaticEmbedder:
 
     def pieces(self) -> StaticEmbedder | None:
         """This embedder when its vectors add up over texts joined at a space (word by
-        word pooling: pog/pathtext.TextTree.vectors sums a path's from its pieces'), else
+        word pooling: pog/arrays/table_text.TextTree.vectors sums a path's from its pieces'), else
         None."""
         return None if self._pooler is None else self
 

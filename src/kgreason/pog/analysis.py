@@ -81,7 +81,7 @@ def read_indicator(indicator: str, topic_names: Sequence[str]) -> IndicatorReadi
 
 
 def checked_order(order: Sequence[str], topics: Sequence[TopicEntity]) -> list[str]:
-    """The topic order PoG explores in must name every topic entity exactly once (issue 16):
+    """The topic order PoG explores in must name every topic entity exactly once:
     a topic the indicator names twice keeps its first place, one it omits goes last, in the
     linked order. (read_indicator already reads it so; this is the guard.)"""
     ids = dict.fromkeys(t.id for t in topics)

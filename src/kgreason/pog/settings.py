@@ -85,7 +85,7 @@ class PoGSettings(BaseModel):
     #: first 150 MetaQA dev questions per hop: candidate Hits@1 rose for 1-, 2- and 3-hop with
     #: both embedders (e.g. static 62->82, 38->39, 27->30 %); 0 restores pure similarity order.
     llm_free_length_penalty: float = 0.02
-    #: Path ranker (pog/ranker, issue 14): "auto" = the ranker shipped with the bundled KG
+    #: Path ranker (pog/ranker): "auto" = the ranker shipped with the bundled KG
     #: when the KG is the one it was trained on; "none"; "hop-aligned" (zero-shot, no
     #: training); or the directory of a ranker artefact (`kgreason train ranker`).
     ranker: str = "auto"

@@ -136,7 +136,7 @@ def walk_subgraph(
     kg: StoreKG, topic_ids: Sequence[str], settings: PoGSettings, *, depth: int | None = None
 ) -> tuple[QuestionSubgraph, Expansion]:
     """detect_subgraph_store with the walk's result as it came: edge ids in discovery order
-    and the rows that took them (`Expansion.rows`, which fastbuild.from_store takes);
+    and the rows that took them (`Expansion.rows`, which pog/arrays/build.from_store takes);
     nothing here sorts."""
     topics = tuple(dict.fromkeys(topic_ids))
     d = settings.d_max if depth is None else depth

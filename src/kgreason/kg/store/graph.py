@@ -85,7 +85,7 @@ class CSRGraph:
         self._any_noise = bool(self.noise.any())
         #: masks and scratch of finished walks, reused (walk.py says why)
         self.scratch = ScratchPool(self.n_nodes, self.n_edges)
-        #: tables derived from this store once, for its readers (fastbuild's suffix table)
+        #: tables derived from this store once, for its readers (pog/arrays/build's suffix table)
         self.memo: dict[str, object] = {}
 
     @cached_property

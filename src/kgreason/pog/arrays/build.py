@@ -1,6 +1,6 @@
 """Clustering for local stores: a store subgraph (edge ids) -> ArrayClusteredGraph.
 
-Why this shape (issue 15): the stage runs on every question over up to 2x10^5 edges, so it
+Why this shape: the stage runs on every question over up to 2x10^5 edges, so it
 decodes no name, builds no Python object per edge, and hashes nothing (numpy 2.x's
 `np.unique` hashes, 25x slower than sorting). The walk hands over the rows it read
 (`Expansion.rows`: reading node, neighbour, relation, direction), so no head is looked up. Local ids follow the stored key

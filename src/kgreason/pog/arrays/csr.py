@@ -1,7 +1,7 @@
 """Array kernels of the array graph (pog/arrays/graph.py): sorting edge codes, CSR rows,
 breadth-first distances, dead-end pruning. Plain numpy over int arrays, no graph object.
 
-Why these shapes (issue 15, measured on 2x10^5-edge question subgraphs): numpy 2.x's
+Why these shapes (measured on 2x10^5-edge question subgraphs): numpy 2.x's
 `np.unique` hashes, 25x slower than sorting; a plain `np.sort` of 2x10^5 random int64 is
 ~10 ms on this machine's class, but numpy's stable sort (timsort) runs in ~2 ms on data
 that is already nearly sorted, and its stable argsort of uint16 keys is a radix sort. So

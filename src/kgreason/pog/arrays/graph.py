@@ -1,4 +1,4 @@
-"""The clustered question subgraph on integer arrays, for local stores (issue 15).
+"""The clustered question subgraph on integer arrays, for local stores.
 
 Why: building `ClusteredGraph` from Triple objects costs Python work per edge (and GC
 pauses) for every triple of a 10^5-triple subgraph, although path search only ever looks at
@@ -107,7 +107,7 @@ class ArrayClusteredGraph(ClusteredGraph):
         self._keys: dict[int, Key] = {}
         #: (depth, {topic's local id: undirected hop distances to it, -1 beyond depth}):
         #: set by the two-topic reduction on its graph (pog/reduction.py), read by the
-        #: segment search (fastpaths._distances_to)
+        #: segment search (search._distances_to)
         self.topic_distances: tuple[int, dict[int, np.ndarray]] | None = None
 
     @property  # type: ignore[override]

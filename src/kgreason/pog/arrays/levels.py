@@ -1,7 +1,7 @@
 """A level of partial paths (`_Level`), node hashes, and the per-partial-path expansion of
-small levels (`_RowSteps`), for fastpaths' searches.
+small levels (`_RowSteps`), for search.py's searches.
 
-Why apart: fastpaths holds the two searches (free and segment); these are the level data
+Why apart: search.py holds the two searches (free and segment); these are the level data
 and the expansion it uses below SMALL_LEVEL_ROWS (MetaQA), where LevelSteps' distinct-set
 bookkeeping costs more than it saves.
 """

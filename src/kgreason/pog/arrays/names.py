@@ -1,7 +1,7 @@
 """Node names of the array graph (pog/arrays/graph.py): local id <-> node key, lazily.
 
 Why: a question's subgraph can hold 10^5 nodes, of which path search shows a few hundred
-(issue 15: names only for what is shown or sent to the LLM), so names are decoded on first
+(names only for what is shown or sent to the LLM), so names are decoded on first
 read and no dict over every node is built.
 
 API:
@@ -38,7 +38,7 @@ class NodeNames:
 
     @property
     def index(self) -> NodeIndex | None:
-        """key -> local id, once a NodeIndex is made over these names (hopsets.answer_count
+        """key -> local id, once a NodeIndex is made over these names (Hop.count_answers
         finds the topics in a set by key without decoding the set). Held weakly: the index
         holds these names, and a cycle left a question's graph to the cyclic collector."""
         return None if self._index is None else self._index()

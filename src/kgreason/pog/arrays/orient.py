@@ -172,7 +172,7 @@ def choose_lazy(
 ) -> tuple[list[tuple[tuple[Hop, ...], bool]], int]:
     """oriented_key for each LazyHop path (in the order found), the first path of each key
     kept, keys sorted by (length, key), the first max_paths: ((hops, reversed) of those,
-    the number of distinct keys). On arrays (pathkeys.choose) from BULK_PATHS paths, per path
+    the number of distinct keys). On arrays (orient.choose) from BULK_PATHS paths, per path
     below (the reference); `bulk` forces one (tests)."""
     if bulk if bulk is not None else len(paths) >= BULK_PATHS:
         return choose(paths, ranks, max_paths)

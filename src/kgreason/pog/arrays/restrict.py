@@ -1,9 +1,9 @@
-"""paths._restrict for a whole level of found segments at once, on arrays (see fastpaths).
+"""paths._restrict for a whole level of found segments at once, on arrays (see search).
 
 Split from pog/arrays/search.py (the forward search); the kept sets become NameSets, so no name
 is decoded here (pog/arrays/hops.py). Which members of a set are kept (`kept_members`) reads
 only the edge rows of the hop's keys, each (node, key) one segment of the graph's segment
-index (pog/fastsegs.key_rows), from the side that reads fewer rows: until issue 15's session 20 it read every edge of
+index (pog/arrays/segments.key_rows), from the side that reads fewer rows: before it was rewritten it read every edge of
 every kept set once per hop group paired with it (the target, often a hub, once per group).
 """
 
@@ -155,7 +155,7 @@ def kept_members(
     """For each member mem[i] of an ancestor set, paired with d = d_of[i]: has it an edge
     of a key of groups[d] into kept set dk[d] (`sets`: the kept sets side by side, each
     sorted, as (pool, start, lens))? Reads only the edge rows of those keys: each (node,
-    relation) row range is one segment of the graph (pog/fastsegs.key_rows). Either
+    relation) row range is one segment of the graph (pog/arrays/segments.key_rows). Either
     forward from the members (their rows of the group's keys, each neighbour looked up in
     the kept set) or backward from the kept sets (their rows of the reversed keys, each
     member looked up), whichever reads fewer rows; forward is tried first, and kept

@@ -3,7 +3,7 @@
 Why: paths.py expands one partial path at a time, filters reached entities with a Python
 predicate, groups equal sets as frozensets of names and restricts found segments member by
 member. On a hub that is Python work per edge and per entity, times up to `max_paths`
-partial paths (issue 15: two-topic questions took minutes at 10M triples). Here a whole
+partial paths (two-topic questions took minutes at 10M triples). Here a whole
 level of partial paths is expanded at once:
 
 - the sets of a level are stored side by side (`_Level.nodes`, each set sorted; local ids
@@ -27,7 +27,7 @@ per level over far fewer sets). `restrict` likewise works per distinct kept set.
 The free search makes no object per step: it records each length's steps as arrays in a
 FreeTable (pog/arrays/table.py), whose TablePaths make a path's hops (LazyHops over arrays of
 local ids, pog/arrays/hops.py) when someone reads it, and render all paths' texts from the
-arrays. The segment search makes the hops of a chunk of steps together (lazyhop.HopMaker's
+arrays. The segment search makes the hops of a chunk of steps together (hops.HopMaker's
 groups, sets and hops: no Python call per step). No name is decoded here; a reader decodes
 what it reads. Free paths come out already in find_entity_paths' order (`_order`: one
 lexsort per level on the parent's place and the key). A level is processed in chunks of

@@ -1,9 +1,9 @@
-"""A level's distinct sets expanded by (node, key) segments instead of edge rows (issue 15).
+"""A level's distinct sets expanded by (node, key) segments instead of edge rows.
 
 Why: the reached set of a distinct set u by key c is the union, over u's members m, of
 m's neighbours by c. In the clustered graph's CSR arrays (sorted by (node, relation,
 neighbour), both directions) the neighbours of one (m, c) are a contiguous, sorted, distinct
-run: a *segment*. fastsets' first version read every edge row of every member and sorted
+run: a *segment*. steps.py's first version read every edge row of every member and sorted
 all of them (1-2.4M rows per third level of a 10M single-topic question; the sort was the
 largest cost of the paths stage). Here:
 
@@ -18,13 +18,13 @@ largest cost of the paths stage). Here:
 
 The output (`Expanded`) holds the same entries, sets and hashes as the row-by-row version;
 sets may overlap in the pool and lie in any order there, which every reader allows (they
-slice by (a, ln)). The same segment index answers fastrestrict's "rows of (node, key)"
+slice by (a, ln)). The same segment index answers restrict's "rows of (node, key)"
 queries (`key_rows`).
 
 API:
     segment_table(g) -> Segments (cached on the graph);  segment_hashes(g, hv) -> prefix sums
     expand_segments(g, members, owner, keep, hv, bad_cum) -> Expanded (entries of the sets)
-    key_rows(g, nodes, codes) -> the pool rows of each (node, key) (fastrestrict)
+    key_rows(g, nodes, codes) -> the pool rows of each (node, key) (restrict)
     member_sorted(sorted, q) -> q in sorted, elementwise
 """
 
@@ -157,7 +157,7 @@ class Expanded:
     pool[a[i] : a[i] + ln[i]] (sorted, distinct); h its set hash. `pool` starts with
     Segments.pool (`shared` elements), which sets reference in place, and continues with
     the merged sets. `estart`: the entries of u are estart[u] .. estart[u + 1] (set by
-    fastsets.expand_distinct once its batches are joined)."""
+    steps.expand_distinct once its batches are joined)."""
 
     code: np.ndarray
     a: np.ndarray

@@ -1,6 +1,6 @@
 """Exact set identity for the path search: which of many sorted sets are equal.
 
-Why apart from fastsets: the level expansion, `restrict` and the small levels' expansion
+Why apart from steps: the level expansion, `restrict` and the small levels' expansion
 all deduplicate sets the same way: a 64-bit set hash (a sum of random node hashes), sets
 sharing a (hash, size) key compared element by element (kernels/canon), so the answer is
 exact even under hash collisions.

@@ -1,8 +1,8 @@
 """The clustered steps of a level of partial paths, expanding each DISTINCT set once.
 
-Why (issue 15, two-topic questions): a level holds up to `max_paths` partial paths, and
+Why (two-topic questions): a level holds up to `max_paths` partial paths, and
 many of them end in the same set (different relation sequences reaching the same
-entities). fastpaths' first version read every edge of every member of every partial
+entities). search.py's first version read every edge of every member of every partial
 path's set, about 10^9 rows per 10M two-topic question. Two partial paths ending in the
 same set differ only in the backtracking filter, which touches the keys reversing their
 last hop. So here:
@@ -16,7 +16,7 @@ last hop. So here:
 4. equal reached sets of one partial path form one step (relation clustering), found by
    exact set ids; steps are ordered by (partial path, primary key) as paths.py orders them.
 
-The result is `fastpaths._Steps`-shaped (same steps, same order, same groups), so
+The result is `_Steps`-shaped (same steps, same order, same groups), so
 the callers and their bounds are unchanged; tests compare with the per-path version.
 """
 
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from kgreason.pog.arrays.graph import ArrayClusteredGraph
     from kgreason.pog.arrays.levels import _Level
 
-#: the per-entry fields of fastsegs.Expanded
+#: the per-entry fields of segments.Expanded
 _ENTRY = ("code", "a", "ln", "h")
 #: partial paths per chunk (bounds the per-path entry arrays)
 CHUNK_PATHS = 4096
@@ -90,7 +90,7 @@ class _Steps:
 
     def codes_of(self, i: int) -> tuple[int, ...]:
         """The key codes of step i's group, the primary first (per step; the search makes
-        a chunk's groups in bulk with lazyhop.HopMaker.groups, tests compare the two)."""
+        a chunk's groups in bulk with hops.HopMaker.groups, tests compare the two)."""
         return (int(self.key[i]), *self.alts.get(i, ()))
 
 
@@ -227,7 +227,7 @@ class LevelSteps:
 
     def _groups(self) -> tuple[np.ndarray, np.ndarray]:
         """The key codes of every partial path's last hop, flat (offsets, codes); once per
-        level (pathtable.group_arrays: arrays for the free search's Groups, C-level
+        level (table.group_arrays: arrays for the free search's Groups, C-level
         iteration for a list of tuples)."""
         if self._flat is None:
             self._flat = group_arrays(self.lv.groups)

@@ -1,15 +1,15 @@
-"""Free paths from one topic entity kept as a table of steps, not as objects (issue 15).
+"""Free paths from one topic entity kept as a table of steps, not as objects.
 
 Why: a single-topic search on a 10M-triple KG returns up to `max_paths` (20,000) paths, and
 making a LazyHop, a NameSet, a hop tuple and a ReasoningPath for every step took 20-35 % of
 the paths stage on its slowest questions (measured interleaved in one process), though the
 callers read little of them: fuzzy ranking reads each path's text, LLM-free mode keeps a
-few dozen paths, the pruner a few hundred. So fastpaths.free_paths records each length's
+few dozen paths, the pruner a few hundred. So search.free_paths records each length's
 steps as arrays (`Steps`: the parent partial path, the hop's key codes, the reached set as
 a range of a node pool) and `TablePaths` is the search's `paths`:
 - `paths[i]` makes path i when it is first read, sharing its prefix's hop objects (the same
   ReasoningPath, hops, sets and order as the object search made: tests compare);
-- iterating makes them all, length by length in bulk (lazyhop.HopMaker's C-level maps);
+- iterating makes them all, length by length in bulk (hops.HopMaker's C-level maps);
 - render.render_paths and render.displayed_ids read the arrays (pog/arrays/table_text.py): each
   distinct set and hop is rendered once, and a path's text is its prefix's text plus its
   last step's, so no object is made for a path that is only ranked.

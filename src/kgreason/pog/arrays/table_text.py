@@ -1,4 +1,4 @@
-"""Paths of a free search's table (pog/arrays/table.py) rendered from its arrays (issue 15).
+"""Paths of a free search's table (pog/arrays/table.py) rendered from its arrays.
 
 Why: fuzzy ranking renders every path a search found (up to 20,000 on a 10M-triple hub
 question) and keeps a few dozen; rendering through path objects made one per path and
@@ -12,7 +12,7 @@ API (what render.render_paths, render.displayed_ids and fuzzy ranking call for T
     texts(table, names, max_items, max_tokens, with_ids) -> list[str]   (output order)
     text_tree(table, names, max_items, max_tokens, with_ids) -> TextTree
         .texts() -> the same list;  .vectors(static model) -> the texts' vectors, each
-        summed from its pieces' (session 25: a hub question's 20,000 texts pooled
+        summed from its pieces' (measured: a hub question's 20,000 texts pooled
         1.1 s -> 0.2-0.3 s)
     shown_ids(table, cap) -> set[str]
 """

@@ -1,4 +1,4 @@
-"""A path ranker trained from question-answer pairs (issue 14), and a zero-shot ranking.
+"""A path ranker trained from question-answer pairs, and a zero-shot ranking.
 
     supervision.py  weak labels: candidate paths from kgreason's graph side, scored vs gold
     features.py     (masked question, path) -> feature rows (numpy only)

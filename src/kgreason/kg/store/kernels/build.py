@@ -1,6 +1,6 @@
 """Clustering's loops: the radix sort the graph stages share (kg/store/walk.radix_sort:
 edge codes, a subgraph's edge ids, inverse-pair lookups, the path search's codes) and
-fastbuild.from_store after folding as one loop, each beside its numpy form. Which
+pog/arrays/build.from_store after folding as one loop, each beside its numpy form. Which
 clustering loop runs, on what buffers and threads, is kernels/cluster.py's (the loops stay
 here, beside the helpers they share: numba's disk cache of a loop is invalidated by its own
 file only).
@@ -9,7 +9,7 @@ Why: numpy sorts one 16-bit digit by a stable argsort of the digit (a counting s
 and a gather of the values in that order, after extracting the digit into an array: four
 passes over the values per digit, one of them random. The loop counts every digit in one
 pass and then moves the values once per digit (a counting sort's scatter), skipping a
-digit all values share: 2-2.5x faster on a question's 2x10^5 codes (issue 15: clustering
+digit all values share: 2-2.5x faster on a question's 2x10^5 codes (clustering
 sorts them twice). Same output: the sorted values.
 
 The clustering loop relabels, sorts and builds both CSRs with pooled work arrays, without
@@ -149,7 +149,7 @@ def _csr_arrays(a_buf, b_buf, k, n, wn, wr, counts):  # pragma: no cover (compil
 
 
 def _id_bits(n):  # pragma: no cover (compiled)
-    """fastcsr.bits(n): the bits a local id below n takes (at least 1)."""
+    """pog/arrays/csr.bits(n): the bits a local id below n takes (at least 1)."""
     wn = 1
     while (1 << wn) < n:
         wn += 1
@@ -159,7 +159,7 @@ def _id_bits(n):  # pragma: no cover (compiled)
 def _cluster_loop(  # pragma: no cover (compiled)
     own, nbr, rel, inn, key_rank, marks, table, magic, lut, wr, rk, work, counts
 ):
-    """fastbuild.from_store after folding, in one loop: local ids of the rows' ends in
+    """pog/arrays/build.from_store after folding, in one loop: local ids of the rows' ends in
     key-rank order (a bit per store node in `marks`, a zeroed bitmap that the scan of its
     words leaves zeroed again; `lut` per rank), then _csr_arrays of their edge codes.
     Returns (h, r, t, optr, idst, irel, isrc, iptr, ranks). `rk`, `work`, `counts`: pooled

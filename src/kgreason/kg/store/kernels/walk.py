@@ -4,7 +4,7 @@ compiled loop, beside its numpy form.
 Why: numpy walks a level by slices and parts of rows, each a handful of passes (edge ids,
 seen marks, a PAIR mark to tell which of an edge's two rows comes first, the neighbours of
 the new rows, first occurrences of the unvisited ones), and after a cut it counts the
-slice's remaining new edges by more passes (issue 15: the subgraph step was ~13 ms at 10M
+slice's remaining new edges by more passes (the subgraph step was ~13 ms at 10M
 triples). Read in order, row by row, an edge is new at its first row and a node at its
 first new row: one pass, each row read once.
 

@@ -1,4 +1,4 @@
-"""The exact comparison behind setids.canon: candidate pairs of sets with equal hash and
+"""The exact comparison behind set_ids.canon: candidate pairs of sets with equal hash and
 size, compared element by element.
 
 Why: a level's reached sets repeat a lot (many distinct sets reach the same genre or year

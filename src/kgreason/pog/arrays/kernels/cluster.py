@@ -1,6 +1,6 @@
 """Which clustering loop of kg/store/kernels/build.py runs, on what buffers and threads.
 
-`cluster_compiled` is fastbuild.from_store's compiled form after folding: the key-rank loop
+`cluster_compiled` is build.from_store's compiled form after folding: the key-rank loop
 for stores whose node ids are in first-appearance order, the key-ordered loop for stores
 built since kg/store/build._key_order, and that loop with its two CSRs made at once on two
 threads (`_ordered_on_threads`) from PARALLEL_ROWS rows. Every form gives the same arrays

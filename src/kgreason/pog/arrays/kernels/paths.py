@@ -1,4 +1,4 @@
-"""Membership tests of fastrestrict.kept_members (restricting found paths, issue 15).
+"""Membership tests of restrict.kept_members (restricting found paths).
 
 Why: restricting a level of found two-topic paths asks, for each member u of an ancestor
 set paired with d, whether u is among the nodes that kept set d reaches backward (its
@@ -215,7 +215,7 @@ def near_members(
 
 
 def kept(g, sets, dk, bd, bc, mem, d_of) -> np.ndarray | None:
-    """fastrestrict.kept_members compiled (bd, bc: each key of each pair's group, by pair),
+    """restrict.kept_members compiled (bd, bc: each key of each pair's group, by pair),
     or None when the loop is not available."""
     loop = compiled(*LOOPS[1])
     if loop is None:

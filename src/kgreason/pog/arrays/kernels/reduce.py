@@ -1,10 +1,10 @@
 """Reduction's whole-graph loops (pog/reduction.py): breadth-first distances over a
-question graph's CSR rows and dead-end pruning, each beside its numpy form in fastcsr.py.
+question graph's CSR rows and dead-end pruning, each beside its numpy form in csr.py.
 
 Why: numpy does a BFS level by gathering every frontier row and deduplicating it (a sort
 or a scan of all nodes per level), and dead-end pruning by rounds of bincounts over the
 distinct undirected pairs (which need a sort of all edges first). A queue and a per-node
-stamp do each in one pass over the rows (issue 15: reduction was ~19 ms at 10M triples).
+stamp do each in one pass over the rows (reduction was ~19 ms at 10M triples).
 Both give exactly the numpy forms' output: BFS distances and the pruning's fixed point
 (the largest node set where every unprotected node keeps two distinct neighbours) are
 unique, whatever the visiting order.
@@ -32,7 +32,7 @@ MAX_NODES = (1 << 31) - 4
 def _bfs_loop(u, max_depth, p1, n1, p2, n2, dist):  # pragma: no cover (compiled)
     """Hop distance from u over the rows (p1, n1) and (p2, n2) into `dist` (all -1 on
     entry; stays -1 farther than max_depth), level by level and direction-optimising as
-    fastcsr.bfs: a level whose frontier has BOTTOM_UP times the unvisited nodes' slots is
+    csr.bfs: a level whose frontier has BOTTOM_UP times the unvisited nodes' slots is
     found bottom-up (each unvisited node stops at its first neighbour in the frontier)."""
     n = len(dist)
     queue = np.empty(n, dtype=np.int32)
@@ -87,7 +87,7 @@ def _bfs_loop(u, max_depth, p1, n1, p2, n2, dist):  # pragma: no cover (compiled
 
 
 def _prune_loop(keep, protected, p1, n1, p2, n2):  # pragma: no cover (compiled)
-    """fastcsr.prune_dead_ends over the rows (p1, n1), (p2, n2) (both directions of the
+    """csr.prune_dead_ends over the rows (p1, n1), (p2, n2) (both directions of the
     edges; no self-loops): distinct kept neighbours counted with a stamp, then nodes
     peeled one at a time, each neighbour losing one when a node goes."""
     n = len(keep)
@@ -180,7 +180,7 @@ def _two(rows) -> tuple[np.ndarray, ...]:
 def bfs_compiled(
     n: int, u: int, max_depth: int, rows, jit: bool | None = None, dtype: type = np.int64
 ):
-    """fastcsr.bfs's distances (of `dtype`: int64, or int8 when max_depth < 64, as
+    """csr.bfs's distances (of `dtype`: int64, or int8 when max_depth < 64, as
     reduction asks) by the compiled loop, or None when the numpy form is to be used
     (small graph, KGREASON_JIT=0, no numba). `rows`: one or two CSR (ptr, nbr)."""
     slots = sum(len(nbr) for _, nbr in rows)
@@ -198,7 +198,7 @@ def bfs_compiled(
 
 
 def prune_compiled(keep, protected, rows, jit: bool | None = None):
-    """fastcsr.prune_dead_ends's mask over the kept nodes' rows (both directions of
+    """csr.prune_dead_ends's mask over the kept nodes' rows (both directions of
     every edge), or None when the numpy form is to be used."""
     slots = sum(len(nbr) for _, nbr in rows)
     if len(rows) > 2 or len(keep) > MAX_NODES or not use_jit(slots, MIN_ROWS, jit):

@@ -1,15 +1,15 @@
-"""fastsegs.expand_segments in one compiled pass (the path search's largest cost at 10M).
+"""segments.expand_segments in one compiled pass (the path search's largest cost at 10M).
 
 Why: numpy forms the (distinct set, key) groups of a level by gathering every member's
 segments, a stable argsort of their (owner, key) codes, and then merges the groups of
-several segments by one sort of their rows (fastsegs._union_groups). Here each owner's
+several segments by one sort of their rows (segments._union_groups). Here each owner's
 segments are grouped by a counting sort over its few keys, a group of one clean segment
 is referenced in place, and the others are merged in a bitmap and read back from it in
 node order (a summary bitmap says which of its words to read), so they come out sorted,
 written straight into the level's pool; groups of a few rows are collected and sorted
 instead. Also the segment table's runs and the prefix sums of its node hashes.
 
-The output is fastsegs.Expanded's, entry for entry (tests compare with the numpy form).
+The output is segments.Expanded's, entry for entry (tests compare with the numpy form).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ DEBRUIJN = np.array(
     dtype=np.int64,
 )
 DEBRUIJN.flags.writeable = False
-#: member edge rows below which fastsegs keeps its numpy form
+#: member edge rows below which segments keeps its numpy form
 MIN_ROWS = 100_000
 
 
@@ -203,7 +203,7 @@ def _expand_loop(
 
 
 def _runs_loop(ptr, rel, rank, n, r_n, base, fwd):  # pragma: no cover (compiled)
-    """fastsegs._runs on one CSR direction (rows sorted by (node, rel, neighbour)): per
+    """segments._runs on one CSR direction (rows sorted by (node, rel, neighbour)): per
     node its segments' range (ptr), and per segment its pool start, length, key and
     node * r_n + rel. A counting pass first, so the outputs are allocated at their size
     (fresh memory costs page faults: over-allocating by rows and copying cost ~2x)."""
@@ -237,7 +237,7 @@ def _runs_loop(ptr, rel, rank, n, r_n, base, fwd):  # pragma: no cover (compiled
 
 
 def _prefix_hash_loop(pool, hv):  # pragma: no cover (compiled)
-    """fastsegs.segment_hashes' prefix sums of hv over the pool (uint64, wrapping): one pass
+    """segments.segment_hashes' prefix sums of hv over the pool (uint64, wrapping): one pass
     (numpy's gather and cumsum wrote and read a pool-sized temporary, ~3.5 ms at 10M)."""
     out = np.empty(len(pool) + 1, dtype=np.uint64)
     acc = np.uint64(0)
@@ -328,7 +328,7 @@ def runs_ready() -> bool:
 
 
 def runs(ptr, rel, rank, n, r_n, base, fwd):
-    """The compiled fastsegs._runs (without its rows output), or None (numpy then)."""
+    """The compiled segments._runs (without its rows output), or None (numpy then)."""
     loop = compiled(*LOOPS[1])
     if loop is None:
         return None
