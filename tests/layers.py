@@ -180,7 +180,9 @@ def report() -> str:
     es = edges()
     bad = violations(es)
     cyc = cycles(es)
-    lines = [f"{len(modules())} modules, {len(es)} imports ({sum(e.type_only for e in es)} type-only)"]
+    lines = [
+        f"{len(modules())} modules, {len(es)} imports ({sum(e.type_only for e in es)} type-only)"
+    ]
     lines.append(f"layer violations: {len(bad)}")
     lines += [f"  {v}" for v in bad]
     lines.append(f"import cycles: {len(cyc)} (at most {MAX_CYCLES})")
