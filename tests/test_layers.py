@@ -47,11 +47,11 @@ def test_the_array_backend_implements_declared_operations_with_their_signatures(
 def test_every_dispatched_stage_function_is_a_declared_operation():
     """A stage's @dispatch names an operation (the decorator refuses others), and every
     operation has its reference in a stage module."""
-    from kgreason.pog import fuzzy, order_free, paths, reduction, render
+    from kgreason.pog import evidence, fuzzy, order_free, paths, reduction, render
 
     found = {
         name
-        for mod in (fuzzy, order_free, paths, reduction, render)
+        for mod in (evidence, fuzzy, order_free, paths, reduction, render)
         for name, fn in vars(mod).items()
         if callable(fn) and hasattr(fn, "reference") and fn.__module__ == mod.__name__
     }

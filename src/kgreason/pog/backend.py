@@ -91,6 +91,23 @@ class Backend(Protocol):
         max_paths: int,
     ) -> tuple[list[ReasoningPath], int]: ...
 
+    def collision_paths(
+        self, graph: ClusteredGraph, paths: Sequence[ReasoningPath]
+    ) -> list[bool]: ...
+
+    def ranked_sets(
+        self, graph: ClusteredGraph, path: ReasoningPath, first: int | None
+    ) -> list[Sequence[str]]: ...
+
+    # -- what a result shows of its paths (evidence.py)
+    def shown_paths(
+        self,
+        graph: ClusteredGraph,
+        paths: Sequence[ReasoningPath],
+        max_members: int | None,
+        max_triples: int | None,
+    ) -> list[ReasoningPath]: ...
+
     # -- a collection of paths (render.py, fuzzy.py)
     def render_texts(
         self,

@@ -36,14 +36,15 @@ from dataclasses import dataclass, field
 
 from kgreason.kg.base import UNNAMED, KnowledgeGraph, UnknownEntityError
 from kgreason.pog.clustering import ClusteredGraph
+from kgreason.pog.evidence import shown_paths
 from kgreason.pog.fuzzy import FuzzySelector, ScoredPath, prefilter_note
 from kgreason.pog.graph import PreparedGraph, prepare_graph
 from kgreason.pog.linking import DEFAULT_THRESHOLD, dedupe, link_spans, resolve_mention
 from kgreason.pog.order_free import (
-    collision_path,
-    member_support,
+    collision_paths,
     mention_order,
     order_free_paths,
+    ranked_sets,
 )
 from kgreason.pog.paths import PathSearch, find_entity_paths
 from kgreason.pog.render import NameBook, displayed_ids
@@ -173,7 +174,7 @@ def rerank_by_length(ranked: Sequence[ScoredPath], penalty: float) -> list[Score
 def demote_collisions(ranked: Sequence[ScoredPath], graph: ClusteredGraph) -> list[ScoredPath]:
     """Paths through a merged node (order_free.collision_path) after all others, each group
     in its order: MetaQA's genre/film "War" otherwise puts its director in many answers."""
-    bad = [collision_path(graph, s.path) for s in ranked]
+    bad = collision_paths(graph, [s.path for s in ranked])
     return [s for s, b in zip(ranked, bad, strict=True) if not b] + [
         s for s, b in zip(ranked, bad, strict=True) if b
     ]
@@ -194,14 +195,13 @@ def candidate_ids(
     for p in paths:
         if limit is not None and len(out) >= limit:
             break  # enough: later paths cannot change the first `limit`
-        support = member_support(graph, p) if graph is not None else None
+        first = None if limit is None else limit + len(skip)  # (the topics may be among them)
+        sets = (
+            ranked_sets(graph, p, first) if graph is not None else [sorted(h.dst) for h in p.hops]
+        )
         hop_idx = [len(p.hops) - 1] if len(set(p.entity_list)) <= 1 else range(len(p.hops))
         for j in hop_idx:
-            members = p.hops[j].dst
-            if support is not None:
-                sup = support[j]
-                members = tuple(sorted(members, key=lambda v: (-sup.get(v, 0.0), v)))
-            for e in members:
+            for e in sets[j]:
                 if e not in skip:
                     out.setdefault(e)
     return list(out)[:limit]
@@ -246,13 +246,15 @@ async def run_llm_free(
         result.error = f"no entity of {kg.name} is named in the question: mark it [in brackets] or pass --topic"
         return result
     ranked_question = bracket_mentions(question, [t.keyword for t in topics])
+    t_topics = time.perf_counter() - t_start
     run = await explore_llm_free(kg, fuzzy, settings, [t.id for t in topics], ranked_question)
     result.subgraph = run.prepared.stats
     result.bounds_hit = [*run.prepared.bounds_hit, *run.search.bounds_hit()]
     pre = fuzzy.prefiltered(len(run.search.paths), settings.w1)
     if pre is not None:
         result.bounds_hit.append(prefilter_note(len(run.search.paths), pre))
-    result.timings_s = dict(run.timings_s)
+    result.timings_s = {"topics": t_topics, **run.timings_s}
+    lap = _Laps(result.timings_s)
     result.trace.append(
         {
             "stage": "graph",
@@ -279,20 +281,40 @@ async def run_llm_free(
     ranked = rerank_by_length(run.ranked, penalty)
     if all(t.name == t.id for t in topics):  # names are ids (MetaQA): merged-node trap
         ranked = demote_collisions(ranked, run.search.graph)
+    lap("rank")
     ids = [t.id for t in topics]
     top = [s.path for s in ranked[: top_k or settings.w_max]]
-    result.paths = run.search.materialize(top)
+    result.paths = shown_paths(
+        run.search.graph, top, settings.result_members, settings.result_triples
+    )
+    lap("evidence")
     cands = candidate_ids([s.path for s in ranked], ids, run.search.graph, limit=max_candidates * 2)
     await run.book.ensure(cands[: max_candidates * 2])
     named = [c for c in cands if run.book.names.get(c) not in (None, UNNAMED)]
     result.candidates = [AnswerEntity(run.book.get(c), c) for c in named[:max_candidates]]
+    lap("candidates")
     if fuzzy.answers:
         from kgreason.pog.ranker.answer import apply_answer
 
         await apply_answer(result, ranked, run.book, [t.id for t in topics])
+        lap("answer")
     cited = [t for p in result.paths for t in p.triples()]
     if cited:
         ok = await kg.contains(cited)
         result.unverified_triples = [t for t, k in zip(cited, ok, strict=True) if not k]
+    lap("verify")
     result.timings_s["total"] = time.perf_counter() - t_start
     return result
+
+
+class _Laps:
+    """Each step after the timed stages, timed from the end of the one before, so that
+    `timings_s` adds up to its total (what the user waits for, less serialisation)."""
+
+    def __init__(self, timings: dict[str, float]):
+        self.timings, self.t = timings, time.perf_counter()
+
+    def __call__(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.timings[stage] = now - self.t
+        self.t = now

@@ -198,6 +198,23 @@ def member_support(graph: ClusteredGraph, path: ReasoningPath) -> list[dict[str,
     return [{v: f * bwd[j].get(v, 0.0) for v, f in fwd[j].items()} for j in range(1, len(fwd))]
 
 
+@dispatch
+def ranked_sets(
+    graph: ClusteredGraph, path: ReasoningPath, first: int | None
+) -> list[Sequence[str]]:
+    """Each hop's dst members, most supported first (ties by id): the first `first` of
+    each (all when None)."""
+    out: list[Sequence[str]] = []
+    for h, sup in zip(path.hops, member_support(graph, path), strict=True):
+
+        def key(v: str, sup: dict[str, float] = sup) -> tuple[float, str]:
+            return (-sup.get(v, 0.0), v)
+
+        ranked = sorted(h.dst, key=key)
+        out.append(ranked if first is None else ranked[:first])
+    return out
+
+
 def ranked_members(graph: ClusteredGraph, path: ReasoningPath, dst_index: int) -> list[str]:
     """Members of hop `dst_index`'s dst set, most supported first (ties by id)."""
     support = member_support(graph, path)[dst_index]
@@ -210,6 +227,12 @@ COLLECTOR_DEGREE = 50
 COLLISION_OTHER_DEGREE = 2
 #: ...among at least this many such small relations (a whole second entity on the node)
 MERGED_KEYS = 3
+
+
+@dispatch
+def collision_paths(graph: ClusteredGraph, paths: Sequence[ReasoningPath]) -> list[bool]:
+    """collision_path of each path (a batch: a backend may share work between them)."""
+    return [collision_path(graph, p) for p in paths]
 
 
 def collision_path(graph: ClusteredGraph, path: ReasoningPath) -> bool:

@@ -31,12 +31,12 @@ from kgreason.llm.usage import Budget, MeteredLLM, UsageLedger
 from kgreason.pog import answering
 from kgreason.pog.analysis import analyze_question
 from kgreason.pog.clustering import ClusteredGraph
+from kgreason.pog.evidence import shown_paths
 from kgreason.pog.exploration import ExplorationOutcome, Explorer
 from kgreason.pog.fuzzy import FuzzySelector, static_prefilter
 from kgreason.pog.graph import prepare_graph
 from kgreason.pog.llm_common import QuestionContext
 from kgreason.pog.llm_free import run_llm_free
-from kgreason.pog.paths import materialize
 from kgreason.pog.pruning import Pruner, PruningStrategies, default_strategies
 from kgreason.pog.render import NameBook
 from kgreason.pog.settings import PoGSettings
@@ -237,7 +237,7 @@ class PoG:
                 raise
             result.error_kind, result.error = kind, str(e)
             if explorer is not None and prepared is not None and explorer.latest:
-                result.paths = materialize(prepared.graph, explorer.latest)
+                result.paths = self._shown(prepared.graph, explorer.latest)
         finally:
             result.timings_s.update(tr.timings_s)
             result.trace = tr.trace
@@ -250,15 +250,20 @@ class PoG:
             result.timings_s["total"] = time.perf_counter() - t_start
         return result
 
+    def _shown(self, graph: ClusteredGraph, paths: Sequence[ReasoningPath]) -> list[ReasoningPath]:
+        """The paths as the result shows them (pog/evidence.py), with their triples."""
+        s = self.settings
+        return shown_paths(graph, paths, s.result_members, s.result_triples)
+
     #: the same verbs as SymbolLKG's `solve`/`asolve` (and `solve_async`)
     aask = ask_async
 
     async def _finish(
         self, result: PoGResult, outcome: ExplorationOutcome, book: NameBook, graph: ClusteredGraph
     ) -> None:
-        paths: list[ReasoningPath] = materialize(graph, outcome.paths)
+        paths: list[ReasoningPath] = list(outcome.paths)  # (whole: the answers are named in them)
         result.phase = outcome.phase
-        result.paths = paths
+        result.paths = self._shown(graph, paths)
         result.raw_answer = outcome.raw
         by_name: dict[str, str] = {}
         for p in paths:
@@ -266,7 +271,7 @@ class PoG:
                 by_name.setdefault(normalize_name(book.get(e)), e)
         names = answering.rejoin_names(outcome.answers, lambda n: normalize_name(n) in by_name)
         result.answers = [AnswerEntity(n, by_name.get(normalize_name(n))) for n in names]
-        cited = [t for p in paths for t in p.triples()]
+        cited = [t for p in result.paths for t in p.triples()]
         if cited:
             ok = await self.kg.contains(cited)
             result.unverified_triples = [t for t, k in zip(cited, ok, strict=True) if not k]

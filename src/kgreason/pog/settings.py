@@ -100,6 +100,12 @@ class PoGSettings(BaseModel):
     #: "Newcastle United FC" is 0.61.
     link_threshold: float = 0.85
 
+    #: members of each set, and triples of each hop, that a result shows (pog/evidence.py:
+    #: the most relevant first, with the full sizes beside them); None shows all
+    #: (`kgreason ask --full`)
+    result_members: int | None = Field(default=50, ge=1)
+    result_triples: int | None = Field(default=100, ge=1)
+
     @field_validator("strategy")
     @classmethod
     def _strategy_name(cls, v: str) -> str:

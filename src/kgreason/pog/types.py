@@ -33,6 +33,19 @@ class Hop:
     #: relation clustering: other (relation, forward) pairs joining the same two sets, e.g.
     #: Freebase's inverse `contains` beside `containedby`; their triples are in `triples` too
     alt_relations: tuple[tuple[str, bool], ...] = ()
+    #: a result's hop shows at most a bounded number of members and triples (pog/evidence.py):
+    #: these are the full sizes, None when the tuple above is whole
+    src_total: int | None = None
+    dst_total: int | None = None
+    triples_total: int | None = None
+
+    def sizes(self) -> tuple[int, int, int]:
+        """(src, dst, triples) sizes in full, whatever a result shows of them."""
+        return (
+            len(self.src) if self.src_total is None else self.src_total,
+            len(self.dst) if self.dst_total is None else self.dst_total,
+            len(self.triples) if self.triples_total is None else self.triples_total,
+        )
 
     def relation_keys(self) -> tuple[tuple[str, bool], ...]:
         """(relation, forward) of this hop, the primary one first."""

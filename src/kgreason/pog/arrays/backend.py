@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from kgreason.pog.arrays import search, table_text
+from kgreason.pog.arrays import collisions, evidence, search, table_text
 from kgreason.pog.arrays.graph import ArrayClusteredGraph
 from kgreason.pog.arrays.hops import make_paths, sort_by_codes
 from kgreason.pog.arrays.orient import choose_lazy, oriented_paths
@@ -66,6 +66,25 @@ class ArrayBackend:
         ranks = {u: i for i, t in enumerate(reference) if (u := index.get(t)) is not None}
         chosen, n_found = choose_lazy([p.hops for paths in found for p in paths], ranks, max_paths)
         return oriented_paths(chosen, reference), n_found
+
+    def collision_paths(
+        self, graph: ArrayClusteredGraph, paths: Sequence[ReasoningPath]
+    ) -> list[bool]:
+        return collisions.collision_paths(graph, paths)
+
+    def ranked_sets(
+        self, graph: ArrayClusteredGraph, path: ReasoningPath, first: int | None
+    ) -> list[Sequence[str]]:
+        return evidence.ranked_sets(graph, path, first)
+
+    def shown_paths(
+        self,
+        graph: ArrayClusteredGraph,
+        paths: Sequence[ReasoningPath],
+        max_members: int | None,
+        max_triples: int | None,
+    ) -> list[ReasoningPath]:
+        return evidence.shown_paths(graph, paths, max_members, max_triples)
 
     def render_texts(
         self,

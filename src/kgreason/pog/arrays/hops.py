@@ -201,8 +201,31 @@ class LazyHop(Hop):
             inside += u >= 0 and at < len(ids) and int(ids[at]) == u
         return len(ids) - inside
 
+    @property  # type: ignore[override]
+    def src_total(self) -> None:
+        return None
+
+    @property  # type: ignore[override]
+    def dst_total(self) -> None:
+        return None
+
+    @property  # type: ignore[override]
+    def triples_total(self) -> None:
+        return None
+
     def _fields(self) -> tuple:
-        return (self.src, self.relation, self.dst, self.forward, (), self.alt_relations)
+        """Hop's fields, in order (its dataclass hash and equality are over these)."""
+        return (
+            self.src,
+            self.relation,
+            self.dst,
+            self.forward,
+            (),
+            self.alt_relations,
+            None,
+            None,
+            None,
+        )
 
     def concrete(self) -> Hop:
         return Hop(*self._fields())
@@ -215,8 +238,9 @@ class LazyHop(Hop):
                 and np.array_equal(self._dst.ids, other._dst.ids)
             )
         if isinstance(other, Hop):
-            fields = (other.src, other.relation, other.dst, other.forward)
-            return self._fields() == (*fields, other.triples, other.alt_relations)
+            fields = (other.src, other.relation, other.dst, other.forward, other.triples)
+            totals = (other.src_total, other.dst_total, other.triples_total)
+            return self._fields() == (*fields, other.alt_relations, *totals)
         return NotImplemented
 
     def __hash__(self) -> int:
