@@ -16,7 +16,7 @@ pytest.importorskip("mcp", reason="the server extra (mcp) is not installed")
 
 from mcp_types import INVALID_REQUEST, PARSE_ERROR
 
-from kgreason.server.mcp_models import ask_output, path_text, solve_output
+from kgreason.server.mcp_models import ask_output, path_out, path_text, solve_output
 from kgreason.server.mcp_stdio import BoundedLines, request_id
 
 
@@ -118,8 +118,13 @@ def test_path_text_shows_direction_and_folds_large_sets() -> None:
         _hop(["Lee Tamahori"], "directed_by", [f"F{i}" for i in range(7)], forward=False),
     ]
     assert path_text(hops) == (
-        "Once Were Warriors -directed_by-> Lee Tamahori <-directed_by- {F0, F1, F2, F3, F4, ...}"
+        "Once Were Warriors -directed_by-> Lee Tamahori <-directed_by- "
+        "{F0, F1, F2, F3, F4, ... (7 in all)}"
     )
+    # a result's bounded hop: the first members and the full count
+    cut = {**hops[1], "dst": ["F0", "F1"], "dst_total": 31204, "triples_total": 31204}
+    assert path_text([cut]).endswith("{F0, F1, ... (31,204 in all)}")
+    assert path_out({"hops": [cut]}).hops[0].dst_total == 31204
     named = path_text(hops[:1], {"Once Were Warriors": "OWW (1994)"})
     assert named == "OWW (1994) -directed_by-> Lee Tamahori"
 

@@ -177,6 +177,12 @@ def register(app: typer.Typer) -> None:
             None, "--ranker", help="Path ranker: auto | none | hop-aligned | artefact DIR."
         ),
         embedder: EmbedderOption = None,
+        full: bool = typer.Option(
+            False,
+            "--full",
+            help="Every member and triple of each path's sets (default: the first "
+            "pog.result_members / pog.result_triples, with the full counts).",
+        ),
         json_out: common.JsonOption = False,
     ) -> None:
         """Answer a question with Paths-over-Graph and show the reasoning paths."""
@@ -191,6 +197,9 @@ def register(app: typer.Typer) -> None:
             **embedder_override(embedder),
         }
         s = settings(ctx, **overrides).settings
+        if full:  # None is "not given" among the overrides: whole sets are set here
+            whole = {"result_members": None, "result_triples": None}
+            s = s.model_copy(update={"pog": s.pog.model_copy(update=whole)})
         if not question.strip():
             fail("the question is empty")
         kg_obj, pog = _build(s)

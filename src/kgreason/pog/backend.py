@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from kgreason.pog.clustering import ClusteredGraph
+    from kgreason.pog.evidence import Shown
     from kgreason.pog.paths import Budget, Chain
     from kgreason.pog.types import ReasoningPath
 
@@ -106,7 +107,7 @@ class Backend(Protocol):
         paths: Sequence[ReasoningPath],
         max_members: int | None,
         max_triples: int | None,
-    ) -> list[ReasoningPath]: ...
+    ) -> Shown: ...
 
     # -- a collection of paths (render.py, fuzzy.py)
     def render_texts(

@@ -15,14 +15,17 @@ path is instead a bounded view of the path the search found:
   the full count;
 - None for a bound keeps everything (`kgreason ask --full`), still in relevance order.
 
-The answer set itself is not cut here (`PoGResult.answers`); the full sets stay with the
-search (a server pages through them: `/v1/results/{id}/sets/{k}`). `shown_paths` is an
+The answer set itself is not cut here (`PoGResult.answers`). Every set in full, in the
+same relevance order, comes back beside the bounded paths (`Shown.sets`, kept by the result:
+`PoGResult.member_sets()`), so a server can page through them (`/v1/results/{id}/sets/{k}`);
+the array form keeps them as ids and decodes a page's names only. `shown_paths` is an
 operation of pog/backend.py: the array form counts chains and picks triples on ids.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from kgreason.kg.base import Triple
 from kgreason.pog.backend import dispatch
@@ -34,6 +37,15 @@ from kgreason.pog.types import Hop, ReasoningPath
 MAX_MEMBERS = 50
 #: triples of a hop a result shows by default
 MAX_TRIPLES = 100
+
+
+@dataclass(frozen=True)
+class Shown:
+    """Paths as a result shows them, and every set of each in full, in the order shown:
+    `sets[p][j]` is path p's set at position j (0: the first hop's src, j + 1: hop j's dst)."""
+
+    paths: list[ReasoningPath]
+    sets: list[list[Sequence[str]]] = field(default_factory=list)
 
 
 def cut(items: Sequence[str], bound: int | None) -> tuple[tuple[str, ...], int | None]:
@@ -69,13 +81,14 @@ def shown_paths(
     paths: Sequence[ReasoningPath],
     max_members: int | None,
     max_triples: int | None,
-) -> list[ReasoningPath]:
-    """Each path as a result shows it (see the module docstring)."""
-    out = []
+) -> Shown:
+    """Each path as a result shows it, with its sets in full (see the module docstring)."""
+    out, sets = [], []
     for p in paths:
         support = member_support(graph, p)
         prev = sorted(p.hops[0].src) if p.hops else []
         hops = []
+        whole: list[Sequence[str]] = [tuple(prev)]
         for j, h in enumerate(p.hops):
             sup = support[j]
             dst = sorted(h.dst, key=lambda v: (-sup.get(v, 0.0), v))
@@ -100,5 +113,7 @@ def shown_paths(
                 )
             )
             prev = dst
+            whole.append(tuple(dst))
         out.append(ReasoningPath(tuple(hops), p.entity_list))
-    return out
+        sets.append(whole if p.hops else [])
+    return Shown(out, sets)

@@ -284,8 +284,8 @@ async def run_llm_free(
     lap("rank")
     ids = [t.id for t in topics]
     top = [s.path for s in ranked[: top_k or settings.w_max]]
-    result.paths = shown_paths(
-        run.search.graph, top, settings.result_members, settings.result_triples
+    result.show(
+        shown_paths(run.search.graph, top, settings.result_members, settings.result_triples)
     )
     lap("evidence")
     cands = candidate_ids([s.path for s in ranked], ids, run.search.graph, limit=max_candidates * 2)

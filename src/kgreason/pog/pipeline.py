@@ -31,7 +31,7 @@ from kgreason.llm.usage import Budget, MeteredLLM, UsageLedger
 from kgreason.pog import answering
 from kgreason.pog.analysis import analyze_question
 from kgreason.pog.clustering import ClusteredGraph
-from kgreason.pog.evidence import shown_paths
+from kgreason.pog.evidence import Shown, shown_paths
 from kgreason.pog.exploration import ExplorationOutcome, Explorer
 from kgreason.pog.fuzzy import FuzzySelector, static_prefilter
 from kgreason.pog.graph import prepare_graph
@@ -237,7 +237,7 @@ class PoG:
                 raise
             result.error_kind, result.error = kind, str(e)
             if explorer is not None and prepared is not None and explorer.latest:
-                result.paths = self._shown(prepared.graph, explorer.latest)
+                result.show(self._shown(prepared.graph, explorer.latest))
         finally:
             result.timings_s.update(tr.timings_s)
             result.trace = tr.trace
@@ -250,7 +250,7 @@ class PoG:
             result.timings_s["total"] = time.perf_counter() - t_start
         return result
 
-    def _shown(self, graph: ClusteredGraph, paths: Sequence[ReasoningPath]) -> list[ReasoningPath]:
+    def _shown(self, graph: ClusteredGraph, paths: Sequence[ReasoningPath]) -> Shown:
         """The paths as the result shows them (pog/evidence.py), with their triples."""
         s = self.settings
         return shown_paths(graph, paths, s.result_members, s.result_triples)
@@ -263,7 +263,7 @@ class PoG:
     ) -> None:
         paths: list[ReasoningPath] = list(outcome.paths)  # (whole: the answers are named in them)
         result.phase = outcome.phase
-        result.paths = self._shown(graph, paths)
+        result.show(self._shown(graph, paths))
         result.raw_answer = outcome.raw
         by_name: dict[str, str] = {}
         for p in paths:

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from kgreason.kg.base import Triple
 from kgreason.result import ResultBase
+
+if TYPE_CHECKING:
+    from kgreason.pog.evidence import Shown
 
 Phase = Literal["topic-entity-path", "llm-supplement", "node-expand", "final-llm-knowledge"]
 Mode = Literal["pog", "pog-e", "llm-free"]
@@ -61,9 +64,11 @@ class Hop:
         return self.dst if dst else self.src
 
     def view(self, dst: bool, k: int | None) -> tuple[Sequence[str], int]:
-        """(the first k members of that set, all when k is None; the set's size)."""
+        """(the first k members of that set, all when k is None; the set's size, in full
+        for a result's bounded hop)."""
         ids = self.dst if dst else self.src
-        return ids[:k], len(ids)
+        total = self.dst_total if dst else self.src_total
+        return ids[:k], len(ids) if total is None else total
 
     def reversed(self) -> Hop:
         """The same hop read backwards: sets swapped, every relation's direction flipped."""
@@ -180,3 +185,15 @@ class PoGResult(ResultBase):
     candidates: list[AnswerEntity] = field(default_factory=list)
     raw_answer: str = ""
     trace: list[dict[str, Any]] = field(default_factory=list)
+
+    def show(self, shown: Shown) -> None:
+        """Take the bounded paths a result shows, and keep their sets in full beside them
+        (not a field: `to_dict()` never serialises them)."""
+        self.paths = list(shown.paths)
+        self.__dict__["_member_sets"] = shown.sets
+
+    def member_sets(self) -> list[list[Sequence[str]]]:
+        """Every set of every path in full, in the order shown: `[p][j]` is path p's set at
+        position j (0: its first hop's src; j + 1: hop j's dst). Empty when not kept."""
+        got: list[list[Sequence[str]]] = self.__dict__.get("_member_sets", [])
+        return got

@@ -14,7 +14,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
 import kgreason
-from kgreason.server import routes_kg, routes_questions, routes_runs, routes_site
+from kgreason.server import routes_kg, routes_questions, routes_results, routes_runs, routes_site
 from kgreason.server.config import ServerConfig, is_loopback
 from kgreason.server.deps import AppState
 from kgreason.server.metrics import Metrics
@@ -99,7 +99,7 @@ def create_app(
         log.exception("%s %s failed", request.method, request.url.path)
         return _error(500, "internal", f"{type(e).__name__}: {e}")
 
-    for r in (routes_questions, routes_kg, routes_runs, routes_site):
+    for r in (routes_questions, routes_results, routes_kg, routes_runs, routes_site):
         app.include_router(r.router)
     app.mount("/static", StaticFiles(directory=routes_site.STATIC_DIR), name="static")
     # added last = outermost: metrics see every refusal; the token is checked before a body

@@ -35,6 +35,8 @@ class HopOut(BaseModel):
     forward: bool = Field(description="True when the hop follows the relation head -> tail")
     src: list[str]
     dst: list[str]
+    src_total: int = Field(description="Members of the src set in full (src: the first ones)")
+    dst_total: int = Field(description="Members of the dst set in full (dst: the first ones)")
     triples: list[TripleOut]
     triples_total: int
 
@@ -150,12 +152,12 @@ def _triple(t: Any) -> TripleOut:
     return TripleOut(head=str(head), relation=str(relation), tail=str(tail))
 
 
-def _folded(names: list[str]) -> str:
-    return (
-        names[0]
-        if len(names) == 1
-        else "{" + ", ".join(names[:5]) + (", ..." if len(names) > 5 else "") + "}"
-    )
+def _folded(names: list[str], total: int | None = None) -> str:
+    total = len(names) if total is None else total
+    if total == 1 and names:
+        return names[0]
+    more = f", ... ({total:,} in all)" if total > 5 else ""
+    return "{" + ", ".join(names[:5]) + more + "}"
 
 
 def path_text(hops: list[dict[str, Any]], names: dict[str, str] | None = None) -> str:
@@ -165,14 +167,20 @@ def path_text(hops: list[dict[str, Any]], names: dict[str, str] | None = None) -
         return ""
     names = names or {}
 
-    def _set(ids: list[str]) -> str:
-        return _folded([names.get(i, i) for i in ids])
+    def _set(h: dict[str, Any], key: str) -> str:
+        return _folded([names.get(i, i) for i in h[key]], _total(h, key))
 
-    parts = [_set(list(hops[0]["src"]))]
+    parts = [_set(hops[0], "src")]
     for h in hops:
         arrow = f"-{h['relation']}->" if h.get("forward", True) else f"<-{h['relation']}-"
-        parts += [arrow, _set(list(h["dst"]))]
+        parts += [arrow, _set(h, "dst")]
     return " ".join(parts)
+
+
+def _total(hop: dict[str, Any], key: str) -> int:
+    """A hop's full count of `key` (a result's hop holds the first ones and the count)."""
+    total = hop.get(f"{key}_total")
+    return int(total) if total is not None else len(hop.get(key, ()))
 
 
 def path_out(path: dict[str, Any], names: dict[str, str] | None = None) -> PathOut:
@@ -185,8 +193,10 @@ def path_out(path: dict[str, Any], names: dict[str, str] | None = None) -> PathO
                 forward=bool(h.get("forward", True)),
                 src=[str(s) for s in h["src"]],
                 dst=[str(d) for d in h["dst"]],
+                src_total=_total(h, "src"),
+                dst_total=_total(h, "dst"),
                 triples=[_triple(t) for t in h.get("triples", ())[:HOP_TRIPLES]],
-                triples_total=len(h.get("triples", ())),
+                triples_total=_total(h, "triples"),
             )
             for h in hops
         ],

@@ -25,6 +25,7 @@ import kgreason
 from kgreason.server.errors import ServiceError
 from kgreason.server.kg_reads import KGReads
 from kgreason.server.models import AskRequest, SolveRequest
+from kgreason.server.results import DEFAULT_PAGE, ResultPages, bounded, page, pages_block
 from kgreason.tracing import Callback, StageEvent
 
 if TYPE_CHECKING:
@@ -48,6 +49,8 @@ class Limits:
     deadline_s: float = 60.0
     #: what a refused client is told to wait (seconds)
     retry_after_s: int = 1
+    #: results kept for paging (/v1/results/{id}/...), the oldest dropped first
+    kept_results: int = 32
 
 
 def stage_event_dict(ev: StageEvent) -> dict[str, Any]:
@@ -83,8 +86,8 @@ class Service(KGReads):
         #: the LLM-free pipeline (== pog when the service is LLM-free)
         self.pog_free = pog_free or pog
         self.limits = limits or Limits()
-        #: this process's index under `kgreason serve --workers N` (None: the only process)
-        self.worker: int | None = None
+        #: recent results, for paging through the sets a reply shows in part
+        self.results = ResultPages(self.limits.kept_results)
         #: run LLM-free questions on a worker thread (see `_pool`)
         self.offload_llm_free = True
         self._inflight = 0
@@ -139,6 +142,15 @@ class Service(KGReads):
     def inflight(self) -> int:
         """Questions running now (ask and solve)."""
         return self._inflight
+
+    @property
+    def worker(self) -> int | None:
+        """This process's index under `kgreason serve --workers N` (None: the only one)."""
+        return self.results.worker
+
+    @worker.setter
+    def worker(self, value: int | None) -> None:
+        self.results.worker = value
 
     def info(self) -> dict[str, Any]:
         """What /healthz reports: the KG, the mode, the load."""
@@ -286,12 +298,17 @@ class Service(KGReads):
         if result.error_kind == "unknown-entity":
             raise ServiceError("unknown-entity", result.error or "unknown entity", 404)
         data = await self._result_dict(result)
+        rid = self.results.keep(result)
+        data["result_id"] = rid
+        data["pages"] = pages_block(rid, data, self.results.get(rid))
         data["request_id"] = uuid.uuid4().hex
         data["elapsed_ms"] = round((time.perf_counter() - t0) * 1000, 3)
         return data
 
     async def _result_dict(self, result: PoGResult) -> dict[str, Any]:
-        data = result.to_dict()
+        shown, totals = bounded(result)
+        data = shown.to_dict()
+        data.update(totals)
         if result.mode == "llm-free":
             data["label"] = RANKER_LABEL if result.answers else LLM_FREE_LABEL
         ids = sorted({e for p in result.paths for e in p.entities()})
@@ -300,6 +317,35 @@ class Service(KGReads):
         except kgreason.KGError:
             data["entity_names"] = {}
         return data
+
+    async def result_page(
+        self, rid: str, k: int | None, offset: int = 0, limit: int = DEFAULT_PAGE
+    ) -> dict[str, Any]:
+        """One page of a kept result's set k (None: of its answers), with names."""
+        kept = self.results.get(rid)
+        base = f"/v1/results/{rid}"
+        if k is None:
+            answers, nxt = page(kept.answers, offset, limit, f"{base}/answers")
+            return {
+                "result_id": rid, "total": len(kept.answers), "offset": offset,
+                "limit": limit, "answers": [{"id": a.id, "name": a.name} for a in answers],
+                "next": nxt,
+            }  # fmt: skip
+        if not 0 <= k < len(kept.sets):
+            raise ServiceError(
+                "unknown-set", f"result {rid} has sets 0..{len(kept.sets) - 1}, not {k}", 404
+            )
+        s = kept.sets[k]
+        ids, nxt = page(s.members, offset, limit, f"{base}/sets/{k}")
+        try:
+            names = await self.kg.names(list(ids)) if ids else {}
+        except kgreason.KGError:
+            names = {}
+        return {
+            "result_id": rid, "k": k, "path": s.path, "position": s.position,
+            "total": len(s.members), "offset": offset, "limit": limit,
+            "members": [{"id": e, "name": names.get(e, e)} for e in ids], "next": nxt,
+        }  # fmt: skip
 
     async def solve(self, req: SolveRequest) -> dict[str, Any]:
         """SymbolLKG on a text, or an existing program run with no LLM."""

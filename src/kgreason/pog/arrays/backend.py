@@ -12,6 +12,7 @@ from kgreason.pog.arrays.hops import make_paths, sort_by_codes
 from kgreason.pog.arrays.orient import choose_lazy, oriented_paths
 from kgreason.pog.arrays.reduction import connecting_subgraph
 from kgreason.pog.arrays.table import TablePaths
+from kgreason.pog.evidence import Shown
 from kgreason.pog.paths import Budget, Chain
 from kgreason.pog.types import ReasoningPath
 
@@ -83,7 +84,7 @@ class ArrayBackend:
         paths: Sequence[ReasoningPath],
         max_members: int | None,
         max_triples: int | None,
-    ) -> list[ReasoningPath]:
+    ) -> Shown:
         return evidence.shown_paths(graph, paths, max_members, max_triples)
 
     def render_texts(

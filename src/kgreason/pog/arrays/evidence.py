@@ -16,12 +16,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import overload
 
 import numpy as np
 
 from kgreason.kg.base import Triple
 from kgreason.kg.store.build_index import ranges
 from kgreason.pog.arrays.graph import ArrayClusteredGraph
+from kgreason.pog.arrays.names import NodeNames
+from kgreason.pog.evidence import Shown
 from kgreason.pog.types import Hop, ReasoningPath
 
 
@@ -33,6 +36,27 @@ class _Edges:
     d: np.ndarray
     rel: np.ndarray
     fwd: np.ndarray
+
+
+class RankedIds(Sequence[str]):
+    """A whole set in relevance order, kept as ids: indexing or slicing decodes only the
+    members asked for (a page), so keeping a 30,000-member set for paging costs its ids."""
+
+    def __init__(self, ids: np.ndarray, names: NodeNames):
+        self._ids, self._names = ids, names
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[str, ...]: ...
+    def __getitem__(self, i: int | slice) -> str | tuple[str, ...]:
+        if isinstance(i, slice):
+            ids = self._ids[i]
+            return tuple(self._names[ids].tolist()) if len(ids) else ()
+        return str(self._names[int(self._ids[i])])
 
 
 def _ids(g: ArrayClusteredGraph, h: Hop, dst: bool) -> np.ndarray:
@@ -103,7 +127,7 @@ def _names(g: ArrayClusteredGraph, ids: np.ndarray) -> tuple[str, ...]:
 
 def _shown(
     g: ArrayClusteredGraph, path: ReasoningPath, max_members: int | None, max_triples: int | None
-) -> ReasoningPath:
+) -> tuple[ReasoningPath, list[Sequence[str]]]:
     hops = path.hops
     sets = [_ids(g, hops[0], False), *(_ids(g, h, True) for h in hops)]
     edges = [_edges(g, h, sets[j], sets[j + 1]) for j, h in enumerate(hops)]
@@ -144,7 +168,8 @@ def _shown(
                 len(e.s) if len(triples) < len(e.s) else None,
             )
         )
-    return ReasoningPath(tuple(out), path.entity_list)
+    whole: list[Sequence[str]] = [RankedIds(o, g.names) for o in order]
+    return ReasoningPath(tuple(out), path.entity_list), whole
 
 
 def ranked_sets(
@@ -167,5 +192,6 @@ def shown_paths(
     paths: Sequence[ReasoningPath],
     max_members: int | None,
     max_triples: int | None,
-) -> list[ReasoningPath]:
-    return [_shown(g, p, max_members, max_triples) if p.hops else p for p in paths]
+) -> Shown:
+    got = [_shown(g, p, max_members, max_triples) if p.hops else (p, []) for p in paths]
+    return Shown([p for p, _ in got], [s for _, s in got])
