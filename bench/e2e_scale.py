@@ -56,7 +56,9 @@ def p95(xs: list[float]) -> float:
 def fig(xs: list[float], unit: str = "ms", scale: float = 1000.0) -> str:
     if not xs:
         return "-"
-    return f"{statistics.median(xs) * scale:.0f} / {p95(xs) * scale:.0f} / {max(xs) * scale:.0f} {unit}"
+    vals = [statistics.median(xs) * scale, p95(xs) * scale, max(xs) * scale]
+    nd = 2 if max(vals) < 10 else (1 if max(vals) < 100 else 0)
+    return " / ".join(f"{v:.{nd}f}" for v in vals) + f" {unit}"
 
 
 COLD = """
@@ -218,7 +220,7 @@ def report(
 
     line(
         "`kgreason ask --json`, fresh process: wall",
-        lambda ix: fig([cli[i]["wall"] for i in ix], "s", 1.0).replace(" s", "") + " s",
+        lambda ix: fig([cli[i]["wall"] for i in ix], "s", 1.0),
     )
     line("  its peak RSS (MB)", lambda ix: fig([cli[i]["rss_mb"] for i in ix], "MB", 1.0))
     line("  its `timings_s.total`", lambda ix: fig([cli[i]["total"] or 0.0 for i in ix]))

@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from kgreason.embed.kernels.wordpiece import WordPieceKernel
+
 #: tokenizer parts that only ever see one space-separated word at a time
 LOCAL_NORMALIZERS = {None, "BertNormalizer", "Lowercase", "NFD", "NFC", "NFKC", "NFKD"}
 LOCAL_PRE_TOKENIZERS = {"BertPreTokenizer", "Whitespace", "WhitespaceSplit"}
@@ -54,6 +56,7 @@ class WordPooler:
         self.max_tokens = max_length
         self.max_chars = None if max_length is None else max_length * model.median_token_length
         self.fallback = fallback  # model2vec's own pooling, for texts it would truncate
+        self.kernel = WordPieceKernel.for_model(model)  # the compiled form, where it applies
 
     def sums(self, texts: Sequence[str]) -> np.ndarray:
         """(len(texts), dim) float32: each text's sum of (weighted) token vectors; any
@@ -65,10 +68,35 @@ class WordPooler:
             out[which] = self.fallback([texts[i] for i in which.tolist()])
         return out
 
-    def word_sums(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def word_sums(
+        self, texts: Sequence[str], jit: bool | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(each text's sum of token vectors, its token count with [UNK], its characters),
         the texts model2vec would truncate included. All three add up over texts joined at a
-        space: a text's words are its parts' words ("" has no tokens)."""
+        space: a text's words are its parts' words ("" has no tokens). Large batches of
+        printable-ASCII texts take the compiled loop (embed/kernels/wordpiece.py: the same
+        sums, bit for bit), the rest `reference_sums`."""
+        texts = list(texts)
+        loop = None if self.kernel is None else self.kernel.usable(texts, jit)
+        if loop is None:
+            return self.reference_sums(texts)
+        assert self.kernel is not None
+        ok = self.kernel.eligible(texts)
+        chars = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        if ok.all():
+            sums, tokens = self.kernel.pool(loop, texts)
+            return sums, tokens, chars
+        out = np.zeros((len(texts), self.embedding.shape[1]), dtype=np.float32)
+        tokens = np.zeros(len(texts), dtype=np.int64)
+        for sel, pool in ((ok, lambda ts: self.kernel.pool(loop, ts)), (~ok, self.reference_sums)):  # type: ignore[union-attr]
+            which = np.flatnonzero(sel)
+            if len(which):
+                got = pool([texts[i] for i in which.tolist()])
+                out[which], tokens[which] = got[0], got[1]
+        return out, tokens, chars
+
+    def reference_sums(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """word_sums through the `tokenizers` tokenizer, each distinct word once."""
         splits = [t.split(" ") for t in texts]
         n_words = np.fromiter(map(len, splits), dtype=np.int64, count=len(splits))
         flat = list(chain.from_iterable(splits))
