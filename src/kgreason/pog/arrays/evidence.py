@@ -69,9 +69,11 @@ def _ids(g: ArrayClusteredGraph, h: Hop, dst: bool) -> np.ndarray:
 
 
 def _edges(g: ArrayClusteredGraph, h: Hop, src: np.ndarray, dst: np.ndarray) -> _Edges:
-    rel_ids = {name: i for i, name in enumerate(g.rel_names)}
-    in_dst = np.zeros(g.n, dtype=bool)
-    in_dst[dst] = True
+    """The hop's edges from the (sorted) src members to the (sorted) dst members, relation
+    key by key, each key's in src order: a membership test by binary search on the rows of
+    the key's relation (no array over the whole graph: a candidate search reads this for
+    dozens of paths of a question)."""
+    rel_ids = g.rel_index
     parts = []
     for rel, fwd in h.relation_keys():
         rid = rel_ids.get(rel)
@@ -81,8 +83,11 @@ def _edges(g: ArrayClusteredGraph, h: Hop, src: np.ndarray, dst: np.ndarray) -> 
         count = ptr[src + 1] - ptr[src]
         pos = ranges(ptr[src], count)
         owner = np.repeat(src, count)
-        keep = (rels[pos] == rid) & in_dst[nbrs[pos]]
-        s, d = owner[keep], nbrs[pos][keep].astype(np.int64)
+        on_rel = np.flatnonzero(rels[pos] == rid)
+        nb = nbrs[pos[on_rel]].astype(np.int64)
+        at = np.minimum(np.searchsorted(dst, nb), max(len(dst) - 1, 0))
+        keep = on_rel[dst[at] == nb] if len(dst) else on_rel[:0]
+        s, d = owner[keep], nbrs[pos[keep]].astype(np.int64)
         parts.append((s, d, np.full(len(s), rid, np.int64), np.full(len(s), fwd, bool)))
     if not parts:
         e = np.zeros(0, dtype=np.int64)
@@ -90,35 +95,39 @@ def _edges(g: ArrayClusteredGraph, h: Hop, src: np.ndarray, dst: np.ndarray) -> 
     return _Edges(*(np.concatenate(x) for x in zip(*parts, strict=True)))
 
 
-def _push(g: ArrayClusteredGraph, s: np.ndarray, d: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Chains reaching each node through the distinct pairs (s, d): sum of w[s]."""
-    pairs = np.unique(s * g.n + d)
-    ps, pd = np.divmod(pairs, g.n)
-    return np.bincount(pd, weights=w[ps], minlength=g.n)
+def _push(s: np.ndarray, d: np.ndarray, w: np.ndarray, n_to: int) -> np.ndarray:
+    """Chains reaching each of n_to positions through the distinct position pairs (s, d):
+    the sum of w[s]. Pairs in (s, d) order, as the global ids order them, so the float sums
+    are added in the same order whatever the numbering."""
+    pairs = np.unique(s * max(n_to, 1) + d)
+    ps, pd = np.divmod(pairs, max(n_to, 1))
+    return np.bincount(pd, weights=w[ps], minlength=n_to)
 
 
 def _support(
     g: ArrayClusteredGraph, path: ReasoningPath, sets: list[np.ndarray], edges: list[_Edges]
 ) -> list[np.ndarray]:
-    """order_free.member_support on ids: per hop, chains through each node (over all n)."""
-    fwd = [np.zeros(g.n)]
-    fwd[0][sets[0]] = 1.0
-    for e in edges:
-        fwd.append(_push(g, e.s, e.d, fwd[-1]))
+    """order_free.member_support on ids: per hop, chains through each member of its dst
+    set (aligned with sets[j + 1])."""
+    at_s = [np.searchsorted(sets[j], e.s) for j, e in enumerate(edges)]
+    at_d = [np.searchsorted(sets[j + 1], e.d) for j, e in enumerate(edges)]
+    fwd = [np.ones(len(sets[0]))]
+    for j in range(len(edges)):
+        fwd.append(_push(at_s[j], at_d[j], fwd[-1], len(sets[j + 1])))
     if len(path.entity_list) <= 1:
         return fwd[1:]
-    bwd = [np.zeros(g.n)]
-    bwd[0][sets[-1]] = 1.0
-    for e in reversed(edges):
-        bwd.append(_push(g, e.d, e.s, bwd[-1]))
+    bwd = [np.ones(len(sets[-1]))]
+    for j in reversed(range(len(edges))):
+        bwd.append(_push(at_d[j], at_s[j], bwd[-1], len(sets[j])))
     bwd.reverse()
     return [fwd[j] * bwd[j] for j in range(1, len(fwd))]
 
 
 def _ordered(ids: np.ndarray, support: np.ndarray | None) -> np.ndarray:
+    """The members by chains through them (support aligned with ids), then by id."""
     if support is None:
         return ids
-    return ids[np.lexsort((ids, -support[ids]))]
+    return ids[np.lexsort((ids, -support))]
 
 
 def _names(g: ArrayClusteredGraph, ids: np.ndarray) -> tuple[str, ...]:

@@ -103,6 +103,7 @@ class ArrayClusteredGraph(ClusteredGraph):
         self.variant = "pog"
         self._adj_cache: dict[int, dict[Key, tuple[str, ...]]] = {}  # (read through `adj`)
         self._rel_rank: np.ndarray | None = None
+        self._rel_index: dict[str, int] | None = None
         self._rank_rel: np.ndarray | None = None
         self._keys: dict[int, Key] = {}
         #: (depth, {topic's local id: undirected hop distances to it, -1 beyond depth}):
@@ -229,6 +230,13 @@ class ArrayClusteredGraph(ClusteredGraph):
             self._rel_rank = np.empty(len(order), dtype=np.int64)
             self._rel_rank[order] = np.arange(len(order))
         return self._rel_rank
+
+    @property
+    def rel_index(self) -> dict[str, int]:
+        """Each relation name's id (rel_names' position), built once per graph."""
+        if self._rel_index is None:
+            self._rel_index = {name: i for i, name in enumerate(self.rel_names)}
+        return self._rel_index
 
     def key_of(self, code: int) -> Key:
         """The (relation, forward) of a key code (see rel_rank)."""
