@@ -35,63 +35,85 @@ def _ids(g: ArrayClusteredGraph, h: Hop) -> np.ndarray:
     return u[u >= 0]
 
 
-def _degrees(
-    g: ArrayClusteredGraph, nodes: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(owner index into nodes, key code, rows) of every (node, key) the nodes have."""
+def _rows(g: ArrayClusteredGraph, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(owner index into nodes, key code) of every edge row of the nodes, both directions."""
     owners, codes = [], []
     for ptr, rel, fwd in ((g.optr, g.orel, 1), (g.iptr, g.irel, 0)):
         count = ptr[nodes + 1] - ptr[nodes]
         owners.append(np.repeat(np.arange(len(nodes), dtype=np.int64), count))
         codes.append(rel[ranges(ptr[nodes], count)].astype(np.int64) * 2 + fwd)
-    n_codes = 2 * max(len(g.rel_names), 1)
-    pair = np.concatenate(owners) * n_codes + np.concatenate(codes)
-    pair, rows = np.unique(pair, return_counts=True)
+    return np.concatenate(owners), np.concatenate(codes)
+
+
+def _per_key(owner: np.ndarray, code: np.ndarray, n_codes: int):
+    """(owner, key code, rows) of each distinct (owner, key) among these rows."""
+    pair, rows = np.unique(owner * n_codes + code, return_counts=True)
     return pair // n_codes, pair % n_codes, rows
 
 
 def collision_paths(g: ArrayClusteredGraph, paths: Sequence[ReasoningPath]) -> list[bool]:
-    """order_free.collision_path of each path; each distinct hop set's degree table is
-    counted once (ranked paths share their prefixes' hops)."""
+    """order_free.collision_path of each path, on each hop set's edge rows (read once per
+    distinct set: ranked paths share their prefixes' hops). The test is a conjunction over
+    the members the next hop leaves by, so its parts are computed cheapest first and only
+    while it can still hold: the rows leaving, then the entering degree, and only then the
+    per-key degree table (a sort of every row), once per (set, entering keys)."""
     from kgreason.pog.order_free import COLLECTOR_DEGREE, COLLISION_OTHER_DEGREE, MERGED_KEYS
 
-    rel_ids = {name: i for i, name in enumerate(g.rel_names)}
-    tables: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, int]] = {}
+    rel_ids = g.rel_index
+    n_codes = 2 * max(len(g.rel_names), 1)
+    tables: dict[int, tuple[np.ndarray, np.ndarray, int]] = {}
+    memo: dict[tuple[str, int, tuple[Key, ...]], np.ndarray] = {}
 
-    def table(h: Hop) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    def table(h: Hop) -> tuple[np.ndarray, np.ndarray, int]:
         key = id(h.side(True))
         got = tables.get(key)
         if got is None:
             nodes = _ids(g, h)
-            got = tables[key] = (*_degrees(g, nodes), len(nodes))
+            got = tables[key] = (*_rows(g, nodes), len(nodes))
         return got
+
+    def cached(kind: str, h: Hop, keys: tuple[Key, ...], make) -> np.ndarray:
+        at = (kind, id(h.side(True)), keys)
+        got = memo.get(at)
+        if got is None:
+            got = memo[at] = make(*table(h), keys)
+        return got
+
+    def leave_rows(owner, code, n, keys):
+        return np.bincount(owner, np.isin(code, _codes(rel_ids, keys)), n)
+
+    def collector(owner, code, n, keys):
+        """Members entered by one of these keys at least COLLECTOR_DEGREE times."""
+        at = np.isin(code, _codes(rel_ids, keys))
+        o, _, rows = _per_key(owner[at], code[at], n_codes)
+        enter_max = np.zeros(n, dtype=np.int64)
+        np.maximum.at(enter_max, o, rows)
+        return enter_max >= COLLECTOR_DEGREE
+
+    def many_small_keys(owner, code, n, keys):
+        """Members with MERGED_KEYS other relations' keys of few rows each."""
+        enter_ids = np.array([rel_ids[r] for r, _ in keys if r in rel_ids], dtype=np.int64)
+        other = ~np.isin(code // 2, enter_ids)
+        o, _, rows = _per_key(owner[other], code[other], n_codes)
+        few = rows <= COLLISION_OTHER_DEGREE
+        return np.bincount(o[few], minlength=n) >= MERGED_KEYS
 
     def collides(path: ReasoningPath) -> bool:
         for j in range(len(path.hops) - 1):
             h, nxt = path.hops[j], path.hops[j + 1]
-            enter_keys = [(r, not f) for r, f in h.relation_keys()]
-            enter_rels = {r for r, _ in enter_keys}
-            leave_keys = nxt.relation_keys()
-            if {r for r, _ in leave_keys} & enter_rels:
+            enter_keys = tuple((r, not f) for r, f in h.relation_keys())
+            leave_keys = tuple(nxt.relation_keys())
+            if {r for r, _ in leave_keys} & {r for r, _ in enter_keys}:
                 continue
-            owner, code, rows, n = table(h)
-            if not n:
+            if not table(h)[2]:
                 continue
-            leave_rows = np.bincount(owner, rows * np.isin(code, _codes(rel_ids, leave_keys)), n)
-            going = leave_rows > 0
-            if not going.any():
+            rows_out = cached("leave", h, leave_keys, leave_rows)
+            going = rows_out > 0
+            if not going.any() or (rows_out[going] > COLLISION_OTHER_DEGREE).any():
                 continue
-            enter_max = np.zeros(n, dtype=np.int64)
-            at = np.isin(code, _codes(rel_ids, enter_keys))
-            np.maximum.at(enter_max, owner[at], rows[at])
-            enter_ids = np.array([rel_ids[r] for r in enter_rels if r in rel_ids], dtype=np.int64)
-            few = ~np.isin(code // 2, enter_ids) & (rows <= COLLISION_OTHER_DEGREE)
-            merged = (
-                (enter_max >= COLLECTOR_DEGREE)
-                & (leave_rows <= COLLISION_OTHER_DEGREE)
-                & (np.bincount(owner[few], minlength=n) >= MERGED_KEYS)
-            )
-            if merged[going].all():
+            if not cached("collector", h, enter_keys, collector)[going].all():
+                continue
+            if cached("small", h, enter_keys, many_small_keys)[going].all():
                 return True
         return False
 
