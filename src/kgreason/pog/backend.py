@@ -121,6 +121,10 @@ class Backend(Protocol):
 
     def shown_ids(self, paths: Sequence[ReasoningPath], cap: int | None) -> set[str]: ...
 
+    def shown_names(
+        self, paths: Sequence[ReasoningPath], cap: int | None
+    ) -> dict[str, str] | None: ...
+
     def path_texts(
         self, paths: Sequence[ReasoningPath], names: Mapping[str, str], max_items: int
     ) -> PathTexts: ...

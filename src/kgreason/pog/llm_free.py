@@ -47,7 +47,7 @@ from kgreason.pog.order_free import (
     ranked_sets,
 )
 from kgreason.pog.paths import PathSearch, find_entity_paths
-from kgreason.pog.render import NameBook, displayed_ids
+from kgreason.pog.render import NameBook
 from kgreason.pog.settings import PoGSettings
 from kgreason.pog.topic import bracketed_topics
 from kgreason.pog.types import AnswerEntity, PoGResult, ReasoningPath, TopicEntity
@@ -136,7 +136,7 @@ async def explore_llm_free(
     t1 = time.perf_counter()
     timings["paths"] = t1 - t0
     book = NameBook(kg)
-    await book.ensure(displayed_ids(search.paths))
+    await book.ensure_shown(search.paths)
     t2 = time.perf_counter()
     timings["names"] = t2 - t1
     # a trained ranker masks the [mention] itself; SBERT compares plain text

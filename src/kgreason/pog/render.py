@@ -232,6 +232,13 @@ def displayed_ids(
 
 
 @dispatch
+def shown_names(paths: Iterable[ReasoningPath], cap: int | None) -> dict[str, str] | None:
+    """The display names of shown_ids, where the form of the paths holds them without a
+    lookup by key (a store's array graph); None otherwise (the reference: look them up)."""
+    return None
+
+
+@dispatch
 def shown_ids(paths: Iterable[ReasoningPath], cap: int | None) -> set[str]:
     """The first `cap` members (all, when None) of every set a rendering shows."""
     out: set[str] = set()
@@ -246,6 +253,22 @@ class NameBook:
     def __init__(self, kg: KnowledgeGraph, names: Mapping[str, str] | None = None):
         self._kg = kg
         self.names: dict[str, str] = dict(names or {})
+
+    async def ensure_shown(
+        self,
+        paths: Sequence[ReasoningPath],
+        max_items: int | None = DEFAULT_MAX_ITEMS,
+        max_tokens: int | None = None,
+    ) -> dict[str, str]:
+        """ensure(displayed_ids(paths, ...)), from the paths' own names where their form
+        has them (shown_names), else through the KG."""
+        caps = [c for c in (max_items, max_tokens) if c is not None]
+        got = shown_names(paths, min(caps) if caps else None)
+        if got is None:
+            return await self.ensure(displayed_ids(paths, max_items, max_tokens))
+        for i, name in got.items():
+            self.names.setdefault(i, name)
+        return self.names
 
     async def ensure(self, ids: Iterable[str]) -> dict[str, str]:
         todo = [i for i in dict.fromkeys(ids) if i not in self.names]

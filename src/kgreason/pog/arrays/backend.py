@@ -100,6 +100,9 @@ class ArrayBackend:
     def shown_ids(self, paths: TablePaths, cap: int | None) -> set[str]:
         return table_text.shown_ids(paths.table, cap)
 
+    def shown_names(self, paths: TablePaths, cap: int | None) -> dict[str, str] | None:
+        return table_text.shown_names(paths.table, cap)
+
     def path_texts(
         self, paths: TablePaths, names: Mapping[str, str], max_items: int
     ) -> table_text.TextTree:

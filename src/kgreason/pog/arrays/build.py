@@ -218,9 +218,18 @@ def _compiled_graph(
         return None
     *csr, ranks = got
     by_local = ranks if ordered else cast(np.ndarray, memo["rank_node"])[ranks].astype(np.int64)
-    names = NodeNames(len(by_local), lambda ids: kg.index.keys.many(by_local[ids]))
+    names = _store_names(kg, by_local)
     index = NodeIndex(names, _lookup(kg, by_local, ranks))
     return ArrayClusteredGraph.from_csr(csr, names, kg.relations, index, topics)
+
+
+def _store_names(kg: StoreKG, by_local: np.ndarray) -> NodeNames:
+    """Local id -> key and -> display name, both read from the store by node id."""
+    return NodeNames(
+        len(by_local),
+        lambda ids: kg.index.keys.many(by_local[ids]),
+        lambda ids: kg.index.display(by_local[ids]),
+    )
 
 
 def from_store(
@@ -275,7 +284,7 @@ def from_store(
     else:
         local, by_local = _relabel_by_keys(kg, np.concatenate([own[starts], nbr]))
         l_runs, l_nbr = local[: len(starts)], local[len(starts) :]
-    names = NodeNames(len(by_local), lambda ids: kg.index.keys.many(by_local[ids]))
+    names = _store_names(kg, by_local)
     index = NodeIndex(names, _lookup(kg, by_local, ranks))
     w = edge_widths(len(by_local), len(kg.relations))
     l_own = np.repeat(l_runs, np.diff(np.append(starts, len(own))))

@@ -30,8 +30,16 @@ class NodeNames:
     """Local id -> node key, decoded on first use and kept. `__getitem__` takes an int or
     an int array."""
 
-    def __init__(self, n: int, decode: Callable[[np.ndarray], list[str]]):
+    def __init__(
+        self,
+        n: int,
+        decode: Callable[[np.ndarray], list[str]],
+        display: Callable[[np.ndarray], list[str]] | None = None,
+    ):
         self._n, self._decode = n, decode
+        #: local ids -> the KG's display names (KnowledgeGraph.names of their keys), where
+        #: the graph's nodes are a store's: no lookup by key (~2 us a key at 10M)
+        self.display = display
         self._cache = np.empty(n, dtype=object)
         self._have = np.zeros(n, dtype=bool)
         self._index: weakref.ref[NodeIndex] | None = None

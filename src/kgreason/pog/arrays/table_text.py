@@ -68,6 +68,23 @@ def _heads(t: FreeTable, cap: int | None) -> tuple[list[np.ndarray], list[list[t
     """Per length (0: the start set), the set index of each step (-1: on no path), and
     per distinct set its first `cap` member keys and size; every head gathered and
     decoded at once."""
+    idx, flat, sizes = _head_ids(t, cap)
+    keys = t.g.names[np.concatenate(flat)].tolist() if flat else []
+    out: list[list[tuple[Any, int]]] = []
+    at = 0
+    for size in sizes:
+        row = []
+        for ln, total in size:
+            for m, size_m in zip(ln.tolist(), total.tolist(), strict=True):
+                row.append((keys[at : at + m], size_m))
+                at += m
+        out.append(row)
+    return idx, out
+
+
+def _head_ids(t: FreeTable, cap: int | None):
+    """(_heads' set indices; the first `cap` member ids of every distinct set, as arrays
+    in set order; per length and chunk, (members shown, size) of each set)."""
     on = _on_paths(t)
     per = [_distinct_sets(t, k, on[k - 1]) for k in range(1, len(t.lengths) + 1)]
     pools = [[np.array([t.start], dtype=np.int64)]] + [st.pools for st in t.lengths]
@@ -82,23 +99,26 @@ def _heads(t: FreeTable, cap: int | None) -> tuple[list[np.ndarray], list[list[t
         heads.append(got)
         sizes.append(size)
     flat = [h for hs in heads for h in hs]
-    keys = t.g.names[np.concatenate(flat)].tolist() if flat else []
-    out: list[list[tuple[Any, int]]] = []
-    at = 0
-    for size in sizes:
-        row = []
-        for ln, total in size:
-            for m, size_m in zip(ln.tolist(), total.tolist(), strict=True):
-                row.append((keys[at : at + m], size_m))
-                at += m
-        out.append(row)
-    return [np.zeros(1, dtype=np.int64), *(i for i, _ in per)], out
+    return [np.zeros(1, dtype=np.int64), *(i for i, _ in per)], flat, sizes
 
 
 def shown_ids(t: FreeTable, cap: int | None) -> set[str]:
     """The keys a rendering capped at `cap` members per set shows (displayed_ids)."""
     _, heads = _heads(t, cap)
     return {x for row in heads for keys, _ in row for x in keys}
+
+
+def shown_names(t: FreeTable, cap: int | None) -> dict[str, str] | None:
+    """shown_ids with their display names, read by node id (None: the graph's nodes are
+    not a store's; look the keys up)."""
+    display = t.g.names.display
+    if display is None:
+        return None
+    _, flat, _ = _head_ids(t, cap)
+    if not flat:
+        return {}
+    ids = np.unique(np.concatenate(flat))
+    return dict(zip(t.g.names[ids].tolist(), display(ids), strict=True))
 
 
 def _arrows(t: FreeTable, groups: Groups, steps: list[int], memo: dict[tuple[int, ...], str]):
