@@ -121,23 +121,46 @@ def shown_names(t: FreeTable, cap: int | None) -> dict[str, str] | None:
     return dict(zip(t.g.names[ids].tolist(), display(ids), strict=True))
 
 
-def _arrows(t: FreeTable, groups: Groups, steps: list[int], memo: dict[tuple[int, ...], str]):
-    """render.step_arrow of each of `steps`' hops, once per distinct key group."""
+def _arrows(
+    t: FreeTable, groups: Groups, steps: np.ndarray, memo: dict[tuple[int, ...], str]
+) -> tuple[list[str], np.ndarray]:
+    """render.step_arrow of each of `steps`' hops, as (the distinct arrows, each step's
+    index into them): each distinct key group rendered once, no string per step."""
     from kgreason.pog.render import step_arrow  # (render imports this module)
 
-    for c in np.unique(groups.key).tolist():
-        if (c,) not in memo:
-            memo[(c,)] = step_arrow(t.maker.keys((c,)))
-    out = [memo[(c,)] for c in groups.key[steps].tolist()]
+    codes, inv = np.unique(groups.key[steps], return_inverse=True)
+    labels: list[str] = []
+    for c in codes.tolist():
+        got = memo.get((c,))
+        if got is None:
+            got = memo[(c,)] = step_arrow(t.maker.keys((c,)))
+        labels.append(got)
+    of = inv.reshape(-1).astype(np.int64)
     if groups.alts:
-        at = {i: j for j, i in enumerate(steps)}
-        for i in groups.alts:
-            if i in at:
-                codes = groups[i]
-                got = memo.get(codes)
+        where = {x: i for i, x in enumerate(labels)}
+        at = np.searchsorted(steps, np.fromiter(groups.alts, dtype=np.int64))
+        for i, j in zip(groups.alts, at.tolist(), strict=True):
+            if j < len(steps) and steps[j] == i:
+                codes_i = groups[i]
+                got = memo.get(codes_i)
                 if got is None:
-                    got = memo[codes] = step_arrow(t.maker.keys(codes))
-                out[at[i]] = got
+                    got = memo[codes_i] = step_arrow(t.maker.keys(codes_i))
+                if got not in where:
+                    where[got] = len(labels)
+                    labels.append(got)
+                of[j] = where[got]
+    return labels, of
+
+
+def _plain_sets(row: list[tuple[Any, int]], names: Mapping[str, str], cap: int | None) -> list[str]:
+    """render._render_set of each (head, size) without ids or a token budget (what fuzzy
+    ranking renders, thousands of sets a question), without a call per member."""
+    get = names.get
+    out = []
+    for keys, n in row:
+        shown = [get(i) or i for i in keys[:cap]]
+        more = f", ... (+{n - len(shown)} more)" if n > len(shown) else ""
+        out.append("{" + ", ".join(shown) + more + "}")
     return out
 
 
@@ -247,21 +270,22 @@ def text_tree(
     from kgreason.pog.render import _render_set  # (render imports this module)
 
     idx, heads = _heads(t, max_items)
-    shown = [
-        [_render_set(keys, n, names, max_items, max_tokens, with_ids) for keys, n in row]
-        for row in heads
-    ]
+    if max_tokens is None and not with_ids:
+        shown = [_plain_sets(row, names, max_items) for row in heads]
+    else:
+        shown = [
+            [_render_set(keys, n, names, max_items, max_tokens, with_ids) for keys, n in row]
+            for row in heads
+        ]
     memo: dict[tuple[int, ...], str] = {}
     arrows, steps, parents, arrow_of, set_of = [], [], [], [], []
     for k in range(1, len(t.lengths) + 1):
         st = t.lengths[k - 1]
         on = np.flatnonzero(idx[k] >= 0)
         parent = st.arrays()[0][on] if k > 1 else np.zeros(len(on), dtype=np.int64)
-        got = _arrows(t, st.groups(), on.tolist(), memo)
-        distinct = list(dict.fromkeys(got))
-        where = {a: i for i, a in enumerate(distinct)}
+        distinct, of = _arrows(t, st.groups(), on, memo)
         arrows.append(distinct)
-        arrow_of.append(np.fromiter(map(where.__getitem__, got), dtype=np.int64, count=len(got)))
+        arrow_of.append(of)
         steps.append(on)
         parents.append(np.asarray(parent, dtype=np.int64))
         set_of.append(idx[k][on])
