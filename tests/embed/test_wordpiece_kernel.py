@@ -57,6 +57,23 @@ def test_bit_for_bit_on_random_ascii(static):
     assert (got[1] > 0).sum() > 2500  # texts with tokens, not a batch of empties
 
 
+def test_a_batch_split_over_threads_gives_the_same_sums(static, monkeypatch):
+    import kgreason.embed.kernels.wordpiece as wp
+
+    texts = random_texts(500, 1)
+    want = static._pooler.reference_sums(texts)
+    monkeypatch.setattr(wp, "PART_CHARS", 300)
+    monkeypatch.setattr(wp, "threads", lambda: 3)
+    calls = []
+    real = wp.WordPieceKernel._call
+    monkeypatch.setattr(
+        wp.WordPieceKernel, "_call", lambda self, *a: calls.append(1) or real(self, *a)
+    )
+    got = static._pooler.word_sums(texts, jit=True)
+    assert len(calls) == 3
+    assert_same(got, want)
+
+
 def test_bit_for_bit_on_tricky_texts_and_long_pieces(static):
     texts = [
         *TRICKY,

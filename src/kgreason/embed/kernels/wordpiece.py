@@ -27,14 +27,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
 
-from kgreason.jit import compiled, use_jit
+from kgreason.jit import compiled, run_parallel, threads, use_jit
 
 #: characters of a batch below which the reference is used (the loop's call costs more)
 MIN_ROWS = 20_000
+#: characters per part when a batch is split over threads (the loop releases the GIL)
+PART_CHARS = 40_000
 SPACE, RUN, PUNCT = 0, 1, 2
 
 
@@ -252,16 +255,35 @@ class WordPieceKernel:
         return compiled(*LOOPS[0 if self.emb.dtype == np.int8 else 1])
 
     def pool(self, loop: Any, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        """(sums, raw token counts) of eligible texts through the compiled `loop`."""
+        """(sums, raw token counts) of eligible texts through the compiled `loop`; a large
+        batch in parts on up to kgreason.jit.threads() threads (each text's sums depend on
+        it alone, so the parts give what one call would)."""
         if self._trie is None:
             self._trie = build_trie(self.vocab, self.prefix)
-        tr = self._trie
         whole = "".join(texts)
-        buf = np.frombuffer((whole.lower() if self.lowercase else whole).encode("ascii"), np.uint8)
+        text = whole.lower() if self.lowercase else whole
+        buf = np.frombuffer(bytearray(text.encode("ascii")), np.uint8)  # writable: no copy
         off = np.zeros(len(texts) + 1, dtype=np.int64)
         np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)), out=off[1:])
+        n_parts = min(threads(), max(1, int(off[-1]) // PART_CHARS))
+        if n_parts < 2:
+            return self._call(loop, buf, off)
+        cuts = np.searchsorted(off, np.linspace(0, off[-1], n_parts + 1)[1:-1])
+        bounds = [0, *sorted(set(cuts.tolist())), len(texts)]
+        parts = run_parallel(
+            [
+                lambda a=a, b=b: self._call(loop, buf, off[a : b + 1])
+                for a, b in pairwise(bounds)
+                if b > a
+            ]
+        )
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+    def _call(self, loop: Any, buf: np.ndarray, off: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        tr = self._trie
+        assert tr is not None
         return loop(
-            np.ascontiguousarray(buf), off, self.cls, tr.first, tr.echar, tr.echild, tr.term,
+            buf, np.ascontiguousarray(off), self.cls, tr.first, tr.echar, tr.echild, tr.term,
             tr.roots, self.emb, self.weights, self.rowmap, self.limits,
         )  # fmt: skip
 
