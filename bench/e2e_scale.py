@@ -160,6 +160,7 @@ class Server:
             "status": resp.status,
             "elapsed": (data.get("elapsed_ms") or 0) / 1000,
             "total": (data.get("timings_s") or {}).get("total"),
+            "stages": data.get("timings_s") or {},
         }
 
     def close(self) -> None:
@@ -240,6 +241,12 @@ def report(
     print(f"replies over 1 MB: {over}; failed requests: {len(bad)}")
     for r in bad[:3]:
         print("  ", r)
+    for kind, ix in kinds.items():
+        i, r = max(((i, r) for i, r in every if i in ix), key=lambda x: x[1]["wall"])
+        st = {k: v for k, v in r["stages"].items() if k != "total"}
+        print(f"slowest warm reply, {kind} ({'hub' if qs[i]['hub'] else 'not a hub'}): wall "
+              f"{r['wall'] * 1000:.0f} ms, timings_s.total {(r['total'] or 0) * 1000:.0f} ms: "
+              + ", ".join(f"{k} {v * 1000:.0f}" for k, v in sorted(st.items(), key=lambda kv: -kv[1])[:6]) + " ms")  # fmt: skip
     slow = max(range(len(qs)), key=lambda i: inp[i]["total"])
     st = inp[slow]["stages"]
     print(f"slowest in process ({qs[slow]['topics']}, {'hub' if qs[slow]['hub'] else 'not a hub'}): "

@@ -63,6 +63,20 @@ def collision_paths(g: ArrayClusteredGraph, paths: Sequence[ReasoningPath]) -> l
     n_codes = 2 * max(len(g.rel_names), 1)
     tables: dict[int, tuple[np.ndarray, np.ndarray, int]] = {}
     memo: dict[tuple[str, int, tuple[Key, ...]], np.ndarray] = {}
+    by_code: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def rows_of(owner: np.ndarray, code: np.ndarray, codes: list[Code]) -> np.ndarray:
+        """The positions of the rows with one of these key codes, from the rows sorted by
+        code once per set (a radix sort for narrow codes), so each test reads only its
+        keys' rows."""
+        got = by_code.get(id(owner))
+        if got is None:
+            narrow = code.astype(np.int16 if n_codes < 2**15 else np.int32)
+            order = np.argsort(narrow, kind="stable")
+            got = by_code[id(owner)] = (order, np.searchsorted(code[order], np.arange(n_codes + 1)))
+        order, start = got
+        cs = np.array(sorted(set(codes)), dtype=np.int64)
+        return order[ranges(start[cs], start[cs + 1] - start[cs])]
 
     def table(h: Hop) -> tuple[np.ndarray, np.ndarray, int]:
         key = id(h.side(True))
@@ -80,11 +94,11 @@ def collision_paths(g: ArrayClusteredGraph, paths: Sequence[ReasoningPath]) -> l
         return got
 
     def leave_rows(owner, code, n, keys):
-        return np.bincount(owner, np.isin(code, _codes(rel_ids, keys)), n)
+        return np.bincount(owner[rows_of(owner, code, _codes(rel_ids, keys))], minlength=n)
 
     def collector(owner, code, n, keys):
         """Members entered by one of these keys at least COLLECTOR_DEGREE times."""
-        at = np.isin(code, _codes(rel_ids, keys))
+        at = rows_of(owner, code, _codes(rel_ids, keys))
         o, _, rows = _per_key(owner[at], code[at], n_codes)
         enter_max = np.zeros(n, dtype=np.int64)
         np.maximum.at(enter_max, o, rows)
