@@ -15,7 +15,11 @@ Rules every kernel module follows:
   one-shot questions that would not get the load back never import it;
 - a loop is compiled for one explicit signature, on first use or by `warm()`; numba caches
   the machine code on disk (beside its module, else in the user's cache directory), so
-  a later process loads all of them in ~0.3-0.8 s instead of compiling (4-11 s);
+  a later process loads all of them in ~0.3-0.8 s instead of compiling (15-20 s for all);
+- a process that compiles a loop numba's disk cache does not hold says so, once, on
+  stderr (COMPILE_NOTICE), however many loops it compiles; loading from the cache is
+  quiet. `disk_cached()` tells from the cache's index files, without compiling, whether a
+  loop would load (what `kgreason doctor` reports);
 - KGREASON_JIT=0 turns every kernel off (numpy everywhere), KGREASON_JIT=1 on at any size;
 - the path search's largest expansions run in parts on up to `threads()` threads
   (KGREASON_JIT_THREADS; the loops release the GIL), with the same output as one call;
@@ -32,6 +36,7 @@ import importlib
 import logging
 import os
 import sys
+import threading
 import types
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -124,6 +129,8 @@ def compiled(
     except ImportError as e:  # an install without numba: numpy everywhere
         log.info("numba not importable (%s): PoG's graph stages use numpy only", e)
         return None
+    if disk_cached(loop, signature, helpers) is False:  # a compile, not a load: say so once
+        announce_compile()
     try:  # an explicit signature compiles now (or loads numba's disk cache), not mid-question
         if helpers:
             loop = _with_helpers(loop, helpers)
@@ -158,6 +165,61 @@ def _njit(numba: Any, fn: Callable[..., Any], signature: str) -> Any:
         return numba.njit(signature, cache=True, nogil=True)(fn)
     except RuntimeError:
         return numba.njit(signature, cache=False, nogil=True)(fn)
+
+
+#: the one line a process prints (stderr) before it first compiles a loop that numba's disk
+#: cache does not hold: all of them compile in 15-20 s, once per install (and again after
+#: a kernel module or numba changes)
+COMPILE_NOTICE = (
+    "kgreason: compiling graph kernels once (~20 s); later runs load them from numba's cache"
+)
+_notice_lock = threading.Lock()
+_noticed = False
+
+
+def announce_compile() -> None:
+    """Print COMPILE_NOTICE on stderr, the first time only in this process (however many
+    loops compile, on however many threads)."""
+    global _noticed
+    with _notice_lock:
+        if _noticed:
+            return
+        _noticed = True
+    log.debug("compiling kernels that numba's disk cache does not hold")
+    print(COMPILE_NOTICE, file=sys.stderr, flush=True)
+
+
+def disk_cached(
+    loop: Callable[..., Any], signature: str, helpers: tuple[Helper, ...] = ()
+) -> bool | None:
+    """Whether numba's disk cache holds `loop`'s machine code for `signature` (and each
+    helper's), valid for this numba, CPU and the loop's source file, so that compiled()
+    would load it instead of compiling. Read from the cache's index files: nothing is
+    compiled, and no code is loaded (numba is imported, ~0.3 s). False also when there is
+    no writable cache location (every process compiles); None when it cannot be told
+    (numba missing, or its cache internals changed)."""
+    try:
+        from numba.core.caching import FunctionCache
+        from numba.core.registry import cpu_target
+    except ImportError:
+        return None
+    try:
+        codegen = cpu_target.target_context.codegen()
+        # a helper's compiled form is its own code (in its scope), so its own index entry
+        for fn, sig in ((loop, signature), *((h, s) for _, h, s in helpers)):
+            try:
+                cache = FunctionCache(fn)
+            except RuntimeError:  # no cache location numba can write: nothing is cached
+                return False
+            # the key numba's Cache.load_overload looks up; an index made by another numba
+            # version or for an older source file reads as empty
+            name = cache._cache_file._load_index().get(cache._index_key(sig, codegen))
+            if name is None or not os.path.isfile(os.path.join(cache.cache_path, name)):
+                return False
+    except Exception as e:  # numba's private cache API moved: unknown, not an error
+        log.debug("cannot read numba's cache index for %s: %s", loop.__name__, e)
+        return None
+    return True
 
 
 class _Guarded:

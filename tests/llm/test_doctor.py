@@ -82,7 +82,10 @@ def test_all_sections_with_fast_embedder(clean_env):
     assert set(rep) == {"llm", "embed", "solvers", "kg", "kernels", "ok"}
     assert rep["llm"]["status"] == "not configured"
     for name in ("embed", "solvers", "kg", "kernels"):
-        assert rep[name]["status"] in {"ok", "partial", "missing", "error"}, rep[name]
+        allowed = {"ok", "partial", "missing", "error"} | (
+            {"not compiled"} if name == "kernels" else set()
+        )
+        assert rep[name]["status"] in allowed, rep[name]
     if rep["embed"]["status"] == "ok":
         assert rep["embed"]["dim"] > 0 and rep["embed"]["sentences_per_s"] > 0
     assert r.exit_code == (0 if rep["ok"] else 1)
@@ -110,8 +113,9 @@ def test_slow_endpoint_times_out_with_short_probe_timeout(clean_env, openai_serv
 def test_kernels_section(clean_env, monkeypatch):
     r = invoke("doctor", "--json", "-s", "kernels")
     rep = json.loads(r.stdout)["kernels"]
-    assert r.exit_code == 0 and rep["status"] == "ok", rep
-    assert rep["numba"] and rep["load_s"] >= 0
+    # a cold cache (fresh install) is "not compiled", not an error: doctor never compiles
+    assert r.exit_code == 0 and rep["status"] in {"ok", "not compiled"}, rep
+    assert rep["numba"] and 0 <= rep["cached"] <= rep["kernels"]
     r = invoke("doctor", "--json", "-s", "kernels", env={"KGREASON_JIT": "0"})
     rep = json.loads(r.stdout)["kernels"]
     assert r.exit_code == 0 and rep["status"] == "partial" and "KGREASON_JIT=0" in rep["detail"]

@@ -6,7 +6,8 @@ Five sections, each independent so one failure does not hide the others:
   embed    the configured embedder loads, its dimension, load time and sentences/s
   solvers  which symbolic solvers are present
   kg       which knowledge graph is configured and whether it opens
-  kernels  PoG's compiled graph kernels (numba) load, or why numpy is used instead
+  kernels  numba imports and PoG's compiled graph kernels are in numba's disk cache (never
+           compiled here), or why numpy is used instead
 A section whose code is not installed yet (optional import fails) is reported as such and does
 not fail the command; anything configured but broken does (exit 1, one line on stderr).
 """
@@ -219,12 +220,19 @@ def _store_layout(kg: object) -> str:
     )
 
 
+#: what a cold kernel cache means, for the kernels section: not an error, a one-time cost
+NOT_COMPILED = (
+    "the first large question (or `kgreason kg build` of a large store) compiles them once, ~20 s"
+)
+
+
 def check_kernels() -> Report:
-    """PoG's compiled kernels (kgreason.jit): compiled or loaded from numba's disk
-    cache now, with the time it took; numpy forms when switched off or numba is missing
-    (slower on large KGs, same results: "partial")."""
+    """PoG's compiled kernels (kgreason.jit): whether numba imports, and how many kernels
+    numba's disk cache holds (read from its index files: never compiled here, so a fresh
+    install's doctor stays fast). A cold cache is "not compiled", not an error; numpy forms
+    when switched off or numba is missing (slower on large KGs, same results: "partial")."""
     from kgreason import jit as kernels
-    from kgreason.heap import kernel_modules, warm_all
+    from kgreason.heap import kernel_cache
 
     if kernels.jit_mode() == "off":
         return {"status": "partial", "detail": "off (KGREASON_JIT=0): numpy forms only"}
@@ -232,26 +240,37 @@ def check_kernels() -> Report:
         import numba
     except ImportError as e:
         return {"status": "partial", "detail": f"numba not importable ({e}): numpy forms only"}
-    t0 = time.perf_counter()
     try:
-        ok = warm_all()
+        states = kernel_cache()
     except Exception as e:  # a section's failure must not hide the others
-        return {"status": "error", "detail": f"warming the kernels failed: {e}"}
-    load_s = time.perf_counter() - t0
-    if not ok:  # numpy forms answer instead: same results, slower on large KGs
-        return {
-            "status": "partial",
-            "detail": "numba could not compile a kernel (see the log): numpy forms used",
-        }
-    return {
-        "status": "ok",
+        return {"status": "error", "detail": f"reading the kernels' cache failed: {e}"}
+    cached = sum(v is True for v in states.values())
+    unknown = sum(v is None for v in states.values())
+    total = len(states)
+    out: Report = {
         "numba": numba.__version__,
-        "load_s": round(load_s, 3),
+        "kernels": total,
+        "cached": cached,
+        "mode": kernels.jit_mode(),
         "threads": kernels.threads(),
-        "detail": f"numba {numba.__version__}: {len(kernel_modules())} kernel modules ready in"
-        f" {load_s:.2f} s (used for large KGs; mode {kernels.jit_mode()}, up to"
-        f" {kernels.threads()} threads)",
     }
+    use = f"used for large KGs; mode {kernels.jit_mode()}, up to {kernels.threads()} threads"
+    head = f"numba {numba.__version__}: {cached}/{total} kernels cached"
+    if cached == total:
+        return {**out, "status": "ok", "detail": f"{head} ({use})"}
+    if unknown == total:  # numba's cache internals changed: nothing to tell, nothing wrong
+        return {
+            **out,
+            "status": "ok",
+            "detail": f"numba {numba.__version__}: kernels' cache state unknown ({use})",
+        }
+    missing = [k for k, v in states.items() if v is False]
+    out["not_cached"] = missing
+    if cached == 0:
+        what = f"numba {numba.__version__}: kernels not compiled yet ({cached}/{total} cached)"
+    else:
+        what = f"{head}; {len(missing)} not compiled yet"
+    return {**out, "status": "not compiled", "detail": f"{what}: {NOT_COMPILED}"}
 
 
 async def check(name: str, s: Settings, timeout_s: float) -> Report:

@@ -28,6 +28,12 @@ def build(
         help="RDF literal objects: drop (not edges) or keep (nodes named by their value); "
         "default: the kg.literals setting (drop).",
     ),
+    warm: bool | None = typer.Option(
+        None,
+        "--warm/--no-warm",
+        help="Compile PoG's graph kernels after the build (once per install, ~20 s) so the "
+        "first question does not; default: for stores of 1M triples or more, which use them.",
+    ),
     json_out: common.JsonOption = False,
 ) -> None:
     """Build a persistent store from triple files."""
@@ -54,12 +60,15 @@ def build(
     except KGError as e:
         fail(str(e))
     seconds = round(time.perf_counter() - started, 2)
+    triples = int(manifest.counts.get("triples", 0))
     if want_json(ctx, json_out):
+        kernels = _warm_kernels(triples, warm)
         emit_json(
             {
                 "store": str(out),
                 "seconds": seconds,
                 "literals": policy if any(s.has_names for s in sources) else None,
+                "kernels": kernels,
                 **manifest.counts,
             }
         )
@@ -76,6 +85,25 @@ def build(
         f"{lits} in {seconds} s",
         soft_wrap=True,
     )
+    _warm_kernels(triples, warm)  # after the summary: the build is done, the compile follows
+
+
+def _warm_kernels(triples: int, warm: bool | None) -> str:
+    """The build's last step (kgreason.heap.warm_built_store): a large store's first
+    question then loads the kernels from numba's disk cache instead of compiling them; the
+    compile prints its one line on stderr. A failure here never fails the build."""
+    from kgreason.heap import warm_built_store
+
+    try:
+        return warm_built_store(triples, warm)
+    except Exception as e:  # the store is built; the kernels compile on first use instead
+        err_console().print(
+            f"kgreason: warning: compiling the graph kernels failed ({type(e).__name__}: "
+            f"{e}); they compile on first use instead",
+            markup=False,
+            soft_wrap=True,
+        )
+        return "failed"
 
 
 def info(
