@@ -56,11 +56,12 @@ def warm_kernels(kg: Any) -> bool:
 
 
 def kernel_modules() -> tuple[str, ...]:
-    """Every compiled-kernel module: the store's and PoG's array form's."""
+    """Every compiled-kernel module: the store's, PoG's array form's and the embedders'."""
+    from kgreason.embed.kernels import MODULES as EMBED
     from kgreason.kg.store.kernels import MODULES as STORE
     from kgreason.pog.arrays.kernels import MODULES as POG
 
-    return (*STORE, *POG)
+    return (*STORE, *POG, *EMBED)
 
 
 def warm_all() -> bool:
