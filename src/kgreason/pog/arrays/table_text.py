@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from kgreason.kg.store.build_index import ranges
+from kgreason.pog.arrays.kernels.rows import step_rows
 
 if TYPE_CHECKING:
     from kgreason.pog.arrays.table import FreeTable, Groups
@@ -221,9 +222,10 @@ class TextTree:
         for k in range(1, len(self.steps) + 1):
             on, par = self.steps[k - 1], at[self.parent[k - 1]]
             a, x = a_at[k - 1] + self.arrow[k - 1], s_at[k - 1] + self.set[k - 1]
-            level = tuple(  # type: ignore[assignment]
-                (lv[par] + pc[a]) + pc[x]
-                for lv, pc in zip(level, (vec, tokens, chars), strict=True)
+            level = (  # the vectors in one compiled pass on large levels, same sums
+                step_rows(level[0], par, vec, a, x),
+                (level[1][par] + tokens[a]) + tokens[x],
+                (level[2][par] + chars[a]) + chars[x],
             )
             at = np.full(self.table.lengths[k - 1].n, -1, dtype=np.int64)
             at[on] = np.arange(len(on))
