@@ -139,3 +139,21 @@ def test_kg_section_names_the_store_layout(clean_env, tmp_path):
     assert layouts["new"]["layout"] == "in key order"
     assert "first-appearance" in layouts["old"]["layout"]
     assert "kgreason kg build --force" in layouts["old"]["detail"]
+
+
+def test_doctor_does_not_build_the_bundled_kg(clean_env, tmp_path):
+    """A fresh install's doctor says the bundled KG is not built yet (the first question
+    builds it) instead of spending its time building it; once built, it opens it."""
+    from kgreason.kg.bundled import bundled_store_path, bundled_store_target
+
+    env = {"KGREASON_CACHE_DIR": str(tmp_path / "cache")}
+    r = invoke("doctor", "--json", "-s", "kg", env=env)
+    assert r.exit_code == 0, r.stdout + r.stderr
+    kg = json.loads(r.stdout)["kg"]
+    assert kg["status"] == "ok" and kg["built"] is False
+    assert "not built yet" in kg["detail"] and "kgreason ask" in kg["detail"]
+    assert not bundled_store_target(env).exists()  # nothing was built
+    bundled_store_path(env)
+    r = invoke("doctor", "--json", "-s", "kg", env=env)
+    kg = json.loads(r.stdout)["kg"]
+    assert kg["status"] == "ok" and "built" not in kg and kg["name"]

@@ -182,6 +182,18 @@ async def check_kg(s: Settings) -> Report:
         return missing
     files = ", ".join(map(str, s.kg.files))
     where = str(s.kg.sparql_url or s.kg.store or files or "bundled KG")
+    if where == "bundled KG":
+        from kgreason.kg.bundled import bundled_store_built, bundled_store_target
+
+        if not bundled_store_built():  # building it is the first question's job, not doctor's
+            target = bundled_store_target()
+            return {
+                "status": "ok",
+                "configured": where,
+                "built": False,
+                "detail": f"bundled MetaQA KG, not built yet: the first `kgreason ask` builds"
+                f" it into {target} (~2 s, once)",
+            }
     try:
         kg = open_kg(s.kg)
         if inspect.isawaitable(kg):

@@ -34,14 +34,24 @@ def cache_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path(base) / "kgreason"
 
 
+def bundled_store_target(env: Mapping[str, str] | None = None) -> Path:
+    """Where the bundled KG's store is (or will be) built: keyed by the bundled file's digest
+    and the store format, so a cache built by an older kgreason is never opened (it would
+    be refused), a new one is built beside it."""
+    digest = hashlib.sha256(bundled_kb_file().read_bytes()).hexdigest()[:16]
+    return cache_dir(env) / "stores" / f"metaqa-{digest}-v{FORMAT_VERSION}"
+
+
+def bundled_store_built(env: Mapping[str, str] | None = None) -> bool:
+    """Whether the bundled KG's store is built (without building it: `kgreason doctor`)."""
+    return (bundled_store_target(env) / MANIFEST).is_file()
+
+
 def bundled_store_path(env: Mapping[str, str] | None = None) -> Path:
     """The bundled KG's store directory, built now if it is not there yet."""
     kb = bundled_kb_file()
-    digest = hashlib.sha256(kb.read_bytes()).hexdigest()[:16]
-    root = cache_dir(env) / "stores"
-    # keyed by the store format too: a cache built by an older kgreason is never opened
-    # (it would be refused), a new one is built beside it
-    out = root / f"metaqa-{digest}-v{FORMAT_VERSION}"
+    out = bundled_store_target(env)
+    root = out.parent
     if (out / MANIFEST).is_file():
         return out
     root.mkdir(parents=True, exist_ok=True)
