@@ -5,6 +5,7 @@ import { ApiError, askStream, getJSON, postJSON } from "./api.js";
 import { renderAnswer, renderFunnel, renderPaths, renderSubgraph, renderTopics, renderTriples, renderUsage, StageTable } from "./ask.js";
 import { $, h, fill, ms } from "./dom.js";
 import { PathGraph } from "./graph.js";
+import { pageError, ResultPages } from "./paging.js";
 import { initSearch, splitTopics } from "./search.js";
 import { SolveView } from "./solve.js";
 
@@ -66,7 +67,7 @@ function initTabs() {
 /** The paths graph (null until cytoscape has loaded). */
 function graph() {
   if (!state.graph && window.cytoscape) {
-    state.graph = new PathGraph(window.cytoscape, $("graph"), { onEntity: expandEntity });
+    state.graph = new PathGraph(window.cytoscape, $("graph"), { onEntity: expandEntity, onMore: moreMembers });
     state.graph.enableKeyboard($("graph"), expandEntity, (text) => fill("graph-hint", text));
   }
   return state.graph;
@@ -93,6 +94,18 @@ async function expandEntity(id, node) {
   }
 }
 
+/** A set's "+N more" node: its next members, a page fetched when the held ones run out. */
+async function moreMembers(setId) {
+  const g = graph();
+  try {
+    const n = await g.drawMore(setId, getJSON);
+    const cut = g.paged.get(setId);
+    fill("graph-hint", `${n} more member(s) drawn`, cut ? `; ${cut.text()}` : "");
+  } catch (e) {
+    if (!handleAuth(e)) fill("graph-hint", h("span", { class: "error", role: "alert" }, pageError(e)));
+  }
+}
+
 /** A search suggestion's "show": its node (added when not drawn) and its neighbours. */
 async function showEntity(id, name) {
   try {
@@ -111,15 +124,18 @@ async function showEntity(id, name) {
 async function showResult(result) {
   await cytoscapeLib();
   const g = graph();
-  g.showPaths(result);
+  // the sets and answers the reply shows in part, shared by the graph, paths and answer
+  const pages = new ResultPages(result);
+  g.showPaths(result, pages);
   renderTopics(result);
   renderSubgraph(result);
   renderFunnel(result);
-  renderAnswer(result);
-  renderPaths(result, g);
+  renderAnswer(result, pages, getJSON);
+  renderPaths(result, g, pages, getJSON);
   renderTriples(result, g);
   renderUsage(result.usage);
   state.stages.finish(result);
+  window.kgExplorer.pages = pages;
   window.kgExplorer.lastResult = result;
 }
 

@@ -3,6 +3,7 @@
 
 import { $, fill, h, ms, num } from "./dom.js";
 import { drawFunnel, funnelOf } from "./funnel.js";
+import { cutNote, cutText, moreControl } from "./paging.js";
 
 const FREE_TITLE = "candidates (LLM-free mode)";
 
@@ -118,7 +119,24 @@ function download(result) {
   setTimeout(() => URL.revokeObjectURL(a.href), 1000);
 }
 
-export function renderAnswer(result) {
+/** The names of a cut answer list, then a "show more" that appends the next page's. */
+function pagedNames(paged, getJSON, empty) {
+  const text = h("div", { class: "answer-main", id: "answer-text" });
+  let n = 0;
+  const add = (items) => {
+    for (const a of items) {
+      if (!n) text.replaceChildren(); // "no answer" goes
+      text.append(n++ ? ", " : "", h("span", { title: a.id || "" }, a.name));
+    }
+  };
+  add(paged.members);
+  if (!n && empty) text.append(empty);
+  paged.listen(add);
+  return [text, h("p", { class: "note" }, moreControl(paged, getJSON))];
+}
+
+/** `pages` (paging.js ResultPages) and `getJSON` page the answers a reply holds in part. */
+export function renderAnswer(result, pages = null, getJSON = null) {
   const free = result.mode === "llm-free";
   fill("answer-title", free ? FREE_TITLE : "Answer", !free && result.phase ? h("span", { class: "badge" }, result.phase) : null,
     h("span", { class: `badge${free ? " free" : ""}` }, result.mode));
@@ -129,13 +147,15 @@ export function renderAnswer(result) {
     out.push(h("p", { class: "note" }, note || "LLM-free mode: retrieval candidates, not an answer produced by PoG."));
     if ((result.answers || []).length) {
       out.push(h("p", { class: "note" }, "A learned path ranker picked (not PoG's answer):"));
-      out.push(h("div", { class: "answer-main", id: "answer-text" }, result.answers.map((a) => a.name).join(", ")));
+      out.push(pages?.answers ? pagedNames(pages.answers, getJSON) : h("div", { class: "answer-main", id: "answer-text" }, result.answers.map((a) => a.name).join(", ")));
     }
     out.push(h("h3", { class: "sr-only" }, "candidates"));
     out.push(entityList(result.candidates || [], 10));
+    const nc = (result.candidates || []).length;
+    if (result.candidates_total > nc) out.push(h("p", { class: "note cut" }, cutText(result.candidates_total, nc, "candidates")));
   } else {
     const names = (result.answers || []).map((a) => a.name);
-    out.push(h("div", { class: "answer-main", id: "answer-text" }, names.length ? names.join(", ") : "no answer"));
+    out.push(pages?.answers ? pagedNames(pages.answers, getJSON, "no answer") : h("div", { class: "answer-main", id: "answer-text" }, names.length ? names.join(", ") : "no answer"));
     if (result.raw_answer) out.push(h("details", {}, h("summary", {}, "the model's reply"), h("pre", {}, result.raw_answer)));
   }
   for (const b of result.bounds_hit || []) out.push(h("p", { class: "warn" }, `bound hit: ${b}`));
@@ -143,18 +163,41 @@ export function renderAnswer(result) {
   fill("answer", out);
 }
 
-const setText = (ids, graph) => (ids.length === 1 ? graph.name(ids[0]) : `{${ids.slice(0, 4).map((i) => graph.name(i)).join(", ")}${ids.length > 4 ? `, … ${ids.length} in all` : ""}}`);
+/** A set as text; a cut one (`cut`: its paging.js Paged) says its full size. */
+function setText(ids, graph, cut) {
+  const first = ids.slice(0, 4).map((i) => graph.name(i)).join(", ");
+  if (cut) return ["{", first, ", … ", cutNote(cut), "}"];
+  return ids.length === 1 ? graph.name(ids[0]) : `{${first}${ids.length > 4 ? `, … ${ids.length} in all` : ""}}`;
+}
 
-/** The paths as text; hovering or clicking one highlights it in the graph. */
-export function renderPaths(result, graph) {
+/** The members of a cut set, listed, with a "show more" that appends the next page. */
+function setPage(set, graph, getJSON) {
+  const li = (m) => h("li", { title: m.id }, m.name);
+  const list = h("ol", { class: "answer-list members" }, set.members.map(li));
+  set.listen((items) => list.append(...items.map(li)));
+  const where = set.position === 0 ? "the start" : `hop ${set.position}`;
+  return h("details", { class: "set-page", "data-k": set.k ?? "" },
+    h("summary", {}, `the set at ${where}: `, cutNote(set)), list, moreControl(set, getJSON));
+}
+
+/** The paths as text; hovering or clicking one highlights it in the graph. A set the reply
+ *  shows in part reads "N entities (first k shown)"; its members page in below the path
+ *  (`pages`: paging.js ResultPages of the result; `getJSON` fetches a page). */
+export function renderPaths(result, graph, pages = null, getJSON = null) {
   let pinned = null;
   const items = (result.paths || []).map((p, i) => {
     const parts = [];
     p.hops.forEach((hop, j) => {
-      if (j === 0) parts.push(setText(hop.src, graph));
+      if (j === 0) parts.push(setText(hop.src, graph, pages?.at(i, 0)));
       parts.push(h("span", { class: "rel" }, ` ${hop.forward ? "" : "←"}${hop.relation}${hop.forward ? "→" : ""} `));
-      parts.push(setText(hop.dst, graph));
+      parts.push(setText(hop.dst, graph, pages?.at(i, j + 1)));
     });
+    const cut = pages ? pages.ofPath(i) : [];
+    if (cut.length) {
+      // clicks and keys in the member lists are theirs, not the path's highlight toggle
+      const stop = (e) => e.stopPropagation();
+      parts.push(h("div", { class: "set-pages", onclick: stop, onkeydown: stop }, cut.map((s) => setPage(s, graph, getJSON))));
+    }
     const li = h("li", { tabindex: 0, "aria-label": `path ${i + 1}, ${p.hops.length} hop(s); press Enter to highlight` }, parts);
     const on = () => graph.highlightPath(i);
     const off = () => graph.highlightPath(pinned);
@@ -202,7 +245,10 @@ export function renderTriples(result, graph, limitPerPath = 12) {
     nbad += order.length - ts.filter((t) => !bad.has(tkey(t))).length;
     const head = listed.slice(0, limitPerPath).map(li);
     const rest = listed.slice(limitPerPath).map(li);
-    blocks.push(h("p", { class: "note" }, `path ${i + 1}: ${ts.length} triple${ts.length === 1 ? "" : "s"}`));
+    // a hop of a large set cites its first triples; triples_total is the whole count
+    const all = p.hops.reduce((n, hop) => n + (hop.triples_total ?? (hop.triples || []).length), 0);
+    const count = all > ts.length ? cutText(all, ts.length, "triples") : `${ts.length} triple${ts.length === 1 ? "" : "s"}`;
+    blocks.push(h("p", { class: "note" }, `path ${i + 1}: ${count}`));
     blocks.push(h("ul", { class: "triples" }, head));
     if (rest.length) blocks.push(h("details", {}, h("summary", {}, `${rest.length} more`), h("ul", { class: "triples" }, rest)));
     if (listed.length < ts.length) blocks.push(h("p", { class: "note" }, `${ts.length - listed.length} more verified triples are in the result JSON`));

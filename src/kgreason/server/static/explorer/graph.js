@@ -2,6 +2,8 @@
 // clustered entity set ({e1,...} -> r -> {e2,...}), collapsible; hop edges carry the
 // relation and are red/dashed when a cited triple is not in the KG. Clicking an entity asks
 // the page to expand its neighbours (addNeighbours). Labels are drawn on the canvas as text.
+// A set the reply shows in part (paging.js) reads "N entities (first k shown)"; its "+N more"
+// node draws the next members, fetching a page of the set when the drawn ones run out.
 
 const SEP = "\u0001";
 const COL_W = 225;
@@ -48,11 +50,12 @@ export const STYLE = [
       "border-style": "dashed",
       shape: "round-rectangle",
       padding: 8,
+      "text-max-width": 260,
     },
   },
   {
     selector: "node.set.collapsed",
-    style: { "text-valign": "center", "font-size": 11, color: "#1b2430", "background-color": "#dfe7f1", "border-style": "double", "border-width": 3, width: "data(w)", height: 28 },
+    style: { "text-valign": "center", "font-size": 11, color: "#1b2430", "background-color": "#dfe7f1", "border-style": "double", "border-width": 3, width: "data(w)", height: 28, "text-max-width": 260 },
   },
   { selector: "node.loading", style: { "border-color": "#2563eb", "border-width": 3 } },
   { selector: "node:selected", style: { "overlay-color": "#2563eb", "overlay-opacity": 0.15 } },
@@ -83,12 +86,20 @@ function labelWidth(text) {
   return Math.min(160, Math.max(40, 6.4 * String(text).length + 18));
 }
 
+/** A collapsed set's box: wide enough for "{443 entities (first 50 shown)}". */
+function collapsedWidth(text) {
+  return Math.min(260, Math.max(40, 6.6 * String(text).length + 18));
+}
+
 const setKey = (ids) => (ids.length === 1 ? `e:${ids[0]}` : `s:${[...ids].sort().join(SEP)}`);
+// a set the reply cuts to one member is still a set, not that entity's node
+const endKey = (ids, cut) => (cut && ids.length === 1 ? `s:${ids[0]}` : setKey(ids));
 const tripleKey = (t) => `${t.head}${SEP}${t.relation}${SEP}${t.tail}`;
 
 export class PathGraph {
-  /** `cytoscape` is the library's factory; `onEntity(entityId, node)` runs on an entity tap. */
-  constructor(cytoscape, container, { onEntity } = {}) {
+  /** `cytoscape` is the library's factory; `onEntity(entityId, node)` runs on an entity tap,
+   *  `onMore(setId)` on a tap of a set's "+N more" node (default: drawMore without fetching). */
+  constructor(cytoscape, container, { onEntity, onMore } = {}) {
     this.cy = cytoscape({
       container,
       style: STYLE,
@@ -99,9 +110,14 @@ export class PathGraph {
     this.names = new Map();
     this.collapsedSets = new Map(); // set node id -> removed children (and their edges)
     this.offsets = new Map(); // entity id -> next neighbour offset
+    this.setMembers = new Map(); // set node id -> member ids (of a cut set: its Paged's)
+    this.paged = new Map(); // set node id -> the paging.js Paged of a set shown in part
+    this.answerIds = new Set();
+    this.onMore = onMore || ((id) => this.drawMore(id));
     this.cy.on("tap", "node", (ev) => {
       const n = ev.target;
-      if (n.hasClass("set")) this.toggleSet(n.id());
+      if (n.hasClass("more")) this.onMore(n.data("set"));
+      else if (n.hasClass("set")) this.toggleSet(n.id());
       else if (n.data("entity") !== undefined && onEntity) onEntity(n.data("entity"), n);
     });
   }
@@ -110,12 +126,15 @@ export class PathGraph {
     return this.names.get(id) ?? id;
   }
 
-  /** Draw a PoG result's paths (clears the graph). */
-  showPaths(result) {
+  /** Draw a PoG result's paths (clears the graph); `pages` (paging.js ResultPages) says
+   *  which sets the reply shows in part. */
+  showPaths(result, pages = null) {
     const cy = this.cy;
     cy.elements().remove();
     this.collapsedSets.clear();
     this.offsets.clear();
+    this.setMembers.clear();
+    this.paged.clear();
     for (const [id, name] of Object.entries(result.entity_names || {})) this.names.set(id, name);
     for (const t of result.topic_entities || []) this.names.set(t.id, t.name);
     const answers = new Set();
@@ -138,13 +157,17 @@ export class PathGraph {
           [hop.src, hi],
           [hop.dst, hi + 1],
         ];
+        const keys = [];
         for (const [ids, col] of ends) {
-          const key = setKey(ids);
+          const cut = pages?.at(pi, col);
+          const key = endKey(ids, cut);
+          keys.push(key);
           if (!cols.has(key)) order.push(key);
           cols.set(key, Math.min(col, cols.get(key) ?? col));
-          if (ids.length > 1) sets.set(key, ids);
+          if (ids.length > 1 || cut) sets.set(key, ids);
+          if (cut && !this.paged.has(key)) this.paged.set(key, cut);
         }
-        const [s, d] = hop.forward ? [setKey(hop.src), setKey(hop.dst)] : [setKey(hop.dst), setKey(hop.src)];
+        const [s, d] = hop.forward ? keys : [keys[1], keys[0]];
         const rels = [hop.relation, ...(hop.alt_relations || []).map((r) => r[0])];
         const id = `h:${s}${SEP}${rels.join("|")}${SEP}${d}`;
         const bad = (hop.triples || []).some((t) => unverified.has(tripleKey(t)));
@@ -155,7 +178,7 @@ export class PathGraph {
         } else {
           edges.set(id, { group: "edges", data: { id, source: s, target: d, label: rels.join(" | "), paths: [pi] }, classes: bad ? "unverified" : "" });
         }
-        for (const k of [setKey(hop.src), setKey(hop.dst)]) nodePaths.set(k, [...(nodePaths.get(k) || []), pi]);
+        for (const k of keys) nodePaths.set(k, [...(nodePaths.get(k) || []), pi]);
       });
     });
     const eles = [];
@@ -168,24 +191,86 @@ export class PathGraph {
         eles.push({ group: "nodes", data: { id: key, entity: eid, label, w: labelWidth(label), paths }, classes: cls });
         continue;
       }
-      const members = sets.get(key);
-      const setLabel = `${members.length} entities`;
-      eles.push({ group: "nodes", data: { id: key, label: setLabel, full: setLabel, w: labelWidth(setLabel) + 10, size: members.length, paths }, classes: "set" });
-      for (const m of members.slice(0, MAX_MEMBERS)) {
-        const label = this.name(m);
-        eles.push({ group: "nodes", data: { id: `m:${key}${SEP}${m}`, parent: key, entity: m, label, w: labelWidth(label), paths }, classes: answers.has(m) ? "answer" : "" });
+      const cut = this.paged.get(key);
+      const members = cut ? cut.members.map((m) => m.id) : sets.get(key);
+      if (cut) {
+        for (const m of cut.members) if (!this.names.has(m.id)) this.names.set(m.id, m.name);
+        cut.listen((items) => this.paged.get(key) === cut && this.grew(key, items));
       }
-      if (members.length > MAX_MEMBERS) {
-        const label = `+${members.length - MAX_MEMBERS} more`;
-        eles.push({ group: "nodes", data: { id: `more:${key}`, parent: key, label, w: labelWidth(label), paths }, classes: "more" });
+      this.setMembers.set(key, members);
+      const size = cut ? cut.total : members.length;
+      const setLabel = cut ? cut.text() : `${size} entities`;
+      eles.push({ group: "nodes", data: { id: key, label: setLabel, full: setLabel, w: labelWidth(setLabel) + 10, size, paths }, classes: cut ? "set cut" : "set" });
+      eles.push(...this.memberNodes(key, members.slice(0, MAX_MEMBERS), paths));
+      if (size > MAX_MEMBERS) {
+        const label = `+${size - MAX_MEMBERS} more`;
+        eles.push({ group: "nodes", data: { id: `more:${key}`, parent: key, set: key, label, w: labelWidth(label), paths }, classes: "more" });
       }
     }
+    this.answerIds = answers;
     this.plan = { order, cols };
     cy.add(eles);
     cy.add([...edges.values()]);
     for (const n of cy.nodes(".set")) if (n.data("size") > COLLAPSE_OVER) this.toggleSet(n.id(), true, false);
     this.relayout();
     this.fit();
+  }
+
+  /** The member nodes of set `key` for these entity ids. */
+  memberNodes(key, ids, paths, answers = this.answerIds) {
+    return ids.map((m) => {
+      const label = this.name(m);
+      return { group: "nodes", data: { id: `m:${key}${SEP}${m}`, parent: key, entity: m, label, w: labelWidth(label), paths }, classes: answers.has(m) ? "answer" : "" };
+    });
+  }
+
+  /** A page of cut set `key` came (from any view): its names, and its label's count. */
+  grew(key, items) {
+    for (const m of items) if (!this.names.has(m.id)) this.names.set(m.id, m.name);
+    const node = this.cy.getElementById(key);
+    const cut = this.paged.get(key);
+    if (!node.length || !cut) return;
+    const full = cut.text();
+    const label = this.collapsedSets.has(key) ? `{${full}}` : full;
+    node.data({ full, size: cut.total, label, w: this.collapsedSets.has(key) ? collapsedWidth(label) : labelWidth(full) + 10 });
+  }
+
+  /**
+   * Draw the next MAX_MEMBERS members of set `key` (its "+N more" node says how many are
+   * left). A set the reply shows in part fetches its next page with `getJSON` when the
+   * members held run out (null: draws only those held). Rejects when the page cannot come
+   * (after drawing what is held).
+   */
+  async drawMore(key, getJSON = null) {
+    const cy = this.cy;
+    const node = cy.getElementById(key);
+    if (!node.length || this.collapsedSets.has(key)) return 0;
+    const cut = this.paged.get(key);
+    const drawn = () => node.children().filter((n) => !n.hasClass("more")).length;
+    let failure = null;
+    if (cut && getJSON && cut.members.length < drawn() + MAX_MEMBERS && cut.more) {
+      try {
+        await cut.fetchMore(getJSON);
+      } catch (e) {
+        failure = e; // the held members are still drawn
+      }
+    }
+    const all = cut ? cut.members.map((m) => m.id) : this.setMembers.get(key) || [];
+    const have = new Set(node.children().map((n) => n.data("entity")));
+    const next = all.slice(drawn(), drawn() + MAX_MEMBERS).filter((m) => !have.has(m));
+    cy.add(this.memberNodes(key, next, node.data("paths")));
+    const left = (cut ? cut.total : all.length) - drawn();
+    const more = cy.getElementById(`more:${key}`);
+    const data = more.length ? more.data() : null;
+    more.remove(); // added again after the new members: it stays last in the set
+    if (left > 0 && data) {
+      const label = `+${left} more`;
+      cy.add({ group: "nodes", data: { ...data, label, w: labelWidth(label) }, classes: "more" });
+    }
+    this.relayout();
+    if (failure) throw failure;
+    if (!next.length && cut?.error) throw cut.error; // a page that will not come
+    return next.length;
   }
 
   /**
@@ -253,8 +338,8 @@ export class PathGraph {
       const gone = kids.union(kids.connectedEdges()).remove();
       node.position({ x: (bb.x1 + bb.x2) / 2, y: (bb.y1 + bb.y2) / 2 });
       this.collapsedSets.set(id, gone);
-      const label = `{${node.data("size")} entities}`;
-      node.addClass("collapsed").data({ label, w: labelWidth(label) });
+      const label = `{${node.data("full")}}`;
+      node.addClass("collapsed").data({ label, w: collapsedWidth(label) });
     } else return;
     if (layout) this.relayout();
   }
@@ -292,7 +377,7 @@ export class PathGraph {
     container.addEventListener("keydown", (e) => {
       const nodes = this.cy
         .nodes()
-        .filter((n) => n.visible() && !n.hasClass("more"))
+        .filter((n) => n.visible())
         .map((n) => n)
         .sort((a, b) => a.position("x") - b.position("x") || a.position("y") - b.position("y"));
       if (!nodes.length) return;
@@ -303,15 +388,17 @@ export class PathGraph {
       else if (e.key === "ArrowLeft" || e.key === "ArrowUp") next = nodes[(at - 1 + nodes.length) % nodes.length];
       else if (e.key === "Enter" && cur.length) {
         e.preventDefault();
-        if (cur.hasClass("set")) this.toggleSet(cur.id());
+        if (cur.hasClass("more")) this.onMore(cur.data("set"));
+        else if (cur.hasClass("set")) this.toggleSet(cur.id());
         else if (cur.data("entity") !== undefined) onEntity(cur.data("entity"), cur);
         return;
       } else return;
       e.preventDefault();
       this.cy.nodes().unselect();
       next.select();
-      const kind = next.hasClass("set") ? "entity set" : next.hasClass("topic") ? "topic entity" : "entity";
-      announce(`${kind}: ${next.data("label")} (Enter: ${next.hasClass("set") ? "collapse or expand" : "expand neighbours"})`);
+      const kind = next.hasClass("more") ? "more members" : next.hasClass("set") ? "entity set" : next.hasClass("topic") ? "topic entity" : "entity";
+      const does = next.hasClass("more") ? "draw more" : next.hasClass("set") ? "collapse or expand" : "expand neighbours";
+      announce(`${kind}: ${next.data("label")} (Enter: ${does})`);
     });
   }
 
