@@ -42,7 +42,7 @@ SPACE, RUN, PUNCT = 0, 1, 2
 
 
 def _pool_loop(
-    buf, off, cls, first, echar, echild, term, roots, emb, weight, rowmap, limits
+    buf, off, cls, first, echar, echild, term, roots, dense, emb, weight, rowmap, limits
 ):  # pragma: no cover (compiled)
     unk, max_chars = limits[0], limits[1]
     n = len(off) - 1
@@ -73,10 +73,13 @@ def _pool_loop(
                     while k < q:
                         c = buf[k]
                         child = -1
-                        for e in range(first[node], first[node + 1]):
-                            if echar[e] == c:
-                                child = echild[e]
-                                break
+                        if k == s:  # a root has most characters as children: one lookup
+                            child = dense[0 if s == p else 1, c]
+                        else:
+                            for e in range(first[node], first[node + 1]):
+                                if echar[e] == c:
+                                    child = echild[e]
+                                    break
                         if child < 0:
                             break
                         node = child
@@ -113,7 +116,7 @@ def _pool_loop(
 
 _ARGS = (
     "uint8[::1], int64[::1], uint8[::1], int64[::1], uint8[::1], int64[::1], int64[::1],"
-    " int64[::1], {emb}, float32[::1], int64[::1], int64[::1]"
+    " int64[::1], int64[:, ::1], {emb}, float32[::1], int64[::1], int64[::1]"
 )
 _RET = "Tuple((float32[:, ::1], int64[::1]))"
 LOOPS = [
@@ -126,13 +129,15 @@ LOOPS = [
 class Trie:
     """The vocabulary as a character trie: node n's edges are first[n]:first[n+1] (their
     character echar, their node echild); term[n] is the token id a node spells, or -1.
-    roots[0] starts a word's first piece, roots[1] a continuing one (the prefix stripped)."""
+    roots[0] starts a word's first piece, roots[1] a continuing one (the prefix stripped);
+    dense[r, c] is root r's child by byte c (-1: none)."""
 
     first: np.ndarray
     echar: np.ndarray
     echild: np.ndarray
     term: np.ndarray
     roots: np.ndarray
+    dense: np.ndarray
 
 
 def build_trie(vocab: dict[str, int], prefix: str) -> Trie:
@@ -163,7 +168,11 @@ def build_trie(vocab: dict[str, int], prefix: str) -> Trie:
     echild = np.fromiter(
         (n for ch in children for n in ch.values()), dtype=np.int64, count=int(first[-1])
     )
-    return Trie(first, echar, echild, np.asarray(term, dtype=np.int64), np.array([0, 1]))
+    dense = np.full((2, 256), -1, dtype=np.int64)
+    for root in (0, 1):
+        for c, child in children[root].items():
+            dense[root, c] = child
+    return Trie(first, echar, echild, np.asarray(term, dtype=np.int64), np.array([0, 1]), dense)
 
 
 def char_classes() -> np.ndarray:
@@ -284,7 +293,7 @@ class WordPieceKernel:
         assert tr is not None
         return loop(
             buf, np.ascontiguousarray(off), self.cls, tr.first, tr.echar, tr.echild, tr.term,
-            tr.roots, self.emb, self.weights, self.rowmap, self.limits,
+            tr.roots, tr.dense, self.emb, self.weights, self.rowmap, self.limits,
         )  # fmt: skip
 
 
