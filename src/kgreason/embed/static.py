@@ -12,8 +12,9 @@ model2vec's own pooling.
 from __future__ import annotations
 
 import importlib.resources
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -28,6 +29,38 @@ _MODEL_FILES = ("model.safetensors", "tokenizer.json", "config.json")
 def vendored_static_path() -> Path:
     """Directory of the static model distilled from all-MiniLM-L6-v2, shipped in this package."""
     return Path(str(importlib.resources.files("kgreason.embed") / "models" / STATIC_NAME))
+
+
+def _load_plain(folder: Path, model_class: Callable[..., Any]) -> Any:
+    """model2vec's from_pretrained(folder, normalize=True) for a local folder in model2vec's
+    own layout without a model card (the vendored model): the same files read the same
+    way, without importing model2vec.persistence, which imports huggingface_hub's model-card
+    code (~0.25 s of a fresh `kgreason ask`). None for any other folder (a README.md gives
+    from_pretrained metadata this does not read)."""
+    if (folder / "README.md").exists():
+        return None
+    import json
+
+    import safetensors
+    from model2vec.model import DEFAULT_MAX_LENGTH
+    from tokenizers import Tokenizer
+
+    tensors = safetensors.safe_open(str(folder / "model.safetensors"), framework="numpy")
+    names = set(tensors.keys())
+    if "embeddings" not in names:
+        return None
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    return model_class(
+        vectors=tensors.get_tensor("embeddings"),
+        tokenizer=Tokenizer.from_file(str(folder / "tokenizer.json")),
+        weights=tensors.get_tensor("weights") if "weights" in names else None,
+        token_mapping=tensors.get_tensor("mapping") if "mapping" in names else None,
+        config=config,
+        normalize=True,
+        base_model_name=None,
+        language=None,
+        max_length=config.get("max_length", DEFAULT_MAX_LENGTH),
+    )
 
 
 class StaticEmbedder:
@@ -50,10 +83,13 @@ class StaticEmbedder:
             from model2vec import StaticModel
 
             try:
-                # An existing directory is read as is; force_download=False keeps the Hub out.
-                self._model = StaticModel.from_pretrained(
-                    folder, normalize=True, force_download=False
-                )
+                self._model = _load_plain(folder, StaticModel)
+                if self._model is None:
+                    # An existing directory is read as is; force_download=False keeps the
+                    # Hub out.
+                    self._model = StaticModel.from_pretrained(
+                        folder, normalize=True, force_download=False
+                    )
             except (OSError, ValueError) as e:
                 raise EmbedderError(f"static model {label} could not be loaded: {e}") from e
         self.batch_size = batch_size
