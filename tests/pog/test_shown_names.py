@@ -5,6 +5,7 @@ with unnamed nodes among them; other forms return None (the caller looks the key
 from __future__ import annotations
 
 import asyncio
+from itertools import pairwise
 
 import pytest
 
@@ -46,7 +47,7 @@ def test_names_by_node_id_are_the_kgs_names(store):
         if not isinstance(res.paths, TablePaths) or not len(res.paths):
             continue
         for cap in (1, 4, 8, None):
-            got = shown_names(res.paths, cap)
+            got = shown_names(g, res.paths, cap)
             ids = displayed_ids(res.paths, cap)
             assert got is not None and set(got) == ids
             assert got == asyncio.run(kg.names(sorted(ids)))
@@ -55,12 +56,33 @@ def test_names_by_node_id_are_the_kgs_names(store):
     assert any(v.startswith("Name of") for v in got.values())  # display names, not keys
 
 
+def test_two_topic_paths_read_their_names_by_node_id(store, tmp_path):
+    """A two-topic search's paths are a list of ReasoningPaths over the graph's NameSets:
+    their names come by node id too, equal to the lookup."""
+    from kgreason.pog.order_free import order_free_paths
+
+    kg, qs = store
+    checked = 0
+    for a, b in pairwise(qs):
+        topics = [a[0], b[0]]
+        prep = asyncio.run(prepare_graph(kg, topics, PoGSettings()))
+        res = order_free_paths(prep.graph, list(prep.topics), d_max=4, max_paths=500)
+        if not res.paths or isinstance(res.paths, TablePaths):
+            continue
+        got = shown_names(prep.graph, res.paths, 8)
+        ids = displayed_ids(res.paths, 8)
+        assert got is not None and set(got) == ids
+        assert got == asyncio.run(kg.names(sorted(ids)))
+        checked += 1
+    assert checked >= 1
+
+
 def test_name_book_from_paths_equals_the_lookup(store):
     kg, qs = store
     g = asyncio.run(prepare_graph(kg, qs[0], PoGSettings())).graph
     res = find_entity_paths(g, qs[0], min_len=1, max_len=3, max_paths=2000)
     a, b = NameBook(kg), NameBook(kg)
-    asyncio.run(a.ensure_shown(res.paths))
+    asyncio.run(a.ensure_shown(g, res.paths))
     asyncio.run(b.ensure(displayed_ids(res.paths)))
     assert a.names == b.names and a.names
 
@@ -69,4 +91,4 @@ def test_other_forms_look_names_up():
     kg = MemoryKG([Triple("a", "r", "b"), Triple("b", "r", "c")])
     g = asyncio.run(prepare_graph(kg, ["a"], PoGSettings())).graph
     res = find_entity_paths(g, ["a"], min_len=1, max_len=2, max_paths=100)
-    assert shown_names(res.paths, 8) is None
+    assert shown_names(g, res.paths, 8) is None

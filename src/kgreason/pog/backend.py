@@ -122,7 +122,7 @@ class Backend(Protocol):
     def shown_ids(self, paths: Sequence[ReasoningPath], cap: int | None) -> set[str]: ...
 
     def shown_names(
-        self, paths: Sequence[ReasoningPath], cap: int | None
+        self, graph: ClusteredGraph, paths: Sequence[ReasoningPath], cap: int | None
     ) -> dict[str, str] | None: ...
 
     def path_texts(

@@ -136,7 +136,7 @@ async def explore_llm_free(
     t1 = time.perf_counter()
     timings["paths"] = t1 - t0
     book = NameBook(kg)
-    await book.ensure_shown(search.paths)
+    await book.ensure_shown(search.graph, search.paths)
     t2 = time.perf_counter()
     timings["names"] = t2 - t1
     # a trained ranker masks the [mention] itself; SBERT compares plain text

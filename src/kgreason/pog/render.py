@@ -35,10 +35,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kgreason.kg.base import KnowledgeGraph
 from kgreason.pog.backend import dispatch
 from kgreason.pog.types import Hop, ReasoningPath
+
+if TYPE_CHECKING:
+    from kgreason.pog.clustering import ClusteredGraph
 
 #: the default cap for displays (the CLI's path listing); prompts use PoGSettings.set_items
 DEFAULT_MAX_ITEMS = 8
@@ -232,9 +236,12 @@ def displayed_ids(
 
 
 @dispatch
-def shown_names(paths: Iterable[ReasoningPath], cap: int | None) -> dict[str, str] | None:
-    """The display names of shown_ids, where the form of the paths holds them without a
-    lookup by key (a store's array graph); None otherwise (the reference: look them up)."""
+def shown_names(
+    graph: ClusteredGraph, paths: Sequence[ReasoningPath], cap: int | None
+) -> dict[str, str] | None:
+    """The display names of shown_ids(paths, cap), where the form of the graph holds them
+    without a lookup by key (a store's array graph); None otherwise (the reference: look
+    them up)."""
     return None
 
 
@@ -256,14 +263,15 @@ class NameBook:
 
     async def ensure_shown(
         self,
+        graph: ClusteredGraph,
         paths: Sequence[ReasoningPath],
         max_items: int | None = DEFAULT_MAX_ITEMS,
         max_tokens: int | None = None,
     ) -> dict[str, str]:
-        """ensure(displayed_ids(paths, ...)), from the paths' own names where their form
-        has them (shown_names), else through the KG."""
+        """ensure(displayed_ids(paths, ...)) of paths found on `graph`, from the graph's own
+        names where its form has them (shown_names), else through the KG."""
         caps = [c for c in (max_items, max_tokens) if c is not None]
-        got = shown_names(paths, min(caps) if caps else None)
+        got = shown_names(graph, paths, min(caps) if caps else None)
         if got is None:
             return await self.ensure(displayed_ids(paths, max_items, max_tokens))
         for i, name in got.items():
