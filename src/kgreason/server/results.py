@@ -24,12 +24,14 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kgreason.server.errors import ServiceError
 
 if TYPE_CHECKING:
     from kgreason import AnswerEntity, PoGResult
+
+T = TypeVar("T")
 
 #: answers a reply holds at most; the rest by /v1/results/{id}/answers
 MAX_REPLY_ANSWERS = 1000
@@ -123,8 +125,8 @@ def bounded(result: PoGResult) -> tuple[PoGResult, dict[str, int]]:
 
 
 def page(
-    members: Sequence[str], offset: int, limit: int, href: str
-) -> tuple[Sequence[str], str | None]:
+    members: Sequence[T], offset: int, limit: int, href: str
+) -> tuple[Sequence[T], str | None]:
     """(the members of one page, the next page's link or None)."""
     got = members[offset : offset + limit]
     end = offset + len(got)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import partial
 from itertools import pairwise
 from typing import Any
 
@@ -280,11 +281,7 @@ class WordPieceKernel:
         cuts = np.searchsorted(off, np.linspace(0, off[-1], n_parts + 1)[1:-1])
         bounds = [0, *sorted(set(cuts.tolist())), len(texts)]
         parts = run_parallel(
-            [
-                lambda a=a, b=b: self._call(loop, buf, off[a : b + 1])
-                for a, b in pairwise(bounds)
-                if b > a
-            ]
+            [partial(self._call, loop, buf, off[a : b + 1]) for a, b in pairwise(bounds) if b > a]
         )
         return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
