@@ -11,7 +11,12 @@ import string
 import numpy as np
 import pytest
 
-from kgreason.embed.kernels.wordpiece import WordPieceKernel, build_trie, warm_inputs
+from kgreason.embed.kernels.wordpiece import (
+    WordPieceKernel,
+    bert_spec,
+    build_trie,
+    warm_inputs,
+)
 
 from .test_wordpool import TRICKY
 
@@ -112,15 +117,7 @@ def test_small_batches_use_the_reference_unless_forced(static, monkeypatch):
 def test_trie_longest_match_and_continuations():
     t = build_trie({"[UNK]": 0, "ab": 1, "abc": 2, "##c": 3, "##cd": 4, "é": 5}, "##")
     assert t.term.max() == 4  # the non-ASCII piece is left out
-    spec = {
-        "normalizer": {"type": "BertNormalizer", "lowercase": True},
-        "pre_tokenizer": {"type": "BertPreTokenizer"},
-        "model": {
-            "type": "WordPiece",
-            "unk_token": "[UNK]",
-            "vocab": {"[UNK]": 0, "ab": 1, "abc": 2, "##c": 3, "##cd": 4},
-        },
-    }
+    spec = bert_spec({"[UNK]": 0, "ab": 1, "abc": 2, "##c": 3, "##cd": 4})
     emb = np.eye(5, dtype=np.int8)
     k = WordPieceKernel(spec, emb, None, None)
     loop = k.usable(["x"], jit=True)

@@ -77,22 +77,22 @@ class WordPooler:
         printable-ASCII texts take the compiled loop (embed/kernels/wordpiece.py: the same
         sums, bit for bit), the rest `reference_sums`."""
         texts = list(texts)
-        loop = None if self.kernel is None else self.kernel.usable(texts, jit)
-        if loop is None:
+        kernel = self.kernel
+        loop = None if kernel is None else kernel.usable(texts, jit)
+        if kernel is None or loop is None:
             return self.reference_sums(texts)
-        assert self.kernel is not None
-        ok = self.kernel.eligible(texts)
+        ok = kernel.eligible(texts)
         chars = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
         if ok.all():
-            sums, tokens = self.kernel.pool(loop, texts)
+            sums, tokens = kernel.pool(loop, texts)
             return sums, tokens, chars
         out = np.zeros((len(texts), self.embedding.shape[1]), dtype=np.float32)
         tokens = np.zeros(len(texts), dtype=np.int64)
-        for sel, pool in ((ok, lambda ts: self.kernel.pool(loop, ts)), (~ok, self.reference_sums)):  # type: ignore[union-attr]
-            which = np.flatnonzero(sel)
-            if len(which):
-                got = pool([texts[i] for i in which.tolist()])
-                out[which], tokens[which] = got[0], got[1]
+        yes, no = np.flatnonzero(ok), np.flatnonzero(~ok)
+        if len(yes):
+            out[yes], tokens[yes] = kernel.pool(loop, [texts[i] for i in yes.tolist()])
+        got = self.reference_sums([texts[i] for i in no.tolist()])
+        out[no], tokens[no] = got[0], got[1]
         return out, tokens, chars
 
     def reference_sums(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

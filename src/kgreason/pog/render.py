@@ -229,10 +229,15 @@ def displayed_ids(
     max_items: int | None = DEFAULT_MAX_ITEMS,
     max_tokens: int | None = None,
 ) -> set[str]:
-    """The ids a rendering may show (fetch only these names). Every member costs at least
-    one token, so a token budget of T never shows more than T members of a set."""
+    """The ids a rendering may show (fetch only these names)."""
+    return shown_ids(paths, member_cap(max_items, max_tokens))
+
+
+def member_cap(max_items: int | None, max_tokens: int | None) -> int | None:
+    """The most members of a set a rendering with these bounds shows: every member costs at
+    least one token, so a token budget of T never shows more than T."""
     caps = [c for c in (max_items, max_tokens) if c is not None]
-    return shown_ids(paths, min(caps) if caps else None)
+    return min(caps) if caps else None
 
 
 @dispatch
@@ -270,10 +275,10 @@ class NameBook:
     ) -> dict[str, str]:
         """ensure(displayed_ids(paths, ...)) of paths found on `graph`, from the graph's own
         names where its form has them (shown_names), else through the KG."""
-        caps = [c for c in (max_items, max_tokens) if c is not None]
-        got = shown_names(graph, paths, min(caps) if caps else None)
+        cap = member_cap(max_items, max_tokens)
+        got = shown_names(graph, paths, cap)
         if got is None:
-            return await self.ensure(displayed_ids(paths, max_items, max_tokens))
+            return await self.ensure(shown_ids(paths, cap))
         for i, name in got.items():
             self.names.setdefault(i, name)
         return self.names

@@ -199,8 +199,8 @@ class WordPieceKernel:
         self.prefix = str(model.get("continuing_subword_prefix") or "##")
         self.unk = int(self.vocab[model["unk_token"]])
         self.max_chars = int(model.get("max_input_chars_per_word", 100))
-        self.added = [str(t.get("content", "")) for t in spec.get("added_tokens") or []]
-        self.added_low = [a.lower() for a in self.added if a]
+        added = (str(t.get("content", "")) for t in spec.get("added_tokens") or [])
+        self.added_low = [a.lower() for a in added if a]
         n = len(self.vocab)
         self.emb = np.ascontiguousarray(
             embedding if embedding.dtype == np.int8 else embedding.astype(np.float32)
@@ -294,17 +294,19 @@ class WordPieceKernel:
         )  # fmt: skip
 
 
-def warm_inputs() -> bool:
-    """One compiled call on a two-piece vocabulary (kernels.warm)."""
-    spec = {
+def bert_spec(vocab: dict[str, int]) -> dict[str, Any]:
+    """A tokenizer spec (tokenizers' JSON form) of a lowercasing BERT WordPiece tokenizer
+    over `vocab` (which holds "[UNK]"): for small kernels in warm-up and tests."""
+    return {
         "normalizer": {"type": "BertNormalizer", "lowercase": True},
         "pre_tokenizer": {"type": "BertPreTokenizer"},
-        "model": {
-            "type": "WordPiece",
-            "unk_token": "[UNK]",
-            "vocab": {"[UNK]": 0, "ab": 1, "##c": 2},
-        },
+        "model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": vocab},
     }
+
+
+def warm_inputs() -> bool:
+    """One compiled call on a two-piece vocabulary (kernels.warm)."""
+    spec = bert_spec({"[UNK]": 0, "ab": 1, "##c": 2})
     k = WordPieceKernel(spec, np.ones((3, 2), dtype=np.int8), None, None)
     loop = k.usable(["abc"], jit=True)
     if loop is None:

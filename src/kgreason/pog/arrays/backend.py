@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from kgreason.pog.arrays import collisions, evidence, search, table_text
 from kgreason.pog.arrays.graph import ArrayClusteredGraph
-from kgreason.pog.arrays.hops import make_paths, shown_set_names, sort_by_codes
+from kgreason.pog.arrays.hops import make_paths, sort_by_codes
 from kgreason.pog.arrays.orient import choose_lazy, oriented_paths
 from kgreason.pog.arrays.reduction import connecting_subgraph
 from kgreason.pog.arrays.table import TablePaths
@@ -105,7 +105,7 @@ class ArrayBackend:
     ) -> dict[str, str] | None:
         if isinstance(paths, TablePaths):
             return table_text.shown_names(paths.table, cap)
-        return shown_set_names(graph, paths, cap)
+        return table_text.shown_set_names(graph, paths, cap)
 
     def path_texts(
         self, paths: TablePaths, names: Mapping[str, str], max_items: int

@@ -47,29 +47,6 @@ if TYPE_CHECKING:
     from kgreason.pog.clustering import Key
 
 
-def shown_set_names(
-    g: ArrayClusteredGraph, paths: Sequence[ReasoningPath], cap: int | None
-) -> dict[str, str] | None:
-    """render.shown_names of paths whose shown sets are NameSets of `g` (a two-topic
-    search's paths): the first `cap` ids of each set, their names read by node id. None
-    when the graph's nodes are not a store's or some set is not one of g's NameSets."""
-    from kgreason.pog.render import shown_sides
-
-    display = g.names.display
-    if display is None:
-        return None
-    parts = []
-    for hop, dst in shown_sides(paths):
-        side = hop.side(dst)
-        if not isinstance(side, NameSet) or side._names is not g.names:
-            return None
-        parts.append(side.ids if cap is None else side.ids[:cap])
-    if not parts:
-        return {}
-    ids = np.unique(np.concatenate(parts))
-    return dict(zip(g.names[ids].tolist(), display(ids), strict=True))
-
-
 class NameSet:
     """A set of entities as sorted local ids of one graph; names decoded on first read."""
 

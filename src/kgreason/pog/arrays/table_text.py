@@ -29,7 +29,9 @@ from kgreason.kg.store.build_index import ranges
 from kgreason.pog.arrays.kernels.rows import step_rows
 
 if TYPE_CHECKING:
+    from kgreason.pog.arrays.graph import ArrayClusteredGraph
     from kgreason.pog.arrays.table import FreeTable, Groups
+    from kgreason.pog.types import ReasoningPath
 
 
 def _on_paths(t: FreeTable) -> list[np.ndarray]:
@@ -120,6 +122,30 @@ def shown_names(t: FreeTable, cap: int | None) -> dict[str, str] | None:
         return {}
     ids = np.unique(np.concatenate(flat))
     return dict(zip(t.g.names[ids].tolist(), display(ids), strict=True))
+
+
+def shown_set_names(
+    g: ArrayClusteredGraph, paths: Sequence[ReasoningPath], cap: int | None
+) -> dict[str, str] | None:
+    """render.shown_names of paths whose shown sets are NameSets of `g` (a two-topic
+    search's paths): the first `cap` ids of each set, their names read by node id. None
+    when the graph's nodes are not a store's or some set is not one of g's NameSets."""
+    from kgreason.pog.arrays.hops import NameSet
+    from kgreason.pog.render import shown_sides  # (render imports this module)
+
+    display = g.names.display
+    if display is None:
+        return None
+    parts = []
+    for hop, dst in shown_sides(paths):
+        side = hop.side(dst)
+        if not isinstance(side, NameSet) or side._names is not g.names:
+            return None
+        parts.append(side.ids if cap is None else side.ids[:cap])
+    if not parts:
+        return {}
+    ids = np.unique(np.concatenate(parts))
+    return dict(zip(g.names[ids].tolist(), display(ids), strict=True))
 
 
 def _arrows(
