@@ -82,6 +82,17 @@ def test_no_filesystem_isolation_fails_closed():
     assert "NO FILESYSTEM ISOLATION" in available(box)["sandbox"]
 
 
+def test_no_isolation_is_the_reason_wherever_kgreason_is_installed(hidden_worker: Path):
+    """Issue 34: in a clone under a 0700 directory (as root), the refusal named the
+    directory nobody cannot read instead of the missing isolation, so the test above failed
+    for users who clone into /root or a private temp dir."""
+    box = Sandbox(SolverLimits(5, 256, 10))
+    box._isolation = dataclasses.replace(box.isolation(), landlock_abi=0)
+    res = HornRunner(box).run_asp("a.")
+    assert res.status == "unavailable" and "no filesystem isolation" in (res.error or "")
+    assert str(hidden_worker) not in (res.error or "")
+
+
 async def test_infrastructure_failures_are_not_sent_for_repair():
     box = Sandbox(SolverLimits(5, 256, 10))
     box._isolation = dataclasses.replace(box.isolation(), landlock_abi=0)

@@ -96,7 +96,11 @@ def check_engine(
 
     if iso.can_drop:
         first = probe(True)
-        if good(first):
+        if first.infra and not iso.filesystem_isolated and sandbox.require_isolation:
+            # refused before anything ran: that is the reason, wherever kgreason is installed
+            # (naming directories nobody cannot read would hide it: issue 34)
+            check = EngineCheck(engine, "unavailable", first.infra, True)
+        elif good(first):
             check = EngineCheck(engine, "ok", "runs as nobody", True)
         else:
             closed = unreadable_for(paths)
