@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import sys
 from typing import Any
 
 #: local stores from this many triples warm the kernels. The bundled MetaQA store (128k)
@@ -93,12 +94,15 @@ def warm_built_store(triples: int, warm: bool | None = None) -> str:
     the size; False: never. What happened: "compiled", "cached" (nothing to do), "small",
     "off" (warm False or KGREASON_JIT=0), "numpy" (numba missing or a compile failed:
     numpy forms are used, as on any failure of a kernel)."""
-    from kgreason.jit import jit_mode
+    from kgreason.jit import MISSING_NOTICE, jit_mode, numba_installed
 
     if warm is False or jit_mode() == "off":
         return "off"
     if warm is None and triples < WARM_KERNELS_TRIPLES:
         return "small"
+    if not numba_installed():  # the light install: say once what the large store costs
+        print(MISSING_NOTICE, file=sys.stderr, flush=True)
+        return "numpy"
     if all(kernel_cache().values()):
         return "cached"
     return "compiled" if warm_all() else "numpy"

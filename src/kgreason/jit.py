@@ -95,6 +95,24 @@ def run_parallel(calls: Sequence[Callable[[], T]], n_threads: int | None = None)
         return [first, *(f.result() for f in rest)]
 
 
+#: what `warm()` prints (stderr) when numba is not installed: the light install leaves it
+#: out (llvmlite alone is ~170 MB), and a large KG then runs every graph stage in numpy
+MISSING_NOTICE = (
+    "kgreason: numba is not installed: the graph stages of large KGs run in numpy (same "
+    "answers, slower); pip install 'kgreason[jit]' compiles them"
+)
+
+
+def numba_installed() -> bool:
+    """Whether numba can be imported, without importing it (~0.3 s)."""
+    import importlib.util
+
+    try:
+        return numba_loaded() or importlib.util.find_spec("numba") is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def numba_loaded() -> bool:
     """Whether numba is imported in this process already (warm(), or an earlier call)."""
     return sys.modules.get("numba") is not None
@@ -254,6 +272,9 @@ def warm(modules: Sequence[str]) -> bool:
     `kgreason.heap.warm_all`). True when every compiled form is in use; False with
     KGREASON_JIT=0 or without numba."""
     if jit_mode() == "off":
+        return False
+    if not numba_installed():  # a warm-up is asked for a large KG: say what it costs
+        print(MISSING_NOTICE, file=sys.stderr, flush=True)
         return False
     ok = True
     for name in modules:
