@@ -43,6 +43,9 @@ _EXPORTS: dict[str, str] = {
     "Embedder": "kgreason.embed.base",
     "run_sync": "kgreason.aio",
     "freeze_warm_state": "kgreason.heap",
+    # the LLM-free mode's labels (every surface shows one of these two)
+    "RANKER_LABEL": "kgreason.pog.labels",
+    "SIMILARITY_LABEL": "kgreason.pog.labels",
     "warm_kernels": "kgreason.heap",
     # errors
     "ConfigError": "kgreason.config",
@@ -58,6 +61,8 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "RANKER_LABEL",
+    "SIMILARITY_LABEL",
     "AnswerEntity",
     "ChatLLM",
     "ConfigError",

@@ -15,7 +15,7 @@ from tests.pog.test_e2e_nijmegen import FIXTURE, FRANCE, GERMANY, NIJMEGEN, QUES
 from typer.testing import CliRunner
 
 from kgreason.cli import app
-from kgreason.cli.ask import LLM_FREE_LABEL
+from kgreason.pog.labels import SIMILARITY_LABEL as LLM_FREE_LABEL
 
 runner = CliRunner()
 

@@ -10,7 +10,8 @@ from tests.pog.graph_fixtures import (
 )
 
 from kgreason.pog.fuzzy import FuzzySelector
-from kgreason.pog.llm_free import LABEL, link_by_name, run_llm_free
+from kgreason.pog.labels import SIMILARITY_NOTE
+from kgreason.pog.llm_free import link_by_name, run_llm_free
 from kgreason.pog.settings import PoGSettings
 
 QUESTION = "What country bordering France contains an airport that serves Nijmegen?"
@@ -26,7 +27,7 @@ async def test_nijmegen_llm_free_finds_germany_as_candidate() -> None:
     res = await run_llm_free(kg, fz, PoGSettings(), QUESTION)
     assert res.ok and res.mode == "llm-free"
     assert res.answers == [] and res.phase is None  # never presented as PoG's answer
-    assert res.trace[0]["note"] == LABEL
+    assert res.trace[0]["note"] == SIMILARITY_NOTE
     assert [t.id for t in res.topic_entities] == ["m.france", "m.nijmegen"]
     assert res.paths and len(res.paths) <= PoGSettings().w_max
     for p in res.paths:  # entity paths: France first, Nijmegen last

@@ -7,8 +7,9 @@ import asyncio
 import pytest
 from pydantic import ValidationError
 
+from kgreason.pog.labels import RANKER_LABEL
 from kgreason.server.models import AskRequest, SolveRequest
-from kgreason.server.service import RANKER_LABEL, Service, ServiceError
+from kgreason.server.service import Service, ServiceError
 from tests.lkg.test_pipeline_fixtures import HORN_PROGRAM, HORN_QUESTION
 from tests.server.conftest import GATED_QUESTION
 

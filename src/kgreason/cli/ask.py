@@ -18,12 +18,11 @@ from kgreason.embed.errors import EmbedderError
 from kgreason.kg.base import KGError, KnowledgeGraph
 from kgreason.llm.base import LLMError
 from kgreason.llm.usage import Budget
+from kgreason.pog.labels import result_label
 from kgreason.pog.pipeline import PoG
 from kgreason.pog.pruning import default_strategies
 from kgreason.pog.render import render_path
 from kgreason.pog.types import PoGResult, TopicEntity
-
-LLM_FREE_LABEL = "LLM-free mode: candidates, not PoG's answer"
 
 
 def _label(name: str, id_: str | None) -> str:
@@ -40,10 +39,9 @@ def link_line(t: TopicEntity) -> str:
 
 def result_dict(result: PoGResult) -> dict[str, Any]:
     data = result.to_dict()
-    if result.mode == "llm-free":
-        from kgreason.cli.ranker_output import LABEL as RANKER_LABEL
-
-        data["label"] = RANKER_LABEL if result.answers else LLM_FREE_LABEL
+    label = result_label(result)
+    if label is not None:
+        data["label"] = label
     return data
 
 
@@ -104,7 +102,7 @@ def print_result(result: PoGResult, names: dict[str, str]) -> None:
 
         print_ranker_answer(out, result)
     elif result.mode == "llm-free":
-        out.print(Panel(f"[bold yellow]{LLM_FREE_LABEL}[/]", expand=False))
+        out.print(Panel(f"[bold yellow]{result_label(result)}[/]", expand=False))
         cands = ", ".join(_label(c.name, c.id) for c in result.candidates[:20])
         out.print(f"[bold]Candidates[/] (ranked): {cands or '(none)'}")
     else:

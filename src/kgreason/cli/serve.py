@@ -86,9 +86,7 @@ def register(app: typer.Typer) -> None:
             service.limits = Limits(max_concurrency=max_concurrency, deadline_s=deadline)
             service.worker = worker
             if not worker:  # one line, from the first worker
-                mode = (
-                    "LLM-free mode (candidates, not PoG's answers)" if service.llm_free else "PoG"
-                )
+                mode = service.llm_free_label if service.llm_free else "PoG"
                 auth = "token required" if token else "no token: local only"
                 say(f"{mode}; KG {service.info()['kg']}; {auth}")
             serve(service, cfg, log_level=log_level, announce=announce, sockets=sockets)

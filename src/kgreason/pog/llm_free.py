@@ -39,6 +39,11 @@ from kgreason.pog.clustering import ClusteredGraph
 from kgreason.pog.evidence import shown_paths
 from kgreason.pog.fuzzy import FuzzySelector, ScoredPath, prefilter_note
 from kgreason.pog.graph import PreparedGraph, prepare_graph
+from kgreason.pog.labels import (
+    RANKER_NOTE,
+    SIMILARITY_NOTE,
+    mode_label,
+)
 from kgreason.pog.linking import DEFAULT_THRESHOLD, dedupe, link_spans, resolve_mention
 from kgreason.pog.order_free import (
     collision_paths,
@@ -51,11 +56,6 @@ from kgreason.pog.render import NameBook
 from kgreason.pog.settings import PoGSettings
 from kgreason.pog.topic import bracketed_topics
 from kgreason.pog.types import AnswerEntity, PoGResult, ReasoningPath, TopicEntity
-
-LABEL = (
-    "LLM-free mode: candidates are entities on the paths ranked most similar to the question; "
-    "they are retrieval candidates, not an answer produced by PoG."
-)
 
 
 async def link_by_name(
@@ -233,7 +233,13 @@ async def run_llm_free(
     """`top_k` paths (default W_max) are returned as `paths`, materialized with triples.
     `topic_entities`: ids of the KG, or TopicEntity links made by the caller."""
     result = PoGResult(question=question, mode="llm-free")
-    result.trace.append({"stage": "llm-free", "note": LABEL})
+    result.trace.append(
+        {
+            "stage": "llm-free",
+            "label": mode_label(fuzzy.answers),
+            "note": RANKER_NOTE if fuzzy.answers else SIMILARITY_NOTE,
+        }
+    )
     t_start = time.perf_counter()
     try:
         topics = await _topics(kg, settings, question, topic_entities)

@@ -62,7 +62,8 @@ logic problems with symbolic solvers (SymbolLKG). Use `kg_search` to find entity
 `kg_neighbors` to look around an entity, `ask` for a question (mark topic entities with
 [brackets] or pass `topics`), and `explain_answer` with the `result_id` that `ask` returned
 to see each cited triple checked against the KG. In LLM-free mode (`llm_free: true` in the
-result) the answers are retrieval candidates, not PoG's LLM-reasoned answer."""
+result) no LLM reasons: `label` says what ranked the paths (a learned path ranker's answer, or
+candidates ranked by similarity to the question), never PoG's answer."""
 
 Question = Annotated[
     str,

@@ -10,11 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-#: what a client reads beside LLM-free answers (the CLI says the same)
-LLM_FREE_LABEL = (
-    "LLM-free mode: retrieval candidates ranked by similarity to the question, "
-    "not an answer produced by PoG's LLM reasoning"
-)
+import kgreason
+
 #: triples shown per hop; the hop says how many it had
 HOP_TRIPLES = 20
 
@@ -215,7 +212,8 @@ def ask_output(result: dict[str, Any], result_id: str, max_paths: int) -> AskOut
         question=str(result.get("question", "")),
         mode=str(result.get("mode", "")),
         llm_free=llm_free,
-        label=(result.get("label") or LLM_FREE_LABEL) if llm_free else None,
+        # the service's label (as the CLI and HTTP say it); a dict without one: similarity
+        label=(result.get("label") or kgreason.SIMILARITY_LABEL) if llm_free else None,
         answers=_entities(result.get("answers")),
         candidates=_entities((result.get("candidates") or [])[:20]),
         topic_entities=[

@@ -64,7 +64,8 @@ class AskRequest(BaseModel):
     )
     llm_free: bool | None = Field(
         default=None,
-        description="true: LLM-free mode (candidates, not PoG's answer); null: the server's "
+        description="true: LLM-free mode (no LLM: a path ranker's answer or candidates, "
+        "never PoG's answer; the reply's label says which); null: the server's "
         "default (PoG when an LLM is configured).",
     )
     strategy: str | None = Field(

@@ -32,8 +32,6 @@ if TYPE_CHECKING:
     from kgreason import KnowledgeGraph, PoG, PoGResult, Settings, SymbolLKG
 
 #: shown with LLM-free results, as `kgreason ask` prints them (kgreason/cli/ask.py)
-LLM_FREE_LABEL = "LLM-free mode: candidates, not PoG's answer"
-RANKER_LABEL = "LLM-free mode: a learned path ranker's answer, not PoG's"
 
 StageCallback = Callable[[StageEvent], None]
 T = TypeVar("T")
@@ -137,6 +135,13 @@ class Service(KGReads):
         )  # fmt: skip
 
     # -- state -----------------------------------------------------------------------
+
+    @property
+    def llm_free_label(self) -> str:
+        """What this server's LLM-free answers are labelled (the banner says it too)."""
+        from kgreason.pog.labels import mode_label
+
+        return mode_label(self.pog_free.fuzzy.answers)
 
     @property
     def inflight(self) -> int:
@@ -309,8 +314,11 @@ class Service(KGReads):
         shown, totals = bounded(result)
         data = shown.to_dict()
         data.update(totals)
-        if result.mode == "llm-free":
-            data["label"] = RANKER_LABEL if result.answers else LLM_FREE_LABEL
+        from kgreason.pog.labels import result_label
+
+        label = result_label(result)
+        if label is not None:
+            data["label"] = label
         ids = sorted({e for p in result.paths for e in p.entities()})
         try:
             data["entity_names"] = await self.kg.names(ids) if ids else {}

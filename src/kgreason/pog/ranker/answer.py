@@ -15,14 +15,10 @@ import numpy as np
 
 from kgreason.kg.base import UNNAMED
 from kgreason.pog.fuzzy import ScoredPath
+from kgreason.pog.labels import RANKER_NOTE
 from kgreason.pog.ranker.supervision import answer_set, order_answers
 from kgreason.pog.render import NameBook
 from kgreason.pog.types import AnswerEntity, PoGResult
-
-LABEL = (
-    "LLM-free mode with a learned path ranker: the answer is the answer set of the top-ranked "
-    "path (a trained ranker's answer, not PoG's); the next paths are evidence."
-)
 
 
 def confidence(ranked: Sequence[ScoredPath]) -> float:
@@ -49,7 +45,7 @@ async def apply_answer(
     result.trace.append(
         {
             "stage": "ranker",
-            "note": LABEL,
+            "note": RANKER_NOTE,
             "confidence": round(confidence(ranked), 4),
             "answer_set_size": len(named),
         }

@@ -1,0 +1,40 @@
+"""The LLM-free mode's one vocabulary (issue 34), in a module that imports nothing heavy:
+the CLI, the HTTP service, MCP and (through `label`) the explorer all say these words.
+
+The label names what ranks the paths (a learned ranker that answers, or similarity that
+yields candidates), so an error reads the same as a success of the same setup."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kgreason.pog.types import PoGResult
+
+#: the label every surface shows (the CLI's panel, JSON's and HTTP's `label`, MCP, `serve`'s
+#: banner, the explorer), by what ranks the paths, whatever the question's outcome; and the
+#: trace notes that say the same at length.
+RANKER_LABEL = "LLM-free mode: a learned path ranker's answer, not PoG's"
+SIMILARITY_LABEL = "LLM-free mode: candidates ranked by similarity, not PoG's answer"
+RANKER_NOTE = (
+    "LLM-free mode: a learned path ranker scored the paths; the answer is the top path's "
+    "answer set (a learned path ranker's answer, not PoG's); the next paths are evidence."
+)
+SIMILARITY_NOTE = (
+    "LLM-free mode: candidates are entities on the paths ranked most similar to the question; "
+    "they are retrieval candidates, not an answer produced by PoG."
+)
+
+
+def mode_label(ranker_answers: bool) -> str:
+    """The label of an LLM-free run: a learned ranker answers, or similarity ranks."""
+    return RANKER_LABEL if ranker_answers else SIMILARITY_LABEL
+
+
+def result_label(result: PoGResult) -> str | None:
+    """The label of `result` (None unless LLM-free), from the run's own trace record, so
+    an error says the same as a success of the same setup."""
+    if result.mode != "llm-free":
+        return None
+    note = next((t for t in result.trace if t.get("stage") == "llm-free"), {})
+    return str(note.get("label") or SIMILARITY_LABEL)
