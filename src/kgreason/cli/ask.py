@@ -137,6 +137,21 @@ def print_result(result: PoGResult, names: dict[str, str]) -> None:
         )
 
 
+def warn_ignored_flags(s: Settings, given: dict[str, bool]) -> None:
+    """One stderr line naming the flags given that the LLM-free mode does not read (pruning
+    strategy, variant, summaries are LLM stages), instead of ignoring them silently."""
+    from kgreason.llm.factory import llm_configured
+
+    ignored = [flag for flag, on in given.items() if on]
+    if ignored and not llm_configured(s.llm):
+        verb = "has" if len(ignored) == 1 else "have"
+        err_console().print(
+            f"[yellow]warning[/]: {', '.join(ignored)} {verb} no effect in LLM-free mode "
+            "(no LLM configured)",
+            soft_wrap=True,
+        )
+
+
 def show_ask_result(result: PoGResult, names: dict[str, str], as_json: bool) -> None:
     """Print a result, or end with one error line. A failed question prints nothing on
     stdout in text mode unless it got as far as reasoning paths (kept, as computed
@@ -200,6 +215,8 @@ def register(app: typer.Typer) -> None:
             s = s.model_copy(update={"pog": s.pog.model_copy(update=whole)})
         if not question.strip():
             fail("the question is empty")
+        given = {"--strategy": strategy is not None, "--variant": variant is not None}
+        warn_ignored_flags(s, {**given, "--no-summary": no_summary})
         kg_obj, pog = _build(s)
         try:
             result, names = asyncio.run(_run(kg_obj, pog, question, topic or None))

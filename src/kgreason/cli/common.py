@@ -82,7 +82,9 @@ def fail(message: str, code: int = 1, *, detail: str | None = None) -> NoReturn:
 def settings(ctx: typer.Context, **cli_overrides: Any) -> LoadedSettings:
     """Effective settings for this command: defaults < file < env < the command's flags."""
     try:
-        loaded = load_settings(options(ctx).config, cli_overrides)
+        loaded = load_settings(
+            options(ctx).config, cli_overrides, cli_flags=_flags(ctx, cli_overrides)
+        )
     except ConfigError as e:
         fail(str(e))
     from kgreason.pog.pruning import UnknownStrategy, default_strategies
@@ -96,6 +98,20 @@ def settings(ctx: typer.Context, **cli_overrides: Any) -> LoadedSettings:
         pog = s.pog.model_copy(update={"strategy": canonical})
         loaded.settings = s.model_copy(update={"pog": pog})
     return loaded
+
+
+def _flags(ctx: Context, overrides: dict[str, Any]) -> dict[str, str]:
+    """Setting -> the option that gave its value, so a bad value's error names the flag:
+    matched by value among the command's options, when exactly one holds it."""
+    out: dict[str, str] = {}
+    params = [p for p in ctx.command.params if p.param_type_name == "option" and p.opts]
+    for key, value in overrides.items():
+        if value is None or isinstance(value, bool):
+            continue
+        hits = [p for p in params if p.name is not None and ctx.params.get(p.name) == value]
+        if len(hits) == 1:
+            out[key] = hits[0].opts[0]
+    return out
 
 
 def emit_json(data: Any) -> None:

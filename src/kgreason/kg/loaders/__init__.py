@@ -17,6 +17,7 @@ from pathlib import Path
 from kgreason.kg.loaders.lines import (
     Columns,
     LoadError,
+    is_comment,
     iter_delimited,
     iter_metaqa_ids,
     open_binary,
@@ -52,7 +53,9 @@ def _is_metaqa_ids_dir(path: Path) -> bool:
 
 def detect_format(path: Path) -> str:
     """By extension (`.gz` looked through); `.txt` by its first line (tab -> tsv, `|` ->
-    metaqa); a directory or `.tsv` beside entity2text/relation2text -> metaqa-ids."""
+    metaqa), blank lines and TSV `#` comments passed over (a `#` line shaped as a MetaQA
+    triple, `#1 Hit|r|t`, is one); a directory or `.tsv` beside entity2text/relation2text
+    -> metaqa-ids."""
     if path.is_dir():
         if _is_metaqa_ids_dir(path):
             return "metaqa-ids"
@@ -67,7 +70,8 @@ def detect_format(path: Path) -> str:
         with raw:
             for line in stream:
                 text = line.decode("utf-8", "replace")
-                if text.strip():
+                metaqa = "\t" not in text and text.count("|") == 2
+                if text.strip() and (metaqa or not is_comment(text)):
                     return "tsv" if "\t" in text else "metaqa" if "|" in text else "tsv"
         return "tsv"
     raise LoadError(f"{path}: cannot tell the format from the extension; pass --format")
@@ -138,7 +142,7 @@ class Source:
             raw, stream = open_binary(f)
             with raw:
                 if self.format in ("tsv", "pathquestion"):
-                    it = iter_delimited(f, stream, parse_tsv_line)
+                    it = iter_delimited(f, stream, parse_tsv_line, comments=True)
                 elif self.format == "metaqa":
                     it = iter_delimited(f, stream, parse_metaqa_line)
                 elif self.format == "metaqa-ids":

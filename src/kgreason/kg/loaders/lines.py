@@ -1,5 +1,9 @@
 """Line-oriented triple formats: TSV (also PathQuestion's KBs), MetaQA `head|relation|tail`,
-and MetaQA's integer-id files (ids are line positions in entity2text / relation2text)."""
+and MetaQA's integer-id files (ids are line positions in entity2text / relation2text).
+
+Every format skips a UTF-8 byte order mark at the start of a file (Windows editors write
+one; it would otherwise become part of the first entity's id) and blank lines; TSV also
+skips comment lines, whose first non-blank character is `#`."""
 
 from __future__ import annotations
 
@@ -15,15 +19,25 @@ class LoadError(KGError):
     """A file that cannot be read as the requested format; names file and line."""
 
 
+BOM = b"\xef\xbb\xbf"
+
+
 def open_binary(path: Path) -> tuple[BinaryIO, BinaryIO]:
-    """(raw file, decoded stream): the raw file's position drives progress bars."""
+    """(raw file, decoded stream, past any byte order mark): the raw file's position
+    drives progress bars."""
     try:
         raw = open(path, "rb")  # noqa: SIM115 - the caller closes it
     except OSError as e:
         raise LoadError(f"{path}: cannot open: {e.strerror or e}") from e
+    stream: BinaryIO = raw
     if path.suffix == ".gz":
-        return raw, gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
-    return raw, raw
+        stream = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
+    try:
+        if stream.peek(len(BOM))[: len(BOM)] == BOM:  # type: ignore[attr-defined]
+            stream.read(len(BOM))
+    except (OSError, EOFError):
+        pass  # a corrupt gzip: reading it names the file and line
+    return raw, stream
 
 
 def _split(sep: str, what: str) -> Callable[[Path, int, str], tuple[str, str, str]]:
@@ -86,19 +100,36 @@ def iter_lines(path: Path, stream: BinaryIO) -> Iterator[tuple[int, str]]:
                 yield first + i, line
 
 
+def is_comment(line: str) -> bool:
+    """A TSV comment line: its first non-blank character is `#`."""
+    return line.lstrip().startswith("#")
+
+
 def iter_delimited(
-    path: Path, stream: BinaryIO, parse: Callable[[Path, int, str], tuple[str, str, str]]
+    path: Path,
+    stream: BinaryIO,
+    parse: Callable[[Path, int, str], tuple[str, str, str]],
+    *,
+    comments: bool = False,
 ) -> Iterator[Columns]:
     """(heads, relations, tails) per block. A clean block (two separators per line, no
-    blank line, no field to strip) is split in one C call; any other block is parsed line
-    by line, which skips blank lines, strips fields and names the first bad line."""
+    blank or comment line, no field to strip) is split in one C call; any other block is
+    parsed line by line, which skips blank lines (and `#` comment lines with `comments`),
+    strips fields and names the first bad line."""
     sep = parse.sep  # type: ignore[attr-defined]
     ws = [w for w in " \t\r\x0b\x0c" if w != sep]
     unclean = [p for w in ws for p in (w + sep, sep + w, "\n" + w, w + "\n")] + ["\n\n"]
+    if comments:
+        unclean.append("\n#")
 
     def clean(text: str) -> bool:
         edges = text[:1] + text[-1:]
+        if comments and text.startswith("#"):
+            return False
         return not edges.isspace() and not any(p in text for p in unclean)
+
+    def skipped(line: str) -> bool:
+        return not line.strip() or (comments and is_comment(line))
 
     for first, text in iter_line_blocks(path, stream):
         if text.count(sep) == 2 * (text.count("\n") + 1) and clean(text):
@@ -106,7 +137,8 @@ def iter_delimited(
             if "" not in parts:
                 yield parts[0::3], parts[1::3], parts[2::3]
                 continue
-        rows = [parse(path, first + i, x) for i, x in enumerate(text.split("\n")) if x.strip()]
+        lines = enumerate(text.split("\n"))
+        rows = [parse(path, first + i, x) for i, x in lines if not skipped(x)]
         yield [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
 
 
