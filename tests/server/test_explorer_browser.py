@@ -29,8 +29,9 @@ def test_ask_streams_stages_and_draws_the_paths(browser: Any, server: str, tmp_p
     result = pg.ask(QUESTION)
     assert result["mode"] == "llm-free" and result["paths"], result.get("error")
 
-    # the LLM-free mode is labelled as candidates, never as PoG's answer
-    assert "candidates (LLM-free mode)" in pg.text("#answer-title")
+    # the LLM-free mode is labelled with the reply's label (never as PoG's answer)
+    assert "llm-free" in pg.text("#answer-title")
+    assert result["label"] and pg.text("#mode-label") == result["label"]
     assert "Lee Tamahori" in pg.text("#answer")
     # stages arrived from the stream, with their time; then the sub-steps and the total
     stages = pg.text("#stages")

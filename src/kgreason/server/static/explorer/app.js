@@ -2,7 +2,8 @@
 // Exposes `window.kgExplorer` ({cy, lkg, lastResult, lastSolve, show}) for tests and the console.
 
 import { ApiError, askStream, getJSON, postJSON } from "./api.js";
-import { renderAnswer, renderFunnel, renderPaths, renderSubgraph, renderTopics, renderTriples, renderUsage, StageTable } from "./ask.js";
+import { renderAnswer } from "./answer.js";
+import { clearEvidence, renderFunnel, renderPaths, renderSubgraph, renderTopics, renderTriples, renderUsage, StageTable } from "./ask.js";
 import { $, h, fill, ms } from "./dom.js";
 import { PathGraph } from "./graph.js";
 import { pageError, ResultPages } from "./paging.js";
@@ -121,6 +122,21 @@ async function showEntity(id, name) {
   if (g.cy.zoom() > 1.4) g.cy.zoom({ level: 1.4, position: node.position() });
 }
 
+const GRAPH_HINT = "Click an entity (or select it with the arrow keys and press Enter) to expand its neighbours from the KG; click a dashed box to collapse or expand a set.";
+const CLAMPED_HINT = "Drawn at a readable size from its start: drag to pan, scroll to zoom, Fit shows it all. ";
+
+/** A question starts (`note`: "working…") or failed: every panel of the last question's
+ *  evidence goes, the answer panel says `answer` (a message or an error block). */
+function clearAsk(note, answer) {
+  clearEvidence(note);
+  fill("answer-title", "Answer");
+  fill("answer", answer);
+  state.graph?.clear();
+  fill("graph-hint", note === "working…" ? "" : note);
+  window.kgExplorer.pages = null;
+  window.kgExplorer.lastResult = null;
+}
+
 async function showResult(result) {
   await cytoscapeLib();
   const g = graph();
@@ -134,6 +150,7 @@ async function showResult(result) {
   renderPaths(result, g, pages, getJSON);
   renderTriples(result, g);
   renderUsage(result.usage);
+  fill("graph-hint", g.clamped ? CLAMPED_HINT : "", GRAPH_HINT);
   state.stages.finish(result);
   window.kgExplorer.pages = pages;
   window.kgExplorer.lastResult = result;
@@ -157,28 +174,32 @@ async function ask(e) {
   if ($("strategy").value) body.strategy = $("strategy").value;
   if ($("variant").value) body.variant = $("variant").value;
   state.stages.reset();
-  fill("answer", h("p", { class: "muted" }, "working…"));
+  clearAsk("working…", h("p", { class: "muted" }, "working…"));
   busy(true);
   state.abort = new AbortController();
   const t0 = performance.now();
-  const clock = setInterval(() => ($("ask-clock").textContent = ms(performance.now() - t0)), 100);
+  const clock = setInterval(() => ($("ask-clock").textContent = `running… ${ms(performance.now() - t0)}`), 100);
   try {
     const result = await askStream(body, (ev) => {
       if (ev.kind === "start" && ev.stage === "graph") fill("subgraph", h("tbody", {}, h("tr", {}, h("td", { class: "muted" }, "cutting the subgraph…"))));
       state.stages.onEvent(ev);
     }, state.abort.signal);
     await showResult(result);
-    setStatus(`answered in ${ms(performance.now() - t0)} (${result.mode})`);
+    // the time is the stages table's total (the server's), the one total shown
+    setStatus(`answered (${result.mode})`);
   } catch (err) {
     if (err.name === "AbortError") {
-      fill("answer", h("p", { class: "muted" }, "stopped"));
+      clearAsk("stopped", h("p", { class: "muted" }, "stopped"));
     } else if (!handleAuth(err)) {
-      fill("answer", h("div", { class: "error", role: "alert" }, h("strong", {}, err.kind || "error"), ": ", err.message));
+      const kind = err.kind || "error";
+      clearAsk(`no result: the question failed (${kind})`, h("div", { class: "error", role: "alert" }, h("strong", {}, kind), ": ", err.message));
       setStatus(`failed: ${err.kind || err.message}`);
+    } else {
+      clearAsk("no result: this server wants a bearer token", h("p", { class: "muted" }, "waiting for the bearer token"));
     }
   } finally {
     clearInterval(clock);
-    $("ask-clock").textContent = ms(performance.now() - t0);
+    $("ask-clock").textContent = ""; // only while it runs: the total is the stages table's
     busy(false);
   }
 }
@@ -206,7 +227,7 @@ function init() {
   $("ask-stop").addEventListener("click", () => state.abort?.abort());
   $("sets-collapse").addEventListener("click", () => graph()?.setAllCollapsed(true));
   $("sets-expand").addEventListener("click", () => graph()?.setAllCollapsed(false));
-  $("graph-fit").addEventListener("click", () => graph()?.fit());
+  $("graph-fit").addEventListener("click", () => graph()?.fit(true));
   $("token-form").addEventListener("submit", (e) => {
     e.preventDefault();
     sessionStorage.setItem("kgreason.token", $("token").value);
@@ -217,6 +238,7 @@ function init() {
   new SolveView(cytoscapeLib, setStatus, { postJSON });
   window.kgExplorer.show = (result) => {
     state.stages.reset();
+    clearAsk("working…", h("p", { class: "muted" }, "working…"));
     return showResult(result);
   };
   health();

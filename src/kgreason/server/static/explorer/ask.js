@@ -3,9 +3,8 @@
 
 import { $, fill, h, ms, num } from "./dom.js";
 import { drawFunnel, funnelOf } from "./funnel.js";
+import { confidenceOf, confidenceText } from "./answer.js";
 import { cutNote, cutText, moreControl } from "./paging.js";
-
-const FREE_TITLE = "candidates (LLM-free mode)";
 
 /** "k=v k=v" of a stage event's sizes, short. */
 function sizesText(sizes) {
@@ -59,9 +58,10 @@ export class StageTable {
         this.body.appendChild(h("tr", { class: "sub" }, h("td", {}, k), h("td", { class: "n" }, ms(v * 1000)), h("td"), h("td")));
       }
     }
+    // the one total of the page: the time the server spent on the request
     const total = (result.usage || {}).total;
     this.body.appendChild(
-      h("tr", { class: "total" },
+      h("tr", { class: "total", title: "the time the server spent on the request" },
         h("th", { scope: "row" }, "total"),
         h("td", { class: "n" }, ms(result.elapsed_ms ?? (t.total ?? 0) * 1000)),
         h("td", { class: "n" }, num(total ? total.calls : 0)),
@@ -69,6 +69,21 @@ export class StageTable {
       ),
     );
   }
+}
+
+/** Every evidence panel of the Ask view shows `note` instead of what it showed: a question
+ *  starts (or failed), so nothing of the previous question's stays on screen. The answer
+ *  panel and the graph are the caller's. */
+export function clearEvidence(note) {
+  const muted = () => h("p", { class: "muted" }, note);
+  fill("topics", h("li", { class: "muted" }, note));
+  const table = $("subgraph");
+  fill(table.tBodies[0], h("tr", {}, h("td", { class: "muted" }, note)));
+  table.parentElement.querySelectorAll("p.note, p.warn").forEach((p) => p.remove());
+  fill("funnel", muted());
+  fill("paths", h("li", { class: "muted" }, note));
+  fill("triples", muted());
+  fill("usage", muted());
 }
 
 export function renderTopics(result) {
@@ -103,66 +118,6 @@ export function renderFunnel(result) {
   fill("funnel", f.rows.length ? drawFunnel(f) : h("p", { class: "muted" }, f.caption));
 }
 
-function entityList(items, limit) {
-  const shown = items.slice(0, limit);
-  const list = h("ol", { class: "answer-list" }, shown.map((a) => h("li", { title: a.id || "" }, a.name)));
-  if (items.length <= limit) return list;
-  const rest = h("ol", { class: "answer-list", start: limit + 1 }, items.slice(limit).map((a) => h("li", { title: a.id || "" }, a.name)));
-  return [list, h("details", {}, h("summary", {}, `${items.length - limit} more`), rest)];
-}
-
-/** Save the whole result as a file (made in the page: no request). */
-function download(result) {
-  const blob = new Blob([JSON.stringify(result, null, 2)], { type: "application/json" });
-  const a = h("a", { href: URL.createObjectURL(blob), download: `kgreason-${result.request_id || "result"}.json` });
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
-}
-
-/** The names of a cut answer list, then a "show more" that appends the next page's. */
-function pagedNames(paged, getJSON, empty) {
-  const text = h("div", { class: "answer-main", id: "answer-text" });
-  let n = 0;
-  const add = (items) => {
-    for (const a of items) {
-      if (!n) text.replaceChildren(); // "no answer" goes
-      text.append(n++ ? ", " : "", h("span", { title: a.id || "" }, a.name));
-    }
-  };
-  add(paged.members);
-  if (!n && empty) text.append(empty);
-  paged.listen(add);
-  return [text, h("p", { class: "note" }, moreControl(paged, getJSON))];
-}
-
-/** `pages` (paging.js ResultPages) and `getJSON` page the answers a reply holds in part. */
-export function renderAnswer(result, pages = null, getJSON = null) {
-  const free = result.mode === "llm-free";
-  fill("answer-title", free ? FREE_TITLE : "Answer", !free && result.phase ? h("span", { class: "badge" }, result.phase) : null,
-    h("span", { class: `badge${free ? " free" : ""}` }, result.mode));
-  const out = [];
-  if (result.error_kind) out.push(h("div", { class: "error", role: "alert" }, h("strong", {}, result.error_kind), ": ", result.error || ""));
-  if (free) {
-    const note = result.label || ((result.trace || []).find((t) => t && t.stage === "llm-free") || {}).note;
-    out.push(h("p", { class: "note" }, note || "LLM-free mode: retrieval candidates, not an answer produced by PoG."));
-    if ((result.answers || []).length) {
-      out.push(h("p", { class: "note" }, "A learned path ranker picked (not PoG's answer):"));
-      out.push(pages?.answers ? pagedNames(pages.answers, getJSON) : h("div", { class: "answer-main", id: "answer-text" }, result.answers.map((a) => a.name).join(", ")));
-    }
-    out.push(h("h3", { class: "sr-only" }, "candidates"));
-    out.push(entityList(result.candidates || [], 10));
-    const nc = (result.candidates || []).length;
-    if (result.candidates_total > nc) out.push(h("p", { class: "note cut" }, cutText(result.candidates_total, nc, "candidates")));
-  } else {
-    const names = (result.answers || []).map((a) => a.name);
-    out.push(pages?.answers ? pagedNames(pages.answers, getJSON, "no answer") : h("div", { class: "answer-main", id: "answer-text" }, names.length ? names.join(", ") : "no answer"));
-    if (result.raw_answer) out.push(h("details", {}, h("summary", {}, "the model's reply"), h("pre", {}, result.raw_answer)));
-  }
-  for (const b of result.bounds_hit || []) out.push(h("p", { class: "warn" }, `bound hit: ${b}`));
-  out.push(h("button", { type: "button", class: "small", onclick: () => download(result) }, "Download the result (JSON)"));
-  fill("answer", out);
-}
-
 /** A set as text; a cut one (`cut`: its paging.js Paged) says its full size. */
 function setText(ids, graph, cut) {
   const first = ids.slice(0, 4).map((i) => graph.name(i)).join(", ");
@@ -185,6 +140,7 @@ function setPage(set, graph, getJSON) {
  *  (`pages`: paging.js ResultPages of the result; `getJSON` fetches a page). */
 export function renderPaths(result, graph, pages = null, getJSON = null) {
   let pinned = null;
+  const conf = (result.answers || []).length ? confidenceOf(result) : null;
   const items = (result.paths || []).map((p, i) => {
     const parts = [];
     p.hops.forEach((hop, j) => {
@@ -198,6 +154,8 @@ export function renderPaths(result, graph, pages = null, getJSON = null) {
       const stop = (e) => e.stopPropagation();
       parts.push(h("div", { class: "set-pages", onclick: stop, onkeydown: stop }, cut.map((s) => setPage(s, graph, getJSON))));
     }
+    // the top path's confidence is the answer's (a set-level weight of the ranked paths)
+    if (i === 0 && conf !== null) parts.unshift(h("span", { class: "badge top", title: "the top-ranked path: its answer set is the answer" }, `top path · ${confidenceText(conf)}`), " ");
     const li = h("li", { tabindex: 0, "aria-label": `path ${i + 1}, ${p.hops.length} hop(s); press Enter to highlight` }, parts);
     const on = () => graph.highlightPath(i);
     const off = () => graph.highlightPath(pinned);

@@ -5,96 +5,16 @@
 // A set the reply shows in part (paging.js) reads "N entities (first k shown)"; its "+N more"
 // node draws the next members, fetching a page of the set when the drawn ones run out.
 
-const SEP = "\u0001";
-const COL_W = 225;
+import { collapsedWidth, labelWidth, STYLE } from "./graphstyle.js";
+import { memberId, planPaths, SEP } from "./pathplan.js";
+
+const COL_W = 240;
 const ROW_H = 34;
 const MAX_MEMBERS = 15; // members drawn per set; the rest are one "+N more" node
 const COLLAPSE_OVER = 6; // sets larger than this start collapsed
-
-export const STYLE = [
-  {
-    selector: "node",
-    style: {
-      label: "data(label)",
-      shape: "round-rectangle",
-      width: "data(w)",
-      height: 24,
-      "background-color": "#eef2f7",
-      "border-width": 1,
-      "border-color": "#8a99ad",
-      "font-size": 11,
-      "font-family": "system-ui, sans-serif",
-      color: "#1b2430",
-      "text-valign": "center",
-      "text-halign": "center",
-      "text-wrap": "ellipsis",
-      "text-max-width": 150,
-    },
-  },
-  { selector: "node.topic", style: { "background-color": "#ffe7a8", "border-color": "#a66f00", "border-width": 2, "font-weight": "bold" } },
-  { selector: "node.answer", style: { "background-color": "#d5f2dc", "border-color": "#1d7a3a", "border-width": 2 } },
-  { selector: "node.found", style: { "border-width": 3, "border-color": "#2456a6" } },
-  { selector: "node.neighbour", style: { "background-color": "#ffffff", "border-style": "dashed" } },
-  { selector: "node.more", style: { "background-color": "#ffffff", "border-width": 0, color: "#5a6878", "font-style": "italic" } },
-  {
-    selector: "node.set",
-    style: {
-      label: "data(label)",
-      "text-valign": "top",
-      "text-halign": "center",
-      "font-size": 10,
-      color: "#4a5868",
-      "background-color": "#f6f8fb",
-      "background-opacity": 0.9,
-      "border-color": "#6b7b90",
-      "border-style": "dashed",
-      shape: "round-rectangle",
-      padding: 8,
-      "text-max-width": 260,
-    },
-  },
-  {
-    selector: "node.set.collapsed",
-    style: { "text-valign": "center", "font-size": 11, color: "#1b2430", "background-color": "#dfe7f1", "border-style": "double", "border-width": 3, width: "data(w)", height: 28, "text-max-width": 260 },
-  },
-  { selector: "node.loading", style: { "border-color": "#2563eb", "border-width": 3 } },
-  { selector: "node:selected", style: { "overlay-color": "#2563eb", "overlay-opacity": 0.15 } },
-  {
-    selector: "edge",
-    style: {
-      label: "data(label)",
-      width: 2,
-      "line-color": "#3b6fb6",
-      "target-arrow-color": "#3b6fb6",
-      "target-arrow-shape": "triangle",
-      "curve-style": "bezier",
-      "font-size": 10,
-      "font-family": "system-ui, sans-serif",
-      color: "#23364f",
-      "text-background-color": "#ffffff",
-      "text-background-opacity": 0.85,
-      "text-background-padding": 2,
-      "text-rotation": "autorotate",
-    },
-  },
-  { selector: "edge.unverified", style: { "line-color": "#c62828", "target-arrow-color": "#c62828", "line-style": "dashed" } },
-  { selector: "edge.neighbour", style: { width: 1, "line-color": "#a3adb9", "target-arrow-color": "#a3adb9", color: "#5a6878", "font-size": 9 } },
-  { selector: ".faded", style: { opacity: 0.15 } },
-];
-
-function labelWidth(text) {
-  return Math.min(160, Math.max(40, 6.4 * String(text).length + 18));
-}
-
-/** A collapsed set's box: wide enough for "{443 entities (first 50 shown)}". */
-function collapsedWidth(text) {
-  return Math.min(260, Math.max(40, 6.6 * String(text).length + 18));
-}
-
-const setKey = (ids) => (ids.length === 1 ? `e:${ids[0]}` : `s:${[...ids].sort().join(SEP)}`);
-// a set the reply cuts to one member is still a set, not that entity's node
-const endKey = (ids, cut) => (cut && ids.length === 1 ? `s:${ids[0]}` : setKey(ids));
-const tripleKey = (t) => `${t.head}${SEP}${t.relation}${SEP}${t.tail}`;
+// the least zoom of the first fit: a long (two-topic) path fitted whole is too small to read,
+// so it is drawn at this zoom from its start, the rest a drag away ("Fit" shows it all)
+export const MIN_FIT_ZOOM = 0.85;
 
 export class PathGraph {
   /** `cytoscape` is the library's factory; `onEntity(entityId, node)` runs on an entity tap,
@@ -113,7 +33,25 @@ export class PathGraph {
     this.setMembers = new Map(); // set node id -> member ids (of a cut set: its Paged's)
     this.paged = new Map(); // set node id -> the paging.js Paged of a set shown in part
     this.answerIds = new Set();
+    this.plan = null;
+    this.clamped = false; // the last fit kept MIN_FIT_ZOOM: part of the graph is off view
+    this.moved = false; // the user panned or zoomed since the last fit
     this.onMore = onMore || ((id) => this.drawMore(id));
+    this.cy.on("dragpan scrollzoom pinchzoom", () => (this.moved = true));
+    // a container that changes size (a narrow window, a tab shown) is fitted again, unless
+    // the user has moved the view
+    if (typeof ResizeObserver === "function") {
+      let pending = false;
+      new ResizeObserver(() => {
+        if (pending) return;
+        pending = true;
+        requestAnimationFrame(() => {
+          pending = false;
+          this.cy.resize();
+          if (!this.moved) this.fit();
+        });
+      }).observe(container);
+    }
     this.cy.on("tap", "node", (ev) => {
       const n = ev.target;
       if (n.hasClass("more")) this.onMore(n.data("set"));
@@ -128,13 +66,23 @@ export class PathGraph {
 
   /** Draw a PoG result's paths (clears the graph); `pages` (paging.js ResultPages) says
    *  which sets the reply shows in part. */
-  showPaths(result, pages = null) {
-    const cy = this.cy;
-    cy.elements().remove();
+  /** Nothing drawn: a new question starts (the last one's paths must not stay). */
+  clear() {
+    this.cy.elements().remove();
     this.collapsedSets.clear();
     this.offsets.clear();
     this.setMembers.clear();
     this.paged.clear();
+    this.names.clear();
+    this.answerIds = new Set();
+    this.plan = null;
+    this.clamped = false;
+    this.moved = false;
+  }
+
+  showPaths(result, pages = null) {
+    const cy = this.cy;
+    this.clear();
     for (const [id, name] of Object.entries(result.entity_names || {})) this.names.set(id, name);
     for (const t of result.topic_entities || []) this.names.set(t.id, t.name);
     const answers = new Set();
@@ -144,56 +92,22 @@ export class PathGraph {
         this.names.set(a.id, a.name);
       }
     }
-    const topics = new Set((result.topic_entities || []).map((t) => t.id));
-    const unverified = new Set((result.unverified_triples || []).map(tripleKey));
-    const cols = new Map(); // node id -> column
-    const order = []; // node ids in first-seen order
-    const sets = new Map(); // node id -> member ids
-    const edges = new Map();
-    const nodePaths = new Map(); // node id -> indices of the paths through it
-    (result.paths || []).forEach((path, pi) => {
-      path.hops.forEach((hop, hi) => {
-        const ends = [
-          [hop.src, hi],
-          [hop.dst, hi + 1],
-        ];
-        const keys = [];
-        for (const [ids, col] of ends) {
-          const cut = pages?.at(pi, col);
-          const key = endKey(ids, cut);
-          keys.push(key);
-          if (!cols.has(key)) order.push(key);
-          cols.set(key, Math.min(col, cols.get(key) ?? col));
-          if (ids.length > 1 || cut) sets.set(key, ids);
-          if (cut && !this.paged.has(key)) this.paged.set(key, cut);
-        }
-        const [s, d] = hop.forward ? keys : [keys[1], keys[0]];
-        const rels = [hop.relation, ...(hop.alt_relations || []).map((r) => r[0])];
-        const id = `h:${s}${SEP}${rels.join("|")}${SEP}${d}`;
-        const bad = (hop.triples || []).some((t) => unverified.has(tripleKey(t)));
-        const prev = edges.get(id);
-        if (prev) {
-          prev.data.paths.push(pi);
-          if (bad) prev.classes = "unverified";
-        } else {
-          edges.set(id, { group: "edges", data: { id, source: s, target: d, label: rels.join(" | "), paths: [pi] }, classes: bad ? "unverified" : "" });
-        }
-        for (const k of keys) nodePaths.set(k, [...(nodePaths.get(k) || []), pi]);
-      });
-    });
+    this.answerIds = answers;
+    const plan = planPaths(result, pages, MAX_MEMBERS);
     const eles = [];
-    for (const key of order) {
-      const paths = [...new Set(nodePaths.get(key) || [])];
-      if (!sets.has(key)) {
+    for (const key of plan.order) {
+      const paths = plan.nodePaths.get(key) || [];
+      if (!plan.sets.has(key)) {
         const eid = key.slice(2);
         const label = this.name(eid);
-        const cls = [topics.has(eid) ? "topic" : "", answers.has(eid) ? "answer" : ""].join(" ");
+        const cls = [plan.topics.has(eid) ? "topic" : "", answers.has(eid) ? "answer" : ""].join(" ");
         eles.push({ group: "nodes", data: { id: key, entity: eid, label, w: labelWidth(label), paths }, classes: cls });
         continue;
       }
-      const cut = this.paged.get(key);
-      const members = cut ? cut.members.map((m) => m.id) : sets.get(key);
+      const cut = plan.cuts.get(key);
+      const members = plan.sets.get(key);
       if (cut) {
+        this.paged.set(key, cut);
         for (const m of cut.members) if (!this.names.has(m.id)) this.names.set(m.id, m.name);
         cut.listen((items) => this.paged.get(key) === cut && this.grew(key, items));
       }
@@ -201,26 +115,28 @@ export class PathGraph {
       const size = cut ? cut.total : members.length;
       const setLabel = cut ? cut.text() : `${size} entities`;
       eles.push({ group: "nodes", data: { id: key, label: setLabel, full: setLabel, w: labelWidth(setLabel) + 10, size, paths }, classes: cut ? "set cut" : "set" });
-      eles.push(...this.memberNodes(key, members.slice(0, MAX_MEMBERS), paths));
+      eles.push(...this.memberNodes(key, members.slice(0, MAX_MEMBERS), paths, answers, plan.nodePaths));
       if (size > MAX_MEMBERS) {
         const label = `+${size - MAX_MEMBERS} more`;
         eles.push({ group: "nodes", data: { id: `more:${key}`, parent: key, set: key, label, w: labelWidth(label), paths }, classes: "more" });
       }
     }
-    this.answerIds = answers;
-    this.plan = { order, cols };
+    this.plan = { order: plan.order, cols: plan.cols };
     cy.add(eles);
-    cy.add([...edges.values()]);
+    cy.add([...plan.edges.values()]);
     for (const n of cy.nodes(".set")) if (n.data("size") > COLLAPSE_OVER) this.toggleSet(n.id(), true, false);
     this.relayout();
     this.fit();
   }
 
   /** The member nodes of set `key` for these entity ids. */
-  memberNodes(key, ids, paths, answers = this.answerIds) {
+  memberNodes(key, ids, paths, answers = this.answerIds, own = null) {
     return ids.map((m) => {
       const label = this.name(m);
-      return { group: "nodes", data: { id: `m:${key}${SEP}${m}`, parent: key, entity: m, label, w: labelWidth(label), paths }, classes: answers.has(m) ? "answer" : "" };
+      const id = memberId(key, m);
+      // a member some path goes through on its own is on that path too
+      const on = own?.has(id) ? [...new Set([...paths, ...own.get(id)])] : paths;
+      return { group: "nodes", data: { id, parent: key, entity: m, label, w: labelWidth(label), paths: on }, classes: answers.has(m) ? "answer" : "" };
     });
   }
 
@@ -316,9 +232,24 @@ export class PathGraph {
     });
   }
 
-  fit() {
-    this.cy.fit(undefined, 30);
-    if (this.cy.zoom() > 1.4) this.cy.zoom({ level: 1.4, renderedPosition: { x: this.cy.width() / 2, y: this.cy.height() / 2 } });
+  /**
+   * Fit the graph to the view, at most at zoom 1.4; at least at MIN_FIT_ZOOM unless `all`
+   * (the Fit button): a graph too large for that is shown from its start (the topic
+   * entities' column, left), centred on the axis where it fits, and `clamped` says so.
+   */
+  fit(all = false) {
+    const cy = this.cy;
+    this.moved = false;
+    this.clamped = false;
+    if (!cy.elements().length) return;
+    cy.fit(undefined, 30);
+    if (cy.zoom() > 1.4) cy.zoom({ level: 1.4, renderedPosition: { x: cy.width() / 2, y: cy.height() / 2 } });
+    if (all || cy.zoom() >= MIN_FIT_ZOOM) return;
+    const z = MIN_FIT_ZOOM;
+    const bb = cy.elements().boundingBox();
+    const along = (size, lo, hi, view) => (size * z + 60 <= view ? (view - (lo + hi) * z) / 2 : 30 - lo * z);
+    cy.viewport({ zoom: z, pan: { x: along(bb.w, bb.x1, bb.x2, cy.width()), y: along(bb.h, bb.y1, bb.y2, cy.height()) } });
+    this.clamped = true;
   }
 
   /** Collapse (true), expand (false) or toggle (undefined) one clustered set; `layout`
@@ -328,12 +259,21 @@ export class PathGraph {
     if (!node.length) return;
     const removed = this.collapsedSets.get(id);
     if (removed && collapse !== true) {
-      removed.restore();
+      this.cy.edges(".proxy").remove();
       this.collapsedSets.delete(id);
+      removed.nodes().restore();
+      // an edge whose other end is in another collapsed set comes back with that set
+      removed.edges().forEach((e) => {
+        const ends = [e.data("source"), e.data("target")];
+        const other = [...this.collapsedSets].find(([, r]) => ends.some((x) => r.getElementById(x).length));
+        if (other) this.collapsedSets.set(other[0], other[1].union(e));
+        else e.restore();
+      });
       node.removeClass("collapsed").data("label", node.data("full"));
     } else if (!removed && collapse !== false) {
       const kids = node.children();
       if (!kids.length) return;
+      this.cy.edges(".proxy").remove();
       const bb = kids.boundingBox();
       const gone = kids.union(kids.connectedEdges()).remove();
       node.position({ x: (bb.x1 + bb.x2) / 2, y: (bb.y1 + bb.y2) / 2 });
@@ -341,7 +281,34 @@ export class PathGraph {
       const label = `{${node.data("full")}}`;
       node.addClass("collapsed").data({ label, w: collapsedWidth(label) });
     } else return;
+    this.proxyHops();
     if (layout) this.relayout();
+  }
+
+  /** A hop that ends at a member of a collapsed set (an entity on a path of its own that is
+   *  also in the set) is drawn to the set while it is collapsed: a "proxy" edge. */
+  proxyHops() {
+    const cy = this.cy;
+    const endOf = (id) => {
+      if (cy.getElementById(id).length) return id;
+      for (const [set, r] of this.collapsedSets) if (r.getElementById(id).length) return set;
+      return null;
+    };
+    const add = new Map();
+    for (const r of this.collapsedSets.values()) {
+      r.edges().forEach((e) => {
+        if (!e.id().startsWith("h:")) return;
+        const s = endOf(e.data("source"));
+        const t = endOf(e.data("target"));
+        if (!s || !t || s === t) return;
+        if (cy.getElementById(s).edgesTo(cy.getElementById(t)).some((x) => x.data("label") === e.data("label"))) return;
+        const id = `p:${s}${SEP}${e.data("label")}${SEP}${t}`;
+        const prev = add.get(id);
+        if (prev) prev.data.paths = [...new Set([...prev.data.paths, ...e.data("paths")])];
+        else add.set(id, { group: "edges", data: { id, source: s, target: t, label: e.data("label"), paths: [...e.data("paths")] }, classes: `proxy ${e.classes().join(" ")}` });
+      });
+    }
+    if (add.size) cy.add([...add.values()]);
   }
 
   setAllCollapsed(collapse) {
@@ -461,44 +428,4 @@ export class PathGraph {
     this.offsets.set(entity.id, entity.next_offset ?? null);
     return { nodes: added.length, edges: edgesAdded };
   }
-}
-
-/**
- * Draw a SymbolLKG retrieved subgraph ({nodes:[{id,kind,name,...}], edges:[{src,rel,dst}]}).
- * Relation facts may end at a node the retrieval did not keep: that end is drawn as a dashed
- * "not retrieved" node. `onPick(item)` gets the node, or the edge, that was clicked.
- */
-export function drawLKG(cytoscape, container, subgraph, onPick) {
-  const kinds = { entity: "#eef2f7", concept: "#e8e0f7", rule: "#fde3c8", constraint: "#fbd5d5" };
-  const shapes = { entity: "round-rectangle", concept: "ellipse", rule: "hexagon", constraint: "diamond" };
-  const nodes = (subgraph?.nodes || []).map((n) => {
-    const label = n.kind === "rule" || n.kind === "constraint" ? n.name || n.expression || n.id : n.name || n.id;
-    return { group: "nodes", data: { id: n.id, label, w: labelWidth(label), kind: n.kind, raw: n } };
-  });
-  const ids = new Set(nodes.map((n) => n.data.id));
-  for (const e of subgraph?.edges || []) {
-    for (const end of [e.src, e.dst]) {
-      if (ids.has(end)) continue;
-      ids.add(end);
-      const label = "not retrieved";
-      nodes.push({ group: "nodes", data: { id: end, label, w: labelWidth(label), kind: "outside", raw: { id: end, kind: "outside (not retrieved)", name: "" } }, classes: "neighbour" });
-    }
-  }
-  const edges = (subgraph?.edges || []).map((e, i) => ({ group: "edges", data: { id: `l${i}`, source: e.src, target: e.dst, label: e.rel, raw: { kind: "fact", name: e.rel, raw_text: e.raw_text } } }));
-  const style = [
-    ...STYLE,
-    ...Object.entries(kinds).map(([k, c]) => ({ selector: `node[kind = "${k}"]`, style: { "background-color": c, shape: shapes[k] } })),
-    { selector: "node[kind = \"rule\"], node[kind = \"constraint\"]", style: { width: 210, height: 48, "text-wrap": "wrap", "text-max-width": 160 } },
-  ];
-  const cy = cytoscape({ container, style, elements: [...nodes, ...edges], minZoom: 0.1, maxZoom: 3 });
-  // sparse graphs (rules are mostly unconnected) read best on a grid; others by force
-  const layout = edges.length * 2 < nodes.length
-    ? { name: "grid", avoidOverlap: true, avoidOverlapPadding: 30, padding: 30, condense: true, sort: (a, b) => String(a.data("kind")).localeCompare(String(b.data("kind"))) }
-    : { name: "cose", animate: false, randomize: true, nodeDimensionsIncludeLabels: true, nodeOverlap: 40, componentSpacing: 90,
-        nodeRepulsion: () => 12000, idealEdgeLength: (e) => 70 + (e.source().width() + e.target().width()) / 2, padding: 30 };
-  cy.layout(layout).run();
-  cy.fit(undefined, 30);
-  if (cy.zoom() > 1.2) cy.zoom({ level: 1.2, renderedPosition: { x: cy.width() / 2, y: cy.height() / 2 } });
-  if (onPick) cy.on("tap", "node, edge", (ev) => onPick(ev.target.data("raw")));
-  return cy;
 }

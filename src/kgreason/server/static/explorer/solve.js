@@ -3,7 +3,7 @@
 // its solver message, the retrieved LKG subgraph and the final proof or model.
 
 import { $, fill, h, ms, num } from "./dom.js";
-import { drawLKG } from "./graph.js";
+import { drawLKG } from "./lkg.js";
 import { renderUsage } from "./ask.js";
 
 function statusClass(s) {
@@ -112,17 +112,36 @@ export class SolveView {
     return { context: $("solve-context").value, question: $("solve-question").value, options: lines($("solve-options").value) };
   }
 
+  /** Every panel of the last problem goes (a problem starts, or failed): the route, the
+   *  attempts, the LKG, the proof and the usage say `note`, the verdict says `verdict`. */
+  clear(note, verdict) {
+    const muted = () => h("p", { class: "muted" }, note);
+    fill("route", muted());
+    fill("attempts", h("li", { class: "muted" }, note));
+    fill("verdict", verdict);
+    fill("proof", muted());
+    fill("solve-usage", muted());
+    if (this.cy) this.cy.destroy();
+    this.cy = null;
+    fill("lkg", h("p", { class: "hint" }, note));
+    fill("lkg-size", "");
+    fill("lkg-detail", "Click a node or an edge to read it.");
+    window.kgExplorer.lkg = null;
+    window.kgExplorer.lastSolve = null;
+  }
+
   async run() {
     const btn = $("solve-btn");
     btn.disabled = true;
-    fill("verdict", h("p", { class: "muted" }, "solving…"));
+    this.clear("solving…", h("p", { class: "muted" }, "solving…"));
     const t0 = performance.now();
     try {
       const res = await this.api.postJSON("/v1/solve", this.body());
       await this.show(res);
       this.setStatus(`solved in ${ms(performance.now() - t0)}`);
     } catch (e) {
-      fill("verdict", h("div", { class: "error", role: "alert" }, h("strong", {}, e.kind || "error"), ": ", e.message));
+      const kind = e.kind || "error";
+      this.clear(`no result: the problem failed (${kind})`, h("div", { class: "error", role: "alert" }, h("strong", {}, kind), ": ", e.message));
       this.setStatus(`solve failed: ${e.kind || e.message}`);
     } finally {
       btn.disabled = false;
