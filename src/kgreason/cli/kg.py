@@ -43,6 +43,7 @@ def build(
 
     policy = settings(ctx, **{"kg.literals": literals}).settings.kg.literals
     started = time.perf_counter()
+    err = err_console()
     try:
         sources = [Source(f, fmt, literals=policy) for f in files]
         with Progress(
@@ -50,8 +51,11 @@ def build(
             BarColumn(),
             DownloadColumn(),
             TimeRemainingColumn(),
-            console=err_console(),
+            console=err,
             transient=True,
+            # off a terminal a transient bar cannot be erased: it left a blank line
+            # before every error (and in logs); on one it is erased
+            disable=not err.is_terminal,
         ) as bar:
             task = bar.add_task("build", total=sum(s.size for s in sources), out=out.name)
             manifest = build_store(

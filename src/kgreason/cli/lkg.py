@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +22,7 @@ from kgreason.cli.lkg_common import (
     parse_options,
     show_result,
 )
-from kgreason.lkg.storage import LKGStore, StoreError
+from kgreason.lkg.storage import DB_NAME, LKGStore, StoreError
 from kgreason.llm.base import LLMError
 
 lkg_app = typer.Typer(
@@ -27,11 +30,51 @@ lkg_app = typer.Typer(
 )
 
 
-def _open(directory: Path) -> LKGStore:
+def _open(directory: Path, *, hint: bool = True) -> LKGStore:
     try:
         return LKGStore(directory, create=False)
     except StoreError as e:
+        if not hint:  # `lkg build --out` naming another file: never written into
+            fail(f"{e}; pass --out a new path or an LKG store")
+        if _store_file(directory).exists():  # a file, but not a store
+            fail(str(e))
         fail(f"{e} (build one with `kgreason lkg build DOCS... --out {directory}`)")
+
+
+def _store_file(out: Path) -> Path:
+    """The SQLite file `--out` names (a directory holds it as lkg.sqlite, as LKGStore has)."""
+    return out / DB_NAME if out.is_dir() else out
+
+
+@contextmanager
+def _new_or_existing(out: Path) -> Iterator[LKGStore]:
+    """The store at `out`, which must be an LKG store if the file exists; a new one is
+    written beside it under a temporary name and renamed into place only when the block
+    leaves it holding a document, so a failed build leaves nothing (no empty store that
+    `lkg query` would read, no directories made for it). A user's file is never removed."""
+    final = _store_file(out)
+    if final.exists():
+        with _open(final, hint=False) as store:
+            yield store
+        return
+    made = [d for d in (final.parent, *final.parent.parents) if not d.exists()]
+    tmp = final.with_name(f".{final.name}.{os.getpid()}.tmp")
+    store = LKGStore(tmp)
+    try:
+        yield store
+        keep = bool(store.documents())
+    except BaseException:
+        keep = False
+        raise
+    finally:
+        store.close()
+        if keep:
+            tmp.replace(final)
+        else:
+            tmp.unlink(missing_ok=True)
+            for d in made:  # innermost first; only the ones made for this store
+                with suppress(OSError):
+                    d.rmdir()
 
 
 @lkg_app.command("build")
@@ -43,8 +86,11 @@ def build_command(
     embedder: EmbedderOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """Extract each document into the store; documents already stored (same content) are
-    skipped without an LLM call."""
+    """Extract each document into the store, skipping documents already in it (same content).
+
+    Those need no LLM call. A new store is only written once a document is in it, so a
+    build that adds nothing (no LLM configured, every extraction failed) leaves no file.
+    """
     from kgreason.lkg.construction import LKGBuilder
 
     s = settings(ctx, **embedder_override(embedder)).settings
@@ -54,8 +100,12 @@ def build_command(
             texts.append((d, d.read_text(encoding="utf-8")))
         except OSError as e:
             fail(f"document {d}: {e.strerror or e}")
-    store = LKGStore(out)
-    todo = [(d, t) for d, t in texts if not store.has_document(t)]
+    final = _store_file(out)
+    stored: set[str] = set()
+    if final.exists():
+        with _open(final, hint=False) as existing:
+            stored = {t for _, t in texts if existing.has_document(t)}
+    todo = [(d, t) for d, t in texts if t not in stored]
     llm = (
         make_llm(
             s,
@@ -70,23 +120,38 @@ def build_command(
         LKGBuilder(llm, temperature=s.lkg.temperature, max_tokens=s.lkg.max_tokens) if llm else None
     )
     report: list[dict[str, Any]] = []
-    for d, t in texts:
-        if (d, t) not in todo or builder is None:
-            report.append({"document": str(d), "status": "unchanged"})
-            continue
-        try:
-            graph = asyncio.run(builder.extract(t))
-        except LLMError as e:
-            report.append({"document": str(d), "status": "error", "error": str(e)})
-            continue
-        doc_id, _ = store.add_document(t, graph, source=str(d))
-        flagged = sum(bool(n.flags) for n in graph.nodes.values())
-        report.append({"document": str(d), "status": "added", "doc_id": doc_id,
-                       "nodes": len(graph.nodes), "edges": len(graph.edges), "flagged": flagged,
-                       "rejected": graph.rejected})  # fmt: skip
-    counts = store.counts()
+    with _new_or_existing(out) as store:
+        for d, t in texts:
+            if (d, t) not in todo or builder is None:
+                report.append({"document": str(d), "status": "unchanged"})
+                continue
+            try:
+                graph = asyncio.run(builder.extract(t))
+            except LLMError as e:
+                report.append({"document": str(d), "status": "error", "error": str(e)})
+                continue
+            doc_id, _ = store.add_document(t, graph, source=str(d))
+            flagged = sum(bool(n.flags) for n in graph.nodes.values())
+            report.append({"document": str(d), "status": "added", "doc_id": doc_id,
+                           "nodes": len(graph.nodes), "edges": len(graph.edges),
+                           "flagged": flagged, "rejected": graph.rejected})  # fmt: skip
+        counts = store.counts()
+    _print_build(ctx, json_out, final, report, counts)
+
+
+def _print_build(
+    ctx: typer.Context,
+    json_out: bool,
+    final: Path,
+    report: list[dict[str, Any]],
+    counts: dict[str, Any],
+) -> None:
+    """The per-document report and the store's counts; a failed document ends the command
+    with one error line (the documents added are kept)."""
+    written = final.exists()
     if want_json(ctx, json_out):
-        emit_json({"store": str(store.path), "documents": report, "counts": counts})
+        emit_json({"store": str(final) if written else None, "documents": report,
+                   "counts": counts})  # fmt: skip
     else:
         for r in report:
             extra = (
@@ -97,12 +162,15 @@ def build_command(
             console().print(
                 f"{r['document']}: {r['status']}{extra} {r.get('error', '')}", markup=False
             )
-        console().print(f"store {store.path}: {counts}", markup=False)
+        if written:
+            console().print(f"store {final}: {counts}", markup=False)
     failed = [r for r in report if r["status"] == "error"]
     if failed:
         first = failed[0]
+        left = "" if written else f"; no store written at {final}"
         fail(
-            f"{len(failed)} of {len(report)} document(s) failed; {first['document']}: {first['error']}"
+            f"{len(failed)} of {len(report)} document(s) failed; {first['document']}: "
+            f"{first['error']}{left}"
         )
 
 

@@ -163,13 +163,23 @@ def _solve_program(
     if as_json:
         emit_json(result)
     else:
+        failed = result.get("status") != "ok"
         for k in ("format", "route", "verdict", "answer", "status", "error_kind", "error"):
+            if k == "error" and failed:  # the stderr line below says it, once
+                continue
             if result.get(k) is not None:
                 console().print(f"{k}: {result[k]}", soft_wrap=True, markup=False)
         _print_evidence(result)
     if result.get("status") != "ok":
-        kind = result.get("error_kind") or result.get("status")
-        fail(f"{program}: {kind}: {result.get('error') or 'no verdict'}")
+        fail(f"{program}: {failure_text(result)}")
+
+
+def failure_text(result: dict[str, Any]) -> str:
+    """`KIND: ERROR` of a failed program run, the kind once: solver errors often start
+    with their kind already (`parse_error: missing ')'`)."""
+    kind = str(result.get("error_kind") or result.get("status"))
+    error = str(result.get("error") or "no verdict")
+    return error if error.startswith(f"{kind}:") else f"{kind}: {error}"
 
 
 def _print_batch(rows: list[dict[str, Any]], summary: dict[str, Any], as_json: bool) -> None:

@@ -77,6 +77,23 @@ class StoreError(Exception):
     """The store file is missing or is not an LKG store; the message names the path."""
 
 
+#: tables every LKG store has had since the first schema (others are added on open)
+_STORE_TABLES = frozenset({"docs", "nodes", "edges"})
+
+
+def _check_is_store(db: sqlite3.Connection, path: Path | None) -> None:
+    """An existing file opened as a store must be one: an empty file or another program's
+    SQLite database would otherwise be given the schema and read as an empty store."""
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not _STORE_TABLES.issubset(tables):
+        what = (
+            "an empty file"
+            if path is not None and path.stat().st_size == 0
+            else ("a SQLite database without the LKG tables" if tables else "an empty database")
+        )
+        raise StoreError(f"{path}: not an LKG store ({what})")
+
+
 def _row_to_node(r: tuple) -> Node:
     return Node(
         id=r[0],
@@ -111,10 +128,19 @@ class LKGStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self.db = sqlite3.connect(str(self.path) if self.path else ":memory:")
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"{self.path}: not an LKG store ({e})") from None
+        try:
+            if not create:  # open what is there: never turn another file into a store
+                _check_is_store(self.db, self.path)
             self.db.executescript(SCHEMA)
             _migrate(self.db)
         except sqlite3.DatabaseError as e:
+            self.db.close()
             raise StoreError(f"{self.path}: not an LKG store ({e})") from None
+        except StoreError:
+            self.db.close()
+            raise
         self.version = 0
 
     def close(self) -> None:
