@@ -8,8 +8,8 @@
 import { collapsedWidth, labelWidth, STYLE } from "./graphstyle.js";
 import { memberId, planPaths, SEP } from "./pathplan.js";
 
-const COL_W = 240;
-const ROW_H = 34;
+const COL_W = 270;
+const ROW_H = 40;
 const MAX_MEMBERS = 15; // members drawn per set; the rest are one "+N more" node
 const COLLAPSE_OVER = 6; // sets larger than this start collapsed
 // the least zoom of the first fit: a long (two-topic) path fitted whole is too small to read,

@@ -68,6 +68,8 @@ export const STYLE = [
   },
   { selector: "edge.unverified", style: { "line-color": "#c62828", "target-arrow-color": "#c62828", "line-style": "dashed" } },
   { selector: "edge.neighbour", style: { width: 1, "line-color": "#a3adb9", "target-arrow-color": "#a3adb9", color: "#5a6878", "font-size": 9 } },
+  // a hop to a member drawn in a set bends off the hop to the set, so their labels part
+  { selector: "edge.to-member", style: { "curve-style": "unbundled-bezier", "control-point-distances": [-26], "control-point-weights": [0.5] } },
   // a hop to a member of a collapsed set, drawn to the set
   { selector: "edge.proxy", style: { "line-style": "dashed", "line-dash-pattern": [8, 3] } },
   { selector: ".faded", style: { opacity: 0.15 } },

@@ -82,9 +82,10 @@ export function planPaths(result, pages, drawn) {
       const prev = edges.get(id);
       if (prev) {
         if (!prev.data.paths.includes(pi)) prev.data.paths.push(pi);
-        if (bad) prev.classes = "unverified";
+        if (bad && !prev.classes.includes("unverified")) prev.classes = `unverified ${prev.classes}`.trim();
       } else {
-        edges.set(id, { group: "edges", data: { id, source: s, target: d, label: rels.join(" | "), paths: [pi] }, classes: bad ? "unverified" : "" });
+        const toMember = keys.some((k) => k.startsWith("m:"));
+        edges.set(id, { group: "edges", data: { id, source: s, target: d, label: rels.join(" | "), paths: [pi] }, classes: [bad ? "unverified" : "", toMember ? "to-member" : ""].join(" ").trim() });
       }
     });
   });
