@@ -39,8 +39,10 @@ async def load_questions(
     hops: Sequence[int] = (1, 2, 3),
     data_dir: str | Path | None = None,
     limit: int | None = None,
+    dropped: list[str] | None = None,
 ) -> tuple[list[TrainQuestion], int]:
-    """(questions whose topics resolve, number skipped). `limit` is per hop count."""
+    """(questions whose topics resolve, number skipped). `limit` is per hop count; the
+    skipped questions' texts are appended to `dropped` (eval/trained.py records them)."""
     out: list[TrainQuestion] = []
     skipped = 0
     seen: dict[tuple, tuple[str, ...] | None] = {}
@@ -53,6 +55,8 @@ async def load_questions(
             topics = seen[key]
             if topics is None or not r.answers:
                 skipped += 1
+                if dropped is not None:
+                    dropped.append(r.question)
                 continue
             gold = tuple(a for ans in r.answers for a in ans.surface_forms())
             mentions = tuple(dict.fromkeys([*r.topic_entities.values(), *r.topic_entities]))

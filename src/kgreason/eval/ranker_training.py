@@ -10,6 +10,7 @@ from typing import Any
 
 from kgreason.config import Settings
 from kgreason.eval.ranker_data import RankerDataError, load_questions, template_split
+from kgreason.eval.trained import training_source, write_questions
 from kgreason.pog.ranker.artefact import save_ranker
 from kgreason.pog.ranker.supervision import SupervisedSet, supervise
 from kgreason.pog.ranker.train import TrainConfig, train
@@ -42,14 +43,22 @@ async def labelled_set(s: Settings, req: TrainRequest, tick: Tick) -> Supervised
     if cache is not None and Path(str(cache).removesuffix(".npz") + ".npz").is_file():
         return SupervisedSet.load(cache)
     kg = open_kg(s.kg)
+    dropped: list[str] = []
     questions, skipped = await load_questions(
-        kg, req.data, split=req.split, hops=req.hops, data_dir=req.data_dir, limit=req.limit
+        kg,
+        req.data,
+        split=req.split,
+        hops=req.hops,
+        data_dir=req.data_dir,
+        limit=req.limit,
+        dropped=dropped,
     )
     if not questions:
         raise RankerDataError(f"no {req.data} question has a topic entity in {kg.name}")
     n = len(questions)
     sup = await supervise(kg, questions, s.pog, progress=lambda k: tick("labelling paths", k, n))
     sup.meta.update(skipped=skipped, data=req.data, split=req.split, hops=list(req.hops))
+    sup.meta["dropped"] = dropped  # texts, for the artefact's training_questions.json
     sup.meta["relations"] = _relations(kg)
     from kgreason.pog.ranker.factory import kg_sources
 
@@ -106,6 +115,16 @@ async def run_training(s: Settings, req: TrainRequest, tick: Tick) -> dict[str, 
         "chosen_by": "validation Hits@1 (all hops)",
     }
     path = save_ranker(req.out, res.scorer, res.proj, meta)
+    # which questions it saw, so `kgreason eval` can leave them out (eval/trained.py)
+    texts = [q.text for q in sup.questions]
+    dropped = [t for p in parts for t in p.get("dropped", [])]
+    write_questions(
+        path,
+        texts,
+        fingerprint=sup.fingerprint(),
+        source=training_source(training),
+        dropped=dropped,
+    )
     return {
         "path": str(path),
         "model": {"kind": res.kind, "n_params": res.scorer.n_params()},

@@ -6,6 +6,8 @@ A directory holding:
                   fingerprint and size, validation metrics, training time and seed
     weights.safetensors  the scorer's parameters, feature standardisation and the PCA
                   projection (float32; safetensors comes with model2vec, the static embedder)
+    training_questions.json  (optional) hashes of the training questions, so an evaluation
+                  can leave them out (kgreason/eval/trained.py; not read when ranking)
 
 It is never applied silently to another KG: `check_kg` names the KG it was trained on when the
 fingerprint differs, and warns when the relation vocabulary differs.
@@ -52,6 +54,8 @@ class PathRanker:
     proj: Projection
     spec: dict[str, Any]
     embedder: Embedder
+    #: the artefact directory it was loaded from (provenance only)
+    source: Path | None = None
     _relvec: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
@@ -180,7 +184,7 @@ def load_ranker(path: Path, embedder: Embedder | None = None) -> PathRanker:
             f"{path}: trained with {spec['embedder']} ({proj.mean.shape[0]} dims), "
             f"given an embedder of {dim} dims"
         )
-    return PathRanker(scorer, proj, spec, embedder)
+    return PathRanker(scorer, proj, spec, embedder, Path(path))
 
 
 def check_kg(
