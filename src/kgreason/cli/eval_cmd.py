@@ -18,10 +18,10 @@ from kgreason.cli.embedder_option import EmbedderOption, embedder_override
 from kgreason.cli.eval_summary import headline, print_headline
 from kgreason.config import Settings
 from kgreason.eval import rundir
-from kgreason.eval.datasets import SPECS, load
+from kgreason.eval.datasets import SPECS, default_split, load, load_hops
 from kgreason.eval.loaders import DatasetError
 from kgreason.eval.runner import RunSummary, run, summary_dict
-from kgreason.eval.sample import sample_records
+from kgreason.eval.selection import EXCLUDE, parse_hops, select, trained_config
 from kgreason.eval.setup import METHODS, run_config
 from kgreason.llm.base import ChatLLM, LLMError
 from kgreason.llm.factory import build_llm, llm_configured
@@ -35,14 +35,16 @@ def _replay_args(run_dir: Path) -> dict:
     return json.loads(cfg_path.read_text("utf-8"))
 
 
-def _load_dataset(dataset: str, split: str | None, hops: int | None, data_dir: Path | None):
+def _load_dataset(dataset: str, split: str | None, hops: list[int] | None, data_dir: Path | None):
     """The dataset's records (a named dataset, or a PathQuestion-family file); skipped lines
     are shown, and a file with no readable question is a failure."""
     try:
         if dataset not in SPECS and Path(dataset).is_file():  # an IRN/PathQuestion file
             data = load("pq", path=dataset)
+        elif hops and len(hops) > 1:
+            data = load_hops(dataset, split=split, hops=hops, root=data_dir)
         else:
-            data = load(dataset, split=split, hops=hops, root=data_dir)
+            data = load(dataset, split=split, hops=hops[0] if hops else None, root=data_dir)
     except DatasetError as e:
         fail(str(e))
     if not data.records:  # every line skipped: nothing to evaluate is a failure
@@ -130,7 +132,11 @@ def register(app: typer.Typer) -> None:
             "6 columns) to evaluate against --kg.",
         ),
         split: str | None = typer.Option(None, help="Dataset split (default: the dataset's)."),
-        hops: int | None = typer.Option(None, help="MetaQA / PathQuestion hop count."),
+        hops: str | None = typer.Option(
+            None,
+            help="MetaQA / PathQuestion hop count(s): 1, 1,2,3 or all (default: the dataset's "
+            "first; the table says so). With several, --limit counts per hop.",
+        ),
         limit: int | None = typer.Option(None, help="Only the first N questions."),
         sample: int | None = typer.Option(
             None,
@@ -166,6 +172,12 @@ def register(app: typer.Typer) -> None:
         ranker: str | None = typer.Option(
             None, "--ranker", help="Path ranker: auto | none | hop-aligned | artefact DIR."
         ),
+        include_trained: bool = typer.Option(
+            False,
+            "--include-trained",
+            help="Keep the questions the path ranker was trained on (left out by default; "
+            "the table then warns that its scores flatter the ranker).",
+        ),
         embedder: EmbedderOption = None,
         json_out: common.JsonOption = False,
     ) -> None:
@@ -181,6 +193,9 @@ def register(app: typer.Typer) -> None:
             recorded = cfg.get("settings") or {}  # PoG's strategy and summary as recorded
             strategy = strategy or recorded.get("pog.strategy")
             no_summary = no_summary or recorded.get("pog.summary") is False
+            # runs before #34 kept the ranker's training questions: a replay keeps them too
+            trained = (cfg.get("trained_questions") or {}).get("policy")
+            include_trained = include_trained or trained != EXCLUDE
             replay_transcript = replay / rundir.TRANSCRIPT
             out = out or replay.with_name(replay.name + "-replay")
         if dataset is None:
@@ -196,13 +211,13 @@ def register(app: typer.Typer) -> None:
             "pog.summary": False if no_summary else None,
         }
         s = settings(ctx, **flags, **embedder_override(embedder)).settings
-        data = _load_dataset(dataset, split, hops, data_dir)
-        records = data.records
-        if sample is not None:
-            if sample < 1:
-                fail("--sample must be at least 1")
-            records = sample_records(records, sample, seed)
-        records = records[:limit] if limit else records
+        if sample is not None and sample < 1:
+            fail("--sample must be at least 1")
+        try:
+            hop_list, hops_defaulted = parse_hops(dataset, hops)
+        except ValueError as e:
+            fail(str(e))
+        data = _load_dataset(dataset, split, hop_list, data_dir)
         out = out or Path("runs") / f"{dataset}-{method}"
         llm = _eval_llm(s, method, no_cache, out, replay_transcript)
         if replay_transcript is not None and out.exists() and not resume:
@@ -213,11 +228,22 @@ def register(app: typer.Typer) -> None:
             built = build_method(method, s, dataset=dataset)
         except Exception as e:  # setup errors (missing KG, model...) end the command plainly
             fail(f"cannot set up method '{method}': {e}")
+        per_hop = bool(hop_list and len(hop_list) > 1)
+        sel = select(
+            data.records, built.ranker, include_trained=include_trained,
+            sample=sample, seed=seed, limit=limit, per_hop=per_hop,
+        )  # fmt: skip
+        records = sel.records
+        if not records:
+            fail(f"no question left: all {sel.excluded} were ranker training questions "
+                 "(pass --include-trained to evaluate them anyway)")  # fmt: skip
+        defaulted = [k for k, d in (("split", split is None), ("hops", hops_defaulted)) if d]
         config = run_config(
             s,
             dataset=dataset,
-            split=split,
-            hops=hops,
+            split=split or (default_split(dataset) if dataset in SPECS else None),
+            hops=(hop_list if per_hop else hop_list[0]) if hop_list else None,
+            defaulted=defaulted,
             limit=limit,
             method=method,
             model=s.llm.model if llm is not None else None,
@@ -226,6 +252,8 @@ def register(app: typer.Typer) -> None:
         )
         if sample is not None:  # recorded so --resume and --replay draw the same sample
             config.update(sample=sample, seed=seed)
+        config["ranker"] = built.ranker.config() if built.ranker is not None else None
+        config["trained_questions"] = trained_config(sel, built.ranker)
         budget = Budget(s.llm.max_calls_per_question, s.llm.max_tokens_per_question)
         summary = _run_with_progress(
             f"{dataset} / {method}",

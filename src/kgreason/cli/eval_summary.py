@@ -1,7 +1,10 @@
 """The headline table `kgreason eval` prints when a run ends: the scores that apply to the
 dataset (strict Hits@1 beside the lenient paper-compatible score, any-hit, accuracy,
 EM/F1), how many questions were computed, already done, ended by an error or skipped as
-malformed, and the wall time. The same figures go into `--json` under "headline"."""
+malformed, and the wall time. Above them, what was evaluated (dataset, split, hops,
+method, LLM, ranker, sample) and what became of the questions the ranker was trained on;
+below, a per-hop breakdown when several hop counts ran. The same go into `--json`
+under "headline"."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from typing import Any
 from rich.table import Table
 
 from kgreason.cli.common import console
+from kgreason.eval.describe import run_fields, trained_note
 from kgreason.eval.summarize import load_run
 
 #: (key in RunFigures.metrics, label); a metric absent from the dataset's rows is not shown
@@ -30,8 +34,15 @@ SCORES = (
 def headline(out: Path, summary: Any, skipped: int, wall_s: float) -> dict[str, Any]:
     """Scores over every question in the run directory (including ones a resumed run
     had already done), and this command's counts."""
-    metrics = load_run(out).metrics
+    fig = load_run(out)
+    metrics = fig.metrics
+    note = trained_note(fig.config)
+    by_hops = fig.by_group.get("hops", {})
     return {
+        "run": dict(run_fields(fig.config)),
+        "trained_note": note[0] if note else None,
+        "trained_warning": bool(note and note[1]),
+        "by_hops": by_hops if len(by_hops) > 1 else {},
         "questions": metrics["questions"],
         "scores": {k: metrics[k] for k, _ in SCORES if metrics.get(k) is not None},
         "computed": summary.computed,
@@ -45,13 +56,23 @@ def headline(out: Path, summary: Any, skipped: int, wall_s: float) -> dict[str, 
 
 
 def print_headline(h: dict[str, Any], method: str) -> None:
+    run = h.get("run") or {}
     table = Table("metric", "value", title=f"{method}: {h['questions']} questions")
+    for label, value in run.items():
+        table.add_row(label, value)
+    if h.get("trained_note"):
+        style = "bold yellow" if h.get("trained_warning") else None
+        table.add_row("ranker's training questions", h["trained_note"], style=style)
+    table.add_section()
     labels = dict(SCORES)
     if method == "llm-free":  # retrieval figures, not PoG's accuracy
         labels["strict_hit1"] = "candidate Hits@1 (%)"
         labels["any_hit"] = "gold among candidates (%)"
     for key, value in h["scores"].items():
         table.add_row(labels[key], f"{value:.2f}")
+    main, label = ("correct", "accuracy") if "accuracy" in h["scores"] else ("strict_hit1",) * 2
+    for hop, g in (h.get("by_hops") or {}).items():
+        table.add_row(f"  {hop}-hop: {labels[label]}", f"{g[main]:.2f} (n={g['n']})")
     table.add_row("computed", str(h["computed"]))
     if h["already_done"]:
         table.add_row("already done (resumed)", str(h["already_done"]))
@@ -63,3 +84,5 @@ def print_headline(h: dict[str, Any], method: str) -> None:
     table.add_row("skipped (malformed records)", str(h["skipped"]))
     table.add_row("wall time (s)", f"{h['wall_s']:.2f}")
     console().print(table)
+    if h.get("trained_note"):  # also below the table, where a glance at the scores ends
+        console().print(h["trained_note"], style="bold yellow" if h["trained_warning"] else None)

@@ -15,6 +15,7 @@ from kgreason.config import Settings
 from kgreason.eval.methods import BASELINES, Method, Outcome
 from kgreason.eval.methods import prompt_hashes as baseline_prompt_hashes
 from kgreason.eval.records import Record
+from kgreason.eval.trained import RankerUse
 from kgreason.llm.base import ChatLLM
 from kgreason.prompts import prompt_hashes
 
@@ -36,6 +37,8 @@ class BuiltMethod:
     method: Method
     kg_identity: dict[str, str] | None = None
     prompt_hashes: dict[str, str] = field(default_factory=dict)
+    #: what ranks paths (PoG family); None: the method uses no path ranker
+    ranker: RankerUse | None = None
 
 
 def _hash_prompts(package: str) -> dict[str, str]:
@@ -237,6 +240,7 @@ def build_method(name: str, settings: Settings, *, dataset: str) -> BuiltMethod:
         pog_settings = settings.pog.model_copy(
             update={"variant": "pog-e" if name == "pog-e" else "pog"}
         )
+        from kgreason.eval.trained import ranker_use
         from kgreason.pog.ranker.factory import build_selector
 
         embedder = build_embedder(settings.embed)
@@ -252,6 +256,7 @@ def build_method(name: str, settings: Settings, *, dataset: str) -> BuiltMethod:
             kg_identity={"name": kg.name, "fingerprint": kg.fingerprint()},
             # llm-free sends no prompt: none of them can change its results
             prompt_hashes={} if name == "llm-free" else _hash_prompts("kgreason.pog"),
+            ranker=ranker_use(fuzzy),
         )
     if name in ("tog", "tog-r"):
         from kgreason.kg.open import open_kg

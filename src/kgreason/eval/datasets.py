@@ -116,6 +116,40 @@ def default_datasets() -> dict[str, DatasetSpec]:
     return dict(SPECS)
 
 
+#: the hop counts a dataset kind is split into (files per hop count)
+HOP_COUNTS: dict[str, tuple[int, ...]] = {"metaqa": (1, 2, 3), "pathquestion": (2, 3)}
+
+
+def hop_counts(name: str, specs: Mapping[str, DatasetSpec] | None = None) -> tuple[int, ...]:
+    """The hop counts `name` comes in; () for a dataset not split by hops."""
+    spec = (SPECS if specs is None else specs).get(name)
+    return HOP_COUNTS.get(spec.kind, ()) if spec is not None else ()
+
+
+def default_hop(name: str, specs: Mapping[str, DatasetSpec] | None = None) -> int | None:
+    """The hop count loaded when none is named (MetaQA 1, PathQuestion 2), else None."""
+    counts = hop_counts(name, specs)
+    return counts[0] if counts else None
+
+
+def default_split(name: str) -> str | None:
+    spec = SPECS.get(name)
+    return spec.default_split if spec is not None else None
+
+
+def load_hops(
+    name: str, *, split: str | None, hops: list[int], root: str | Path | None = None
+) -> LoadResult:
+    """Several hop counts of one dataset as one result, in hop order (ids stay distinct:
+    they name the hop count)."""
+    out = LoadResult(records=[])
+    for h in hops:
+        part = load(name, split=split, hops=h, root=root)
+        out.records += part.records
+        out.problems += part.problems
+    return out
+
+
 def data_dir(explicit: str | Path | None = None) -> Path | None:
     d = explicit or os.environ.get("KGREASON_DATA_DIR")
     return Path(d) if d else None
@@ -154,8 +188,8 @@ def load(
         raise L.DatasetError(f"unknown dataset '{name}' (known: {', '.join(sorted(specs))})")
     spec = specs[name]
     split = split or spec.default_split
-    if spec.kind in ("metaqa", "pathquestion") and hops is None:
-        hops = 1 if spec.kind == "metaqa" else 2
+    if hops is None:
+        hops = default_hop(name, specs)
     if path is None:
         base = data_dir(root)
         if base is None and spec.kind == "metaqa":

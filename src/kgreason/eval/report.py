@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from kgreason.eval import breakdown, rundir, taxonomy
+from kgreason.eval.describe import run_fields, trained_note
 from kgreason.eval.summarize import METRIC_LABELS, RunFigures, load_run
 from kgreason.eval.svg import bar_chart, path_graph
 
@@ -28,14 +29,29 @@ def _metric_rows(runs: list[RunFigures]) -> list[list[str]]:
 
 
 def _describe(r: RunFigures) -> str:
+    """The run's KG and kgreason build (what it evaluated is in `_run_rows`)."""
     c = r.config
     kg = c.get("kg") or {}
+    kg_text = f"{kg['name']} ({kg.get('fingerprint', '–')})" if kg.get("name") else "n/a"
     return (
-        f"{r.name}: method {c.get('method')}, dataset {c.get('dataset')} {c.get('split') or ''} "
-        f"{'hops ' + str(c['hops']) if c.get('hops') else ''}, model {c.get('model') or 'none'}, "
-        f"KG {kg.get('name', '–')} ({kg.get('fingerprint', '–')}), kgreason {c.get('version')} "
-        f"@ {str(c.get('git_revision') or '–')[:10]}"
+        f"{r.name}: KG {kg_text}, kgreason {c.get('version') or 'not recorded'} "
+        f"@ {str(c.get('git_revision') or 'not recorded')[:10]}"
     )
+
+
+def _run_rows(runs: list[RunFigures]) -> list[list[str]]:
+    """What each run evaluated (describe.run_fields: no field left blank), one row a field,
+    and what became of the ranker's training questions."""
+    fields = [dict(run_fields(r.config)) for r in runs]
+    rows = [[k, *(f[k] for f in fields)] for k in fields[0]] if fields else []
+    notes = [trained_note(r.config) for r in runs]
+    if any(notes):
+        rows.append(["ranker's training questions", *(n[0] if n else "n/a" for n in notes)])
+    return rows
+
+
+def _warnings(runs: list[RunFigures]) -> list[str]:
+    return [f"{r.name}: {n[0]}" for r in runs if (n := trained_note(r.config)) and n[1]]
 
 
 def pick_question(run: RunFigures, question_id: str | None) -> dict[str, Any] | None:
@@ -49,7 +65,13 @@ def pick_question(run: RunFigures, question_id: str | None) -> dict[str, Any] | 
 
 def markdown(runs: list[RunFigures], question_id: str | None = None) -> str:
     lines = ["# kgreason evaluation report", ""]
-    lines += [f"- {_describe(r)}" for r in runs]
+    lines += [f"**{w}**" for w in _warnings(runs)] + ([""] if _warnings(runs) else [])
+    lines += ["| run | " + " | ".join(r.name for r in runs) + " |"]
+    lines += ["|---" * (len(runs) + 1) + "|"]
+    lines += [
+        "| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in _run_rows(runs)
+    ]
+    lines += [""] + [f"- {_describe(r)}" for r in runs]
     lines += ["", "| metric | " + " | ".join(r.name for r in runs) + " |"]
     lines += ["|---" * (len(runs) + 1) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in _metric_rows(runs)]
@@ -111,6 +133,8 @@ def html(runs: list[RunFigures], question_id: str | None = None) -> str:
     parts = [
         f"<!doctype html><html><head><meta charset='utf-8'><title>kgreason report</title><style>{CSS}</style></head><body>",
         "<h1>kgreason evaluation report</h1>",
+        *(f"<p><strong>{escape(w)}</strong></p>" for w in _warnings(runs)),
+        _table(["run", *(r.name for r in runs)], _run_rows(runs)),
         "<ul>" + "".join(f"<li>{escape(_describe(r))}</li>" for r in runs) + "</ul>",
         "<h2>Metrics</h2>",
         _table(["metric", *(r.name for r in runs)], _metric_rows(runs)),

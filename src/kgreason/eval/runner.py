@@ -159,6 +159,12 @@ async def run(
         )
 
 
+def _trained_policy(config: dict[str, Any]) -> str:
+    """How a run treated the ranker's training questions, as a verb ("kept" before #34)."""
+    policy = (config.get("trained_questions") or {}).get("policy")
+    return "excluded" if policy == "exclude" else "kept"
+
+
 async def _run_locked(
     records: Sequence[Record],
     method: Method,
@@ -185,10 +191,18 @@ async def _run_locked(
             msg = f"cannot resume {out}: unreadable {rundir.CONFIG}: {e}"
             raise rundir.RunDirError(msg) from None
         for key in ("dataset", "split", "hops", "method", "sample", "seed"):
+            if old.get(key) is None and key in (config.get("defaulted") or []):
+                continue  # runs before #34 recorded None for the dataset's default
             if old.get(key) != config.get(key):
                 raise rundir.RunDirError(
                     f"cannot resume {out}: its {key} is {old.get(key)!r}, not {config.get(key)!r}"
                 )
+        was, now = _trained_policy(old), _trained_policy(config)
+        if was != now:
+            raise rundir.RunDirError(
+                f"cannot resume {out}: it {was} the questions the ranker was trained on, this "
+                f"command {now} them (--include-trained keeps them)"
+            )
         changed = prompt_changes(old.get("prompt_hashes"), config.get("prompt_hashes"))
         if changed:
             shown = ", ".join(changed[:5]) + (

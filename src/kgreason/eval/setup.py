@@ -19,16 +19,18 @@ def run_config(
     *,
     dataset: str,
     split: str | None,
-    hops: int | None,
+    hops: int | list[int] | None,
     limit: int | None,
     method: str,
     model: str | None,
     kg: dict[str, str] | None,
     extra_prompt_hashes: dict[str, str] | None = None,
+    defaulted: list[str] | None = None,
 ) -> dict[str, Any]:
     """What `config.json` records. `extra_prompt_hashes` are the prompt and schema files of
     the method run (`BuiltMethod.prompt_hashes`): only those, so that `--resume` refuses a
-    run whose own prompts changed but not one whose unrelated prompts did."""
+    run whose own prompts changed but not one whose unrelated prompts did. `split` and
+    `hops` are what ran; `defaulted` names those the user did not choose."""
     flat = flatten_keys(settings.model_dump(mode="json"))
     for k in SECRET:
         if flat.get(k):
@@ -37,6 +39,7 @@ def run_config(
         "dataset": dataset,
         "split": split,
         "hops": hops,
+        "defaulted": list(defaulted or []),
         "limit": limit,
         "method": method,
         "model": model,
