@@ -333,8 +333,7 @@ def register(app: typer.Typer) -> None:
         ),
         timeout_s: float = typer.Option(10.0, "--timeout", help="LLM probe timeout (seconds)."),
     ) -> None:
-        """Check the LLM endpoint, embedder, solvers, KG and graph kernels this installation
-        would use."""
+        """Check the LLM endpoint, embedder, solvers, KG and graph kernels in use here."""
         chosen = list(dict.fromkeys(section or SECTIONS))
         unknown = [x for x in chosen if x not in SECTIONS]
         if unknown:

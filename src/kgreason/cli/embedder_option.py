@@ -1,4 +1,4 @@
-"""The `--embedder` option shared by `ask`, `eval` and `lkg`: picks `embed.backend` for one
+"""The `--embedder` option shared by `ask`, `eval`, `lkg` and `serve`: picks `embed.backend` for one
 command (a flag overrides the config file and KGREASON_EMBED__BACKEND)."""
 
 from __future__ import annotations
@@ -6,8 +6,11 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
-EMBEDDER_HELP = (
+#: typer renders help as rich markup, where `[sbert]` is a style tag and vanished
+#: ("needs kgreason."): escaped, it prints as written
+EMBEDDER_HELP = escape(
     "Embedding backend: minilm (default; all-MiniLM-L6-v2 without torch) | static (fastest) "
     "| sentence-transformers or sbert (torch; needs kgreason[sbert])."
 )

@@ -186,8 +186,11 @@ def query_command(
     embedder: EmbedderOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """Retrieve the logical hull for a question (LLM entity extraction and pruning when an
-    LLM is configured, deterministic name matching otherwise)."""
+    """Retrieve the logical hull of the premises a question needs.
+
+    With an LLM configured, the LLM extracts the question's entities and prunes the hull;
+    without one, entities are matched by name, deterministically.
+    """
     from kgreason.lkg.pipeline import SymbolLKG
 
     s = settings(ctx, **embedder_override(embedder)).settings
