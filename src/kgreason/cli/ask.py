@@ -95,6 +95,27 @@ async def _run(
     return result, names
 
 
+def subgraph_line(result: PoGResult) -> str:
+    """`Subgraph: N entities / M triples`, then the reduced sizes, or why nothing was cut:
+    graph reduction (pog/reduction.py) keeps what lies on paths between topic entities,
+    so with one topic the neighbourhood is kept whole, as it is when no two connect."""
+    st = result.subgraph
+    line = f"Subgraph: {st.entities} entities / {st.triples} triples"
+    if (st.reduced_entities, st.reduced_triples) != (st.entities, st.triples):
+        return f"{line} -> reduced {st.reduced_entities} entities / {st.reduced_triples} triples"
+    note = next((t.get("reduction", "") for t in result.trace if t.get("stage") == "graph"), "")
+    if len(result.topic_entities) < 2 or note.startswith("fewer than two"):
+        why = (
+            "graph reduction keeps the paths joining two or more topic entities; with one, "
+            "its neighbourhood is kept whole"
+        )
+    elif note.startswith("topic entities not connected"):
+        why = note.split(":")[0]  # "topic entities not connected within N hops"
+    else:
+        why = "every entity lies on a path between the topic entities"
+    return f"{line} (not reduced: {why})"
+
+
 def print_result(result: PoGResult, names: dict[str, str]) -> None:
     out = console()
     if result.mode == "llm-free" and result.answers:
@@ -115,11 +136,7 @@ def print_result(result: PoGResult, names: dict[str, str]) -> None:
         out.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
     if result.analysis:
         out.print(f"Indicator: {result.analysis.indicator}")
-    st = result.subgraph
-    out.print(
-        f"Subgraph: {st.entities} entities / {st.triples} triples -> reduced "
-        f"{st.reduced_entities} entities / {st.reduced_triples} triples"
-    )
+    out.print(subgraph_line(result), markup=False, soft_wrap=True)
     out.print("[bold]Reasoning paths[/]:" if result.paths else "Reasoning paths: (none)")
     for i, p in enumerate(result.paths, 1):
         out.print(f"  {i}. {render_path(p, names)}", soft_wrap=True)
