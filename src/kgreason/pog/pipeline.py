@@ -123,6 +123,14 @@ class PoG:
         #: the KG this object opened (from_settings) and so must close; never a caller's
         self._owned_kg: KnowledgeGraph | None = None
 
+    @property
+    def llm_free_label(self) -> str:
+        """What this pipeline's LLM-free answers are labelled (kgreason.pog.labels): by
+        whether its path ranker answers, whatever a question's outcome."""
+        from kgreason.pog.labels import mode_label
+
+        return mode_label(self.fuzzy.answers)
+
     @classmethod
     def from_settings(
         cls,

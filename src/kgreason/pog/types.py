@@ -186,6 +186,13 @@ class PoGResult(ResultBase):
     raw_answer: str = ""
     trace: list[dict[str, Any]] = field(default_factory=list)
 
+    @property
+    def label(self) -> str | None:
+        """What an LLM-free result is labelled (kgreason.pog.labels); None for PoG's."""
+        from kgreason.pog.labels import result_label
+
+        return result_label(self)
+
     def show(self, shown: Shown) -> None:
         """Take the bounded paths a result shows, and keep their sets in full beside them
         (not a field: `to_dict()` never serialises them)."""

@@ -139,9 +139,7 @@ class Service(KGReads):
     @property
     def llm_free_label(self) -> str:
         """What this server's LLM-free answers are labelled (the banner says it too)."""
-        from kgreason.pog.labels import mode_label
-
-        return mode_label(self.pog_free.fuzzy.answers)
+        return self.pog_free.llm_free_label
 
     @property
     def inflight(self) -> int:
@@ -314,9 +312,7 @@ class Service(KGReads):
         shown, totals = bounded(result)
         data = shown.to_dict()
         data.update(totals)
-        from kgreason.pog.labels import result_label
-
-        label = result_label(result)
+        label = result.label
         if label is not None:
             data["label"] = label
         ids = sorted({e for p in result.paths for e in p.entities()})
