@@ -75,7 +75,7 @@ def _ids(out: Path) -> list[str]:
 
 def test_eval_sample_is_recorded_and_resume_keeps_it(env: Path) -> None:
     data = _metaqa_dir(env, 40)
-    base = ["eval", "metaqa", "--method", "llm-free", "--data-dir", str(data)]
+    base = ["eval", "metaqa", "--method", "llm-free", "--data-dir", str(data), "--include-trained"]
     args = [*base, "--sample", "6", "--seed", "3", "--limit", "4", "--out", "s"]
     r = runner.invoke(app, args)
     assert r.exit_code == 0, r.stderr

@@ -213,7 +213,7 @@ def ask_output(result: dict[str, Any], result_id: str, max_paths: int) -> AskOut
         mode=str(result.get("mode", "")),
         llm_free=llm_free,
         # the service's label (as the CLI and HTTP say it); a dict without one: similarity
-        label=(result.get("label") or kgreason.SIMILARITY_LABEL) if llm_free else None,
+        label=str(result.get("label") or kgreason.SIMILARITY_LABEL) if llm_free else None,
         answers=_entities(result.get("answers")),
         candidates=_entities((result.get("candidates") or [])[:20]),
         topic_entities=[
