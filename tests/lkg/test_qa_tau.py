@@ -5,7 +5,7 @@ from __future__ import annotations
 from tests.lkg.test_pipeline_fixtures import HashEmbedder
 
 from kgreason.lkg.pipeline import SymbolLKG
-from kgreason.lkg.settings import PAPER_TAU, LKGSettings, default_tau
+from kgreason.lkg.settings import DEFAULT_TAU, LKGSettings, default_tau
 from kgreason.lkg.storage import LKGStore
 from kgreason.llm.testing import ScriptedLLM
 
@@ -19,7 +19,7 @@ class Named(HashEmbedder):
 def test_measured_defaults_and_the_papers_value_otherwise():
     assert default_tau("all-MiniLM-L6-v2") == 0.35
     assert default_tau("minilm-static") == 0.35
-    assert default_tau("bge-m3") == PAPER_TAU == 0.5
+    assert default_tau("bge-m3") == DEFAULT_TAU == 0.5
     assert default_tau(None) == 0.5
 
 

@@ -178,6 +178,13 @@ def register(app: typer.Typer) -> None:
             help="Keep the questions the path ranker was trained on (left out by default; "
             "the table then warns that its scores flatter the ranker).",
         ),
+        backup_answer: str | None = typer.Option(
+            None,
+            "--backup-answer",
+            help="SymbolLKG, unsolved problems: none (count wrong; default) | random "
+            "(Logic-LM's protocol: a random option seeded by the problem id, recorded as a "
+            "backup). The scores report accuracy under both.",
+        ),
         embedder: EmbedderOption = None,
         json_out: common.JsonOption = False,
     ) -> None:
@@ -193,6 +200,7 @@ def register(app: typer.Typer) -> None:
             recorded = cfg.get("settings") or {}  # PoG's strategy and summary as recorded
             strategy = strategy or recorded.get("pog.strategy")
             no_summary = no_summary or recorded.get("pog.summary") is False
+            backup_answer = backup_answer or recorded.get("lkg.backup_answer")
             # runs before #34 kept the ranker's training questions: a replay keeps them too
             trained = (cfg.get("trained_questions") or {}).get("policy")
             include_trained = include_trained or trained != EXCLUDE
@@ -209,6 +217,7 @@ def register(app: typer.Typer) -> None:
             "pog.ranker": ranker,
             "pog.strategy": strategy,
             "pog.summary": False if no_summary else None,
+            "lkg.backup_answer": backup_answer,
         }
         s = settings(ctx, **flags, **embedder_override(embedder)).settings
         if sample is not None and sample < 1:

@@ -2,9 +2,12 @@
 
 The paper has the model write Python that calls Z3; kgreason asks for declarative programs
 instead (SMT-LIB 2, first-order logic, Horn rules) that the engines parse themselves, run
-in a sandboxed subprocess. A failed run (syntax error, solver error, resource limit, no
-unique answer) goes back to the model with the failing program and the engine's message,
-up to `max_repairs` times; every attempt is recorded. Repairs pass `sample=<attempt>` so
+in a sandboxed subprocess. A failed run (syntax error, solver error, resource limit) goes
+back to the model with the failing program and the engine's message, up to `max_repairs`
+times, as the paper feeds back "any error messages during execution" (section 3.4); every
+attempt is recorded. A run that executed but gave no usable answer (no unique option,
+inconsistent premises, an unusable verdict) raised no error: it is repaired only with
+`repair_unusable` (ours, `lkg.repair_unusable`). Repairs pass `sample=<attempt>` so
 a response cache never replays an earlier draw.
 """
 
@@ -95,6 +98,11 @@ def logfile(sub: RetrievedSubgraph) -> str:
     return "\n".join(lines) or "(nothing retrieved)"
 
 
+def unusable(res: SolverResult) -> bool:
+    """The program ran but its answer cannot be used (no error was raised)."""
+    return (res.ok and res.answer is None) or bool(res.details.get("unusable"))
+
+
 def _attempt(i: int, stage: str, route: str, program: str, res: SolverResult) -> Attempt:
     return Attempt(
         index=i, stage=stage, route=route, program=program, status=res.status,
@@ -111,9 +119,11 @@ class ProgramGenerator:
         max_repairs: int = 3,
         temperature: float = 0.0,
         max_tokens: int | None = 2048,
+        repair_unusable: bool = False,
     ):
         self.llm, self.executor, self.max_repairs = llm, executor, max_repairs
         self.temperature, self.max_tokens = temperature, max_tokens
+        self.repair_unusable = repair_unusable
 
     async def _ask(self, messages: list[Message], stage: str, sample: int) -> str:
         c = await self.llm.complete(
@@ -180,6 +190,8 @@ class ProgramGenerator:
                 return out
             if i == self.max_repairs or res.error_kind in INFRASTRUCTURE:
                 break
+            if unusable(res) and not self.repair_unusable:
+                break  # it ran without an error: the paper has no message to feed back
             if res.ok:  # ran, but gave no answer the question can use
                 res.error = res.error or f"the solver answered {res.verdict!r}, not a usable answer"
             fix = load_prompt(

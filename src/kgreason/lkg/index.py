@@ -39,6 +39,9 @@ class LKGIndex:
     store: LKGStore
     embedder: Embedder | None = None
     hull_relations: tuple[str, ...] = HULL_RELATIONS
+    #: BM25 indexes entity/concept names only (section 4.3's "BM25 entity-name pass";
+    #: `lkg.bm25_names_only`); off (ours): every node's name, raw text and description
+    bm25_names_only: bool = False
     nodes: dict[str, Node] = field(default_factory=dict)
     names: dict[str, list[str]] = field(default_factory=dict)
     adjacency: dict[str, list[str]] = field(default_factory=dict)
@@ -90,12 +93,19 @@ class LKGIndex:
     def _bm25_build(self) -> None:
         import bm25s
 
-        self.bm25_ids = list(self.nodes)
+        self.bm25_ids = [
+            i for i, n in self.nodes.items()
+            if not self.bm25_names_only or n.kind not in LOGIC_KINDS
+        ]  # fmt: skip
         self.bm25 = None
         if not self.bm25_ids:
             return
         corpus = [
-            " ".join([n.name, n.raw_text, n.description, *n.aliases])
+            " ".join(
+                [n.name, *n.aliases]
+                if self.bm25_names_only
+                else [n.name, n.raw_text, n.description, *n.aliases]
+            )
             for n in (self.nodes[i] for i in self.bm25_ids)
         ]
         self.bm25 = bm25s.BM25()

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from kgreason.aio import run_sync
 from kgreason.embed.base import Embedder
+from kgreason.lkg.backup import backup_letter, option_letters
 from kgreason.lkg.codegen import Attempt, ProgramGenerator
 from kgreason.lkg.construction import LKGBuilder
 from kgreason.lkg.execute import ProgramExecutor
@@ -60,6 +61,11 @@ class SolveResult(ResultBase, BaseModel):
     verdict: str | None = None
     #: the solver-level answer (True/False/Unknown, or the option letter)
     answer: str | None = None
+    #: the verdict is the random backup of an unsolved problem (`lkg.backup_answer`)
+    backup: bool = False
+    #: the option the random backup picks for this unsolved problem (seeded by its id),
+    #: recorded under either setting so both accuracies come from the same results
+    backup_answer: str | None = None
     status: Literal["solved", "unsolved", "error"] = "unsolved"
     #: None when solved; "no-verdict" when unsolved; the LLM error's kind on error
     error_kind: str | None = None
@@ -117,7 +123,7 @@ class SymbolLKG:
         budget: Budget | None = None,
         sandbox: Sandbox | None = None,
         prune: bool = True,
-        include_context: bool = True,
+        include_context: bool | None = None,
         callbacks: Sequence[Callback] = (),
         solvers: SolverRegistry | None = None,
     ):
@@ -126,7 +132,12 @@ class SymbolLKG:
         self.callbacks = list(callbacks)
         self.settings = settings or LKGSettings()
         self.budget = budget
-        self.prune, self.include_context = prune, include_context
+        self.prune = prune
+        #: the solver prompt also shows the raw context (ours; None: `lkg.include_context`,
+        #: off by default: the paper compiles only G_final, sections 3.4 and A.2)
+        self.include_context = (
+            self.settings.include_context if include_context is None else include_context
+        )
         limits = solver_limits(self.settings)
         self.executor = ProgramExecutor(
             limits, sandbox or Sandbox(limits), solvers or default_solvers()
@@ -173,7 +184,9 @@ class SymbolLKG:
         s = self.settings
         index = self._indices.get(store)
         if index is None:
-            index = self._indices[store] = LKGIndex(store, self.embedder)
+            index = self._indices[store] = LKGIndex(
+                store, self.embedder, bm25_names_only=s.bm25_names_only
+            )
         return HybridRetriever(
             index, tau=s.tau_for(self.embedder.name if self.embedder else None),
             hops=s.hull_hops, top_k=s.top_k,
@@ -233,6 +246,7 @@ class SymbolLKG:
                 gen = ProgramGenerator(
                     llm, self.executor, max_repairs=self.settings.max_repairs,
                     temperature=self.settings.temperature, max_tokens=self.settings.max_tokens,
+                    repair_unusable=self.settings.repair_unusable,
                 )  # fmt: skip
                 out = await gen.generate(
                     res.route.route, question, options, sub,
@@ -260,10 +274,20 @@ class SymbolLKG:
         finally:
             if own_store and store is not None:
                 store.close()
+        self._backup(res)
         res.usage = ledger.to_dict()
         res.timings_s = {k: round(v, 4) for k, v in tr.timings_s.items()}
         res.trace = tr.trace
         return res
+
+    def _backup(self, res: SolveResult) -> None:
+        """Record the random backup of a problem left without a verdict (unsolved or
+        ended by an error), and answer with it under `lkg.backup_answer = "random"`."""
+        if res.verdict is not None or not res.options:
+            return
+        res.backup_answer = backup_letter(res.id or res.question, option_letters(res.options))
+        if self.settings.backup_answer == "random" and res.backup_answer is not None:
+            res.verdict, res.backup = res.backup_answer, True
 
     #: the same verbs as PoG's `ask`/`ask_async` (and `aask`)
     solve_async = asolve

@@ -150,7 +150,9 @@ async def _solve(
         gen = ProgramGenerator(
             llm, lkg.executor, max_repairs=s.max_repairs,
             temperature=s.temperature, max_tokens=s.max_tokens,
+            repair_unusable=s.repair_unusable,
         )  # fmt: skip
+        # the raw passages only with `lkg.include_context` (the paper: G_final alone)
         context = "\n\n".join(f"{t}: {x}" for t, x in passages) if lkg.include_context else ""
         out = await gen.generate(res.route.route, question, None, sub, context)
         res.attempts, res.solver_answer = out.attempts, out.answer

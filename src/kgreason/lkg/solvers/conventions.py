@@ -13,7 +13,11 @@ Each takes the engine's runner, so an adapter (`kgreason.lkg.solvers.builtin`) a
 its convention without going through an executor. Nothing here executes model-written
 code: each program is parsed and handed to an engine in the sandboxed subprocess.
 Convention problems (a missing option, no goal, several options qualifying) come back
-as failed `SolverResult`s with a message the repair loop can show the model.
+as failed `SolverResult`s with a message the repair loop can show the model. A program that
+ran but gave no usable answer (several options qualify, inconsistent premises, a
+contradicting rule set) is marked `details["unusable"]`: it raised no error, so the
+paper's loop (section 3.4: error messages only) does not repair it unless
+`lkg.repair_unusable` is on.
 """
 
 from __future__ import annotations
@@ -156,6 +160,7 @@ def _options_program(
     if res.ok and res.answer is None:
         sel = res.details.get("selected")
         res.status, res.error_kind = "solver_error", "solver_error"
+        res.details["unusable"] = True  # it ran: no error message to feed back
         res.error = (
             f"no unique answer: options satisfying {mode} = {sel}; "
             f"per option {res.details.get('per_option')}. Exactly one option should "
@@ -176,6 +181,7 @@ def _goal_program(runner: Z3Runner, base_smt: str, goal: str) -> SolverResult:
     entailed, refuted = per.get("goal") == "unsat", per.get("negation") == "unsat"
     if entailed and refuted:
         res.status, res.error_kind = "solver_error", "solver_error"
+        res.details["unusable"] = True
         res.error = "the premises are inconsistent (unsat on their own): check the assertions"
     elif entailed:
         res.verdict, res.answer = "proved", "True"
@@ -232,6 +238,7 @@ def run_rules_convention(
     res = runner.run(prog)
     if res.ok and res.verdict == "inconsistent":
         res.status, res.error_kind = "solver_error", "solver_error"
+        res.details["unusable"] = True
         res.error = "both the query and its negation are derived: the rules contradict"
     if prog.notes:
         res.details["notes"] = list(prog.notes)
