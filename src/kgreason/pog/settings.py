@@ -39,6 +39,10 @@ class PoGSettings(BaseModel):
     #: answer and final-answer prompts; False is the "w/o Path Summarizing" ablation (raw
     #: paths, no summarise call).
     summary: bool = True
+    #: how the `{Yes}`/`{No}` sufficiency reply is read (pog/answering.py): "anywhere" (the
+    #: paper: Algorithm 1 tests `"{Yes}" in Answer`, so a `{Yes}` anywhere means sufficient)
+    #: or "first" (the first verdict in the reply wins, the reading before issue 35)
+    sufficiency_verdict: Literal["anywhere", "first"] = "anywhere"
     #: entity sets in LLM prompts: the paper writes every member ({e_0x, ..., e_0z},
     #: Appendix E), so no member cap by default (None); an int shows at most that many
     #: members and "... (+N more)". Each set is also bounded by a token budget (about 4
