@@ -30,7 +30,11 @@ def test_bench_runs_on_a_limit(shared_data: Path, tmp_path: Path):
         (d, m) for d in ("LogicalDeduction", "AR-LSAT")
         for m in ("gpt-3.5-turbo", "text-davinci-003")
     }  # fmt: skip
+    assert "acc(none)" in proc.stdout and "acc(random)" in proc.stdout
     for r in rows:
         assert r["n"] == 4 and 0 <= r["executed"] <= 4
+        # both backup settings from the same rows: the random backup only adds hits
+        assert 0 <= r["acc_none"] <= r["acc_random"] <= 100
+        assert r["acc_none"] == 100 * r["exe_correct"] / r["n"]
         assert r["n"] - r["executed"] == sum(c for _, c in r["failure_kinds"])
         assert r["dataset"] in proc.stdout

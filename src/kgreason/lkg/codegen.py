@@ -64,13 +64,16 @@ class CodegenOutcome(BaseModel):
 
 def extract_program(reply: str) -> str:
     """The program in a reply: the first fenced block, else the whole reply if it looks
-    like a program (starts with '(', ';' or a section header); '' if there is none."""
+    like a program (starts with '(', ';', a section header, or the z3 import of the
+    paper's Python, A.2); '' if there is none."""
     reply = drop_thinking(reply)  # a draft program inside <think> is not the program
     m = _FENCE.search(reply)
     if m:
         return m.group(2).strip()
     text = reply.strip()
-    if text.startswith(("(", ";", "Predicates:", "Premises:", "formulas(", "Facts:")):
+    if text.startswith(
+        ("(", ";", "Predicates:", "Premises:", "formulas(", "Facts:", "from z3 import", "import z3")
+    ):
         return text
     return ""
 

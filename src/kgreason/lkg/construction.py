@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from kgreason.lkg.ids import lkg_name_key, node_id, normalize_text
+from kgreason.lkg.paper_json import loads_braceless
 from kgreason.lkg.prompts import load_prompt
 from kgreason.lkg.types import (
     APPLIES_TO,
@@ -48,11 +49,24 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _KNOWN_KEYS = {"entities", "concepts", "relations", "relationships", "rules", "constraints"}
 
 
+def _has_lists(data: object) -> bool:
+    return isinstance(data, dict) and bool({str(k).lower() for k in data} & _KNOWN_KEYS)
+
+
 def parse_extraction(text: str) -> Extraction:
     """Read the extraction reply; a ParseError (so `ask_parsed` re-asks) if it has no
-    object with any of the expected lists."""
-    data = extract_json(text)
-    if not isinstance(data, dict) or not {str(k).lower() for k in data} & _KNOWN_KEYS:
+    object with any of the expected lists. JSON printed without its braces, as the paper
+    prints this reply (Appendix B, Figure 7), is read too (`paper_json`)."""
+    try:
+        data = extract_json(text)
+    except ParseError:
+        data = None
+    if not _has_lists(data):
+        try:
+            data = loads_braceless(text)
+        except ValueError:
+            data = None
+    if not isinstance(data, dict) or not _has_lists(data):
         raise ParseError(
             "expected a JSON object with entities/concepts/relationships/rules/constraints"
         )

@@ -19,6 +19,9 @@ Formats (`detect_format` returns the name; `run_program(fmt=...)` also takes the
 - "asp" (clingo): a raw answer-set program (`head :- body.`); verdict sat/unsat, model atoms.
 - "deduction": Logic-LM's LogicalDeduction programs (`Domain:` / `Variables:` /
   `Constraints:` / `Query:`) -> SMT-LIB; the answer is the option true in every solution.
+- "z3py" (z3-python): the SymbolLKG paper's Z3 Python (prompt A.2, Appendix B: `from z3 import
+  *`, `s.add(...)`, `option_A = Bool('option_A')`), read as data (never run) into the
+  SMT-LIB convention above (`kgreason.lkg.logiclm.z3py`).
 - "arlsat": Logic-LM's AR-LSAT programs (SatLM's Z3 DSL: `# Declarations` / `# Constraints`
   / `# Options`) -> SMT-LIB; the answer is the first option whose check passes.
 
@@ -66,6 +69,10 @@ def detect_format(text: str) -> str:
     def has(*headers: str) -> bool:
         return all(h in found for h in headers)
 
+    from kgreason.lkg.logiclm.z3py import looks_like_z3py  # lazily: it imports the solvers
+
+    if looks_like_z3py(text):
+        return "z3py"
     if has("# Declarations") or (has("# Constraints", "# Options")):
         return "arlsat"
     if has("Variables:", "Constraints:", "Query:") or (has("Domain:") and "[IN]" in text):

@@ -10,7 +10,7 @@ directly, so no adapter goes back through an executor or `run_program`.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 
@@ -18,10 +18,12 @@ from kgreason.lkg.logiclm.arlsat import run_arlsat
 from kgreason.lkg.logiclm.deduction import run_deduction
 from kgreason.lkg.logiclm.fol import parse_logiclm_fol
 from kgreason.lkg.logiclm.pyke import run_logiclm_rules
+from kgreason.lkg.logiclm.z3py import looks_like_z3py, z3py_to_smtlib
 from kgreason.lkg.options import options_kind, tfu_letter
 from kgreason.lkg.solvers import horn, prover9, z3
 from kgreason.lkg.solvers.base import ProgramFormatError, SolverResult
 from kgreason.lkg.solvers.conventions import (
+    failed,
     run_fol_convention,
     run_rules_convention,
     run_smt_convention,
@@ -46,13 +48,29 @@ def _unhandled(solver: str, fmt: str) -> ProgramFormatError:
     )
 
 
+def _run_z3py(
+    program: str, question: str, options: Sequence[str] | None, runner: z3.Z3Runner
+) -> SolverResult:
+    """The paper's Z3 Python, translated to the SMT-LIB convention and decided by it."""
+    try:
+        smt, notes = z3py_to_smtlib(program)
+    except ProgramFormatError as e:
+        res = failed("z3", program, f"parse_error: {e}")
+        res.details["kind"] = e.kind
+        return res
+    res = run_smt_convention(smt, question, options, runner)
+    res.details["notes"] = notes + list(res.details.get("notes") or [])
+    res.details["translated_from"] = "z3py"
+    return res
+
+
 @dataclass(frozen=True)
 class Z3Solver:
     name: str = "z3"
     label: str = "Z3 (SMT-LIB 2)"
     engine: str = "z3"
     route_words: tuple[str, ...] = ("Z3",)
-    formats: tuple[str, ...] = ("smtlib", "deduction", "arlsat")
+    formats: tuple[str, ...] = ("smtlib", "deduction", "arlsat", "z3py")
     aliases: Mapping[str, str] = field(
         default_factory=lambda: {
             "smt2": "smtlib",
@@ -60,6 +78,7 @@ class Z3Solver:
             "z3": "smtlib",
             "csp": "deduction",
             "lsat": "arlsat",
+            "z3-python": "z3py",
         }
     )
 
@@ -76,6 +95,9 @@ class Z3Solver:
         return z3.Z3Runner(ctx.sandbox or Sandbox(ctx.limits), ctx.limits)
 
     def run(self, program: str, ctx: RunContext) -> SolverResult:
+        """SMT-LIB in the codegen convention, or the paper's Z3 Python (A.2) read into it."""
+        if looks_like_z3py(program):
+            return _run_z3py(program, ctx.question, ctx.options, self._runner(ctx))
         return run_smt_convention(program, ctx.question, ctx.options, self._runner(ctx))
 
     def run_format(self, fmt: str, text: str, ctx: RunContext) -> ProgramOutcome:
@@ -87,11 +109,14 @@ class Z3Solver:
             return from_choice(fmt, self.name, run_deduction(text, runner=runner))
         if fmt == "arlsat":
             return from_choice(fmt, self.name, run_arlsat(text, runner=runner))
-        if fmt != "smtlib":
+        if fmt not in ("smtlib", "z3py"):
             raise _unhandled(self.name, fmt)
-        if not _CONVENTION.search(text):
+        if fmt == "smtlib" and not _CONVENTION.search(text):
             return from_result(fmt, self.name, runner.run(text))
-        res = run_smt_convention(text, ctx.question, ctx.options, runner)
+        if fmt == "z3py":
+            res = _run_z3py(text, ctx.question, ctx.options, runner)
+        else:
+            res = run_smt_convention(text, ctx.question, ctx.options, runner)
         out = from_result(fmt, self.name, res)
         if res.ok and res.answer:
             statements = options_kind(ctx.options) == "statements"
