@@ -35,6 +35,16 @@ def _replay_args(run_dir: Path) -> dict:
     return json.loads(cfg_path.read_text("utf-8"))
 
 
+def _cap_flag(value: str | None) -> str | None:
+    """--max-subgraph-triples as the setting takes it: a positive count or "none"."""
+    if value is None or value.strip().lower() == "none":
+        return value
+    if not value.strip().isdigit() or int(value) < 1:
+        fail(f"--max-subgraph-triples: expected a number of triples (1 or more) or none, "
+             f"got {value!r}")  # fmt: skip
+    return value.strip()
+
+
 def _load_dataset(dataset: str, split: str | None, hops: list[int] | None, data_dir: Path | None):
     """The dataset's records (a named dataset, or a PathQuestion-family file); skipped lines
     are shown, and a file with no readable question is a failure."""
@@ -151,6 +161,13 @@ def register(app: typer.Typer) -> None:
         no_summary: bool = typer.Option(
             False, "--no-summary", help="PoG without path summaries (Table 6 ablation)."
         ),
+        max_subgraph_triples: str | None = typer.Option(
+            None,
+            "--max-subgraph-triples",
+            help="PoG's question-subgraph cap: N triples, or none for no cap (the paper's "
+            "setting; default pog.max_subgraph_triples, 200000). The table counts the "
+            "questions it cut.",
+        ),
         method: str = typer.Option("pog", help=f"One of: {', '.join(METHODS)}."),
         concurrency: int = typer.Option(1, help="Questions answered at once."),
         out: Path | None = typer.Option(None, help="Run directory (default runs/DATASET-METHOD)."),
@@ -200,6 +217,9 @@ def register(app: typer.Typer) -> None:
             recorded = cfg.get("settings") or {}  # PoG's strategy and summary as recorded
             strategy = strategy or recorded.get("pog.strategy")
             no_summary = no_summary or recorded.get("pog.summary") is False
+            if max_subgraph_triples is None and "pog.max_subgraph_triples" in recorded:
+                cap = recorded["pog.max_subgraph_triples"]  # the same subgraphs, same prompts
+                max_subgraph_triples = "none" if cap is None else str(cap)
             backup_answer = backup_answer or recorded.get("lkg.backup_answer")
             # runs before #34 kept the ranker's training questions: a replay keeps them too
             trained = (cfg.get("trained_questions") or {}).get("policy")
@@ -217,6 +237,7 @@ def register(app: typer.Typer) -> None:
             "pog.ranker": ranker,
             "pog.strategy": strategy,
             "pog.summary": False if no_summary else None,
+            "pog.max_subgraph_triples": _cap_flag(max_subgraph_triples),
             "lkg.backup_answer": backup_answer,
         }
         s = settings(ctx, **flags, **embedder_override(embedder)).settings
@@ -287,13 +308,14 @@ def register(app: typer.Typer) -> None:
         json_out: common.JsonOption = False,
     ) -> None:
         """Write a Markdown and a self-contained HTML report for one or more runs."""
-        from kgreason.eval.report import write_report
+        from kgreason.eval.report import figures_json, write_report
 
         try:
             md, page = write_report(runs, out, question)
+            figures = figures_json(runs) if want_json(ctx, json_out) else []
         except (rundir.RunDirError, OSError, json.JSONDecodeError) as e:
             fail(str(e))
         if want_json(ctx, json_out):
-            emit_json({"markdown": str(md), "html": str(page)})
+            emit_json({"markdown": str(md), "html": str(page), "runs": figures})
         else:
             console().print(f"wrote {md} and {page}")

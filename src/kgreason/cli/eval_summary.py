@@ -3,8 +3,9 @@ dataset (strict Hits@1 beside the lenient paper-compatible score, any-hit, accur
 EM/F1), how many questions were computed, already done, ended by an error or skipped as
 malformed, and the wall time. Above them, what was evaluated (dataset, split, hops,
 method, LLM, ranker, sample) and what became of the questions the ranker was trained on;
-below, a per-hop breakdown when several hop counts ran. The same go into `--json`
-under "headline"."""
+below, a per-hop breakdown when several hop counts ran, and how many questions hit each
+bound (the subgraph cap first: "subgraph cap hit on N of M questions"). The same go into
+`--json` under "headline"."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from rich.table import Table
 
 from kgreason.cli.common import console
 from kgreason.eval.describe import run_fields, trained_note
-from kgreason.eval.summarize import load_run
+from kgreason.eval.summarize import cap_text, load_run
 
 #: (key in RunFigures.metrics, label); a metric absent from the dataset's rows is not shown
 SCORES = (
@@ -50,9 +51,14 @@ def headline(out: Path, summary: Any, skipped: int, wall_s: float) -> dict[str, 
         "failed": summary.errors,
         "mean_llm_calls": metrics.get("mean_llm_calls"),
         "mean_paper_calls": metrics.get("mean_paper_calls"),
+        "bounds": {**fig.bounds, "cap": cap_text(fig.config)} if fig.bounds else {},
         "skipped": skipped,
         "wall_s": round(wall_s, 2),
     }
+
+
+def _of(n: int, bounds: dict[str, Any]) -> str:
+    return f"{n} of {bounds['questions']} questions"
 
 
 def print_headline(h: dict[str, Any], method: str) -> None:
@@ -81,6 +87,12 @@ def print_headline(h: dict[str, Any], method: str) -> None:
         table.add_row("LLM calls / question (HTTP)", f"{h['mean_llm_calls']:.2f}")
         if h.get("mean_paper_calls") is not None:
             table.add_row("LLM calls / question (paper)", f"{h['mean_paper_calls']:.2f}")
+    bounds = h.get("bounds") or {}
+    if bounds:
+        table.add_row(f"subgraph cap hit ({bounds['cap']})", _of(bounds["subgraph_hit"], bounds))
+        for kind, n in bounds["by_kind"].items():
+            if kind != "subgraph":
+                table.add_row(f"bound hit: {kind}", _of(n, bounds))
     table.add_row("skipped (malformed records)", str(h["skipped"]))
     table.add_row("wall time (s)", f"{h['wall_s']:.2f}")
     console().print(table)

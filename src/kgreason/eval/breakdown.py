@@ -8,6 +8,10 @@
   it over every question with a ratio.
 Only rows that carry the fields (datasets with a gold query: CWQ, GrailQA, WebQSP with
 Parses) take part; a run without any gives an empty breakdown and the report leaves it out.
+
+Also, for any dataset: Table 2 (accuracy of single- vs multi-entity questions, by the row's
+topic entities) and Figure 8 (which phase produced each answer, and the share of the correct
+answers whose evidence was the KG only, LLM-inspired KG or KG-inspired LLM).
 """
 
 from __future__ import annotations
@@ -196,3 +200,145 @@ def comparison_html(runs: Sequence[tuple[str, Sequence[dict[str, Any]]]]) -> lis
         "<h2>Hits@1 by gold SPARQL length, runs side by side</h2>",
         table(["length", *(n for n, _ in with_lengths)], comparison_rows(with_lengths)),
     ]
+
+
+# --- PoG Table 2 (topic entities) and Figure 8 (answer evidence) ---------------------------
+
+#: PoG's phases in the order Algorithm 1 runs them, and where Figure 8 puts their answers:
+#: "KG only" (the answer read off KG paths), "LLM-inspired KG" (the LLM predicted it and the
+#: KG paths to it verified it: phase 2), "KG-inspired LLM" (the paths were not sufficient and
+#: the LLM completed them from its own knowledge: the final answer after phase 3)
+PHASE_EVIDENCE = {
+    "topic-entity-path": "KG only",
+    "llm-supplement": "LLM-inspired KG",
+    "node-expand": "KG only",
+    "final-llm-knowledge": "KG-inspired LLM",
+}
+TOPIC_GROUPS = ("single-entity", "multi-entity", "no topic entity")
+
+
+def topic_group(row: dict[str, Any]) -> str:
+    """Table 2's split by the question's topic entities (the row's `topics`, as linked)."""
+    topics = row.get("topics")
+    n = len(set(topics)) if isinstance(topics, list) else 0
+    return TOPIC_GROUPS[0] if n == 1 else TOPIC_GROUPS[1] if n > 1 else TOPIC_GROUPS[2]
+
+
+def by_topic_count(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """group -> {n, accuracy (%), lenient (%)}; empty when no row names a topic entity."""
+    if not any(topic_group(r) != TOPIC_GROUPS[2] for r in rows):
+        return {}
+    out: dict[str, dict[str, float]] = {}
+    for name in TOPIC_GROUPS:
+        g = [r for r in rows if topic_group(r) == name]
+        if g:
+            out[name] = {
+                "n": len(g),
+                "accuracy": _pct(sum(is_correct(r) for r in g), len(g)),
+                "lenient": _pct(sum(bool(r.get("lenient_hit")) for r in g), len(g)),
+            }
+    return out
+
+
+def by_phase(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """phase -> {evidence (Fig. 8 category, "–" outside PoG's phases), n, correct,
+    accuracy (%), share_of_correct (% of all correct answers: Fig. 8's population)};
+    PoG's phases first in Algorithm 1's order, then others, "none" (no phase) last."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault(str(r.get("phase") or "none"), []).append(r)
+    if set(groups) == {"none"}:
+        return {}
+    order = [p for p in PHASE_EVIDENCE if p in groups]
+    order += sorted(p for p in groups if p not in PHASE_EVIDENCE and p != "none")
+    order += ["none"] if "none" in groups else []
+    n_correct = sum(is_correct(r) for r in rows)
+    out: dict[str, dict[str, Any]] = {}
+    for p in order:
+        ok = sum(is_correct(r) for r in groups[p])
+        out[p] = {
+            "evidence": PHASE_EVIDENCE.get(p, "–"),
+            "n": len(groups[p]),
+            "correct": ok,
+            "accuracy": _pct(ok, len(groups[p])),
+            "share_of_correct": _pct(ok, n_correct),
+        }
+    return out
+
+
+def evidence_shares(phases: dict[str, dict[str, Any]]) -> dict[str, float]:
+    """Figure 8 itself: each evidence category's share of the correct answers (%)."""
+    total = sum(v["correct"] for v in phases.values())
+    shares: dict[str, int] = {}
+    for v in phases.values():
+        if v["evidence"] != "–":
+            shares[v["evidence"]] = shares.get(v["evidence"], 0) + v["correct"]
+    return {k: _pct(n, total) for k, n in shares.items()}
+
+
+def _topic_rows(t: dict[str, dict[str, float]]) -> list[list[object]]:
+    return [[k, v["n"], v["accuracy"], v["lenient"]] for k, v in t.items()]
+
+
+def _phase_rows(p: dict[str, dict[str, Any]]) -> list[list[object]]:
+    return [
+        [k, v["evidence"], v["n"], v["correct"], v["accuracy"], v["share_of_correct"]]
+        for k, v in p.items()
+    ]
+
+
+TOPIC_HEADER = ("topic entities", "questions", "main score (%)", "lenient (%)")
+PHASE_HEADER = ("phase", "evidence (Fig. 8)", "questions", "correct", "main score (%)",
+                "share of correct (%)")  # fmt: skip
+
+
+def _md_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
+    return [
+        "| " + " | ".join(header) + " |",
+        "|---" * len(header) + "|",
+        *("| " + " | ".join(str(c) for c in row) + " |" for row in rows),
+        "",
+    ]
+
+
+def evidence_markdown(name: str, rows: Sequence[dict[str, Any]]) -> list[str]:
+    """PoG's Table 2 and Figure 8 for one run (each left out when the rows cannot say)."""
+    lines: list[str] = []
+    topics = by_topic_count(rows)
+    if topics:
+        lines += [f"## {name}: single- vs multi-entity questions (PoG Table 2)", ""]
+        lines += ["Topic entities = the row's `topics` (those the method explored).", ""]
+        lines += _md_table(TOPIC_HEADER, _topic_rows(topics))
+    phases = by_phase(rows)
+    if phases:
+        lines += [f"## {name}: where the answers came from (PoG Fig. 8)", ""]
+        shares = evidence_shares(phases)
+        if shares:
+            text = ", ".join(f"{k} {v}%" for k, v in shares.items())
+            lines += [f"Of the correct answers: {text}.", ""]
+        lines += _md_table(PHASE_HEADER, _phase_rows(phases))
+    return lines
+
+
+def evidence_html(rows: Sequence[dict[str, Any]]) -> list[str]:
+    parts: list[str] = []
+    topics = by_topic_count(rows)
+    if topics:
+        parts.append("<h3>Single- vs multi-entity questions (PoG Table 2)</h3>")
+        parts.append(table(TOPIC_HEADER, _topic_rows(topics)))
+    phases = by_phase(rows)
+    if phases:
+        parts.append("<h3>Where the answers came from (PoG Fig. 8)</h3>")
+        parts.append(table(PHASE_HEADER, _phase_rows(phases)))
+        if shares := evidence_shares(phases):
+            parts.append(bar_chart(shares, title="evidence of the correct answers (%)"))
+    return parts
+
+
+def evidence_json(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    phases = by_phase(rows)
+    return {
+        "by_topic_count": by_topic_count(rows),
+        "by_phase": phases,
+        "evidence_of_correct": evidence_shares(phases) if phases else {},
+    }

@@ -8,7 +8,7 @@ from typing import Any
 
 from kgreason.eval import breakdown, rundir, taxonomy
 from kgreason.eval.describe import run_fields, trained_note
-from kgreason.eval.summarize import METRIC_LABELS, RunFigures, load_run
+from kgreason.eval.summarize import METRIC_LABELS, RunFigures, cap_text, load_run
 from kgreason.eval.svg import bar_chart, path_graph
 
 CSS = """
@@ -101,6 +101,8 @@ def markdown(runs: list[RunFigures], question_id: str | None = None) -> str:
         lines += [f"- {k}: {v}" for k, v in r.error_kinds.items()] or ["- none"]
         lines.append("")
         lines += _gold_sections_md(r)
+        lines += breakdown.evidence_markdown(r.name, _kgqa_rows(r))
+        lines += _bounds_md(r)
         q = pick_question(r, question_id)
         if q is not None:
             lines += [
@@ -155,6 +157,8 @@ def html(runs: list[RunFigures], question_id: str | None = None) -> str:
         parts.append(bar_chart(dict(r.error_kinds), title="error kinds"))
         parts.append(bar_chart(dict(r.phases), title="answering phase / route"))
         parts += _gold_sections_html(r)
+        parts += breakdown.evidence_html(_kgqa_rows(r))
+        parts += _bounds_html(r)
         q = pick_question(r, question_id)
         if q is not None:
             topics = q.get("topics") or []
@@ -190,6 +194,52 @@ def _gold_sections_html(r: RunFigures) -> list[str]:
         return []
     dataset = str(r.config.get("dataset") or "")
     return breakdown.html_sections(dataset, rows) + taxonomy.html_section(rows)
+
+
+def bounds_sentence(r: RunFigures) -> str:
+    b = r.bounds
+    return (
+        f"subgraph cap hit on {b['subgraph_hit']} of {b['questions']} questions "
+        f"({cap_text(r.config)}); some bound hit on {b['hit']}"
+    )
+
+
+def _bound_rows(r: RunFigures) -> list[list[str]]:
+    n = r.bounds["questions"]
+    return [
+        [k, str(v), f"{round(100 * v / n, 1) if n else 0.0}"]
+        for k, v in r.bounds["by_kind"].items()
+    ]
+
+
+def _bounds_md(r: RunFigures) -> list[str]:
+    """How often each bound cut a question (each question counted once a kind)."""
+    if not r.bounds:
+        return []
+    lines = [f"## {r.name}: bounds hit", "", bounds_sentence(r) + ".", ""]
+    if r.bounds["by_kind"]:
+        lines += ["| bound | questions | % of questions |", "|---|---|---|"]
+        lines += ["| " + " | ".join(row) + " |" for row in _bound_rows(r)]
+        lines.append("")
+    return lines
+
+
+def _bounds_html(r: RunFigures) -> list[str]:
+    if not r.bounds:
+        return []
+    parts = [f"<h3>Bounds hit</h3><p>{escape(bounds_sentence(r))}.</p>"]
+    if r.bounds["by_kind"]:
+        parts.append(_table(["bound", "questions", "% of questions"], _bound_rows(r)))
+    return parts
+
+
+def figures_json(run_dirs: list[Path]) -> list[dict[str, Any]]:
+    """What `kgreason report --json` adds per run: Table 2, Figure 8 and the bounds."""
+    out = []
+    for d in run_dirs:
+        r = load_run(d)
+        out.append({"run": r.name, **breakdown.evidence_json(_kgqa_rows(r)), "bounds": r.bounds})
+    return out
 
 
 def write_report(

@@ -28,6 +28,8 @@ class RunFigures:
     calls_histogram: dict[int, int] = field(default_factory=dict)
     error_kinds: dict[str, int] = field(default_factory=dict)
     phases: dict[str, int] = field(default_factory=dict)
+    #: bounds the questions hit (`bound_figures`); empty when the method reports none
+    bounds: dict[str, Any] = field(default_factory=dict)
 
 
 def _mean(xs: list[float]) -> float | None:
@@ -253,7 +255,49 @@ def run_figures(
         Counter(r["error_kind"] for r in rows if r.get("error_kind")).most_common()
     )
     fig.phases = dict(Counter(r.get("phase") or "none" for r in rows).most_common())
+    fig.bounds = bound_figures(rows)
     return fig
+
+
+def cap_text(config: dict[str, Any]) -> str:
+    """The subgraph cap a run used, as recorded ("not recorded" before it was)."""
+    flat = config.get("settings")
+    flat = flat if isinstance(flat, dict) else {}
+    if "pog.max_subgraph_triples" not in flat:
+        return "cap not recorded"
+    cap = flat["pog.max_subgraph_triples"]
+    return "no cap" if cap is None else f"cap {cap:,}" if isinstance(cap, int) else str(cap)
+
+
+def bound_kind(text: str) -> str:
+    """The kind of a `bounds_hit` line, the words before its colon without parentheses:
+    "subgraph", "path search", "entity sets cut", ... (ToG's "neighbours of X cut at ...")."""
+    if text.startswith("neighbours of "):
+        return "neighbours"
+    head = re.sub(r"\s*\([^)]*\)", "", text.split(":", 1)[0]).strip()
+    return head[:60] or "other"
+
+
+def _bounds_of(row: dict[str, Any]) -> list[str] | None:
+    extra = row.get("extra")
+    got = extra.get("bounds_hit") if isinstance(extra, dict) else None
+    return got if isinstance(got, list) and all(isinstance(b, str) for b in got) else None
+
+
+def bound_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Questions that hit a bound, in all and per kind (each question counted once a kind),
+    so a run says how often its caps cut ("subgraph cap hit on N of M questions"). Empty
+    when no row reports bounds (IO, CoT, SymbolLKG)."""
+    per_row = [_bounds_of(r) for r in rows]
+    if all(b is None for b in per_row):
+        return {}
+    kinds = Counter(k for b in per_row for k in {bound_kind(x) for x in b or []})
+    return {
+        "questions": len(rows),
+        "hit": sum(1 for b in per_row if b),
+        "by_kind": dict(sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "subgraph_hit": kinds.get("subgraph", 0),
+    }
 
 
 METRIC_LABELS = {

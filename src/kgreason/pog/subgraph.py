@@ -4,6 +4,7 @@ entity, fetched through `KnowledgeGraph.expand` so it works on any backend.
 The size bound is `PoGSettings.max_subgraph_triples`; when the backend stops at it, the
 returned `QuestionSubgraph` says so (`truncated`, `truncation_reason`) and `bounds_hit()`
 names it, so the pipeline can put it in `PoGResult.bounds_hit`. Nothing is dropped silently.
+None is no cap (the paper's setting): a bound no KG reaches is passed instead (`subgraph_cap`).
 
 API:
     await detect_subgraph(kg, topic_ids, settings, depth=None) -> QuestionSubgraph
@@ -63,6 +64,19 @@ class StoreTriples(Sequence[Triple]):
         return list(self._all()) == other if isinstance(other, list) else other is self
 
 
+#: the cap `max_subgraph_triples = None` gives a backend with no edge count to hand: more
+#: than any KG holds, and twice it still fits an int64 (a store's walk doubles its budget)
+UNCAPPED = 1 << 60
+
+
+def subgraph_cap(settings: PoGSettings, n_edges: int | None = None) -> int:
+    """The bound to expand with: the setting, or when it is None every edge there is."""
+    cap = settings.max_subgraph_triples
+    if cap is not None:
+        return cap
+    return UNCAPPED if n_edges is None else max(1, n_edges)
+
+
 class EmptySubgraphError(ValueError):
     """No topic entity has any edge in the KG (the question cannot be explored)."""
 
@@ -108,7 +122,7 @@ async def detect_subgraph(
     topics = tuple(dict.fromkeys(topic_ids))
     d = settings.d_max if depth is None else depth
     known = await kg.names(list(topics))
-    sub = await kg.expand(list(topics), d, max_triples=settings.max_subgraph_triples)
+    sub = await kg.expand(list(topics), d, max_triples=subgraph_cap(settings))
     touched = {x for t in sub.triples for x in (t.head, t.tail)}
     unknown = [t for t in topics if t not in known and t not in touched]
     return QuestionSubgraph(
@@ -143,7 +157,7 @@ def walk_subgraph(
     nodes = kg.node_ids(list(topics))
     grouped = settings.subgraph_bound == "relation-aware"
     expand = kg.graph.expand_grouped if grouped else kg.graph.expand
-    res = expand(nodes[nodes >= 0], d, settings.max_subgraph_triples)
+    res = expand(nodes[nodes >= 0], d, subgraph_cap(settings, kg.graph.n_edges))
     # a topic without edges is still known when the store has its name
     unknown = [x for x, k in zip(topics, (nodes >= 0).tolist(), strict=True) if not k]
     sub = QuestionSubgraph(
