@@ -9,9 +9,10 @@ have one {Related Paths} slot, and Table 6 reports fewer input tokens with the s
 `summary=False` (Table 6's "w/o Path Summarizing") there is no summarise call and the prompts
 show the raw paths.
 
-Every reply must have its expected form (`summary:`, `{Yes}`/`{No}`, `answer: {...}`); an
-unreadable reply is re-asked once and then ends the question with LLMOutputError, never an
-empty answer.
+The verdict is Algorithm 1's `"{Yes}" in Answer` (`sufficiency_verdict = "anywhere"`; "first"
+lets the first verdict win). Every reply must have its expected form (`summary:`,
+`{Yes}`/`{No}`, `answer: {...}`); an unreadable reply is re-asked once and then ends the
+question with LLMOutputError, never an empty answer.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from kgreason.llm.base import ChatLLM
 from kgreason.llm.parse import ParseError, parse_braced_answers, parse_yes_no
@@ -26,6 +28,7 @@ from kgreason.llm.schema import load_stage_schema
 from kgreason.pog.llm_common import QuestionContext, call_stage, paths_field
 from kgreason.pog.settings import PoGSettings
 
+_YES = re.compile(r"\{\s*yes\s*\}", re.I)
 _SUMMARY = re.compile(r"summary\s*:\s*(.+)", re.I | re.S)
 
 
@@ -35,6 +38,17 @@ def parse_summary(text: str) -> str:
     if not body:
         raise ParseError("reply has no 'summary: ...'")
     return body
+
+
+def parse_sufficiency(text: str, reading: Literal["anywhere", "first"] = "anywhere") -> bool:
+    """The sufficiency verdict. "anywhere" is the paper's: Algorithm 1 returns when
+    `"{Yes}" in Answer`, so a reply weighing `{No}` for one split question and then `{Yes}`
+    is sufficient; "first" lets the first braced verdict win. Case and spaces inside the
+    braces are ignored; a reply with no braced verdict is read as `parse_yes_no` reads it
+    (a bare leading `Yes.`/`No`), anything else is a ParseError."""
+    if reading == "anywhere" and _YES.search(text):
+        return True
+    return parse_yes_no(text)
 
 
 @dataclass(frozen=True)
@@ -75,7 +89,7 @@ async def evaluate(
         llm,
         "evaluate",
         settings,
-        parse_yes_no,
+        lambda text: parse_sufficiency(text, settings.sufficiency_verdict),
         "Reply starting with {Yes} or {No} (with the braces).",
         schema=load_stage_schema("kgreason.pog", "evaluate"),
         **ctx.fields(),
