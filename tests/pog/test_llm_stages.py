@@ -46,8 +46,11 @@ def test_indicator_gives_order_and_depth() -> None:
     assert r.order == [1, 0]
     assert r.distances == {0: 1, 1: 2}
     assert r.depth == 2
-    with pytest.raises(ParseError):
-        read_indicator('"Nijmegen" - served by - airport', ["Nijmegen"])
+    # no answer(...) node, as PoG's Table 9 writes them: the far end is the answer
+    r = read_indicator('"Nijmegen" - served by - airport', ["Nijmegen"])
+    assert r.answer_inferred and r.depth == 1
+    with pytest.raises(ParseError):  # every node a topic: no place for the answer
+        read_indicator('"Nijmegen" - near - "France"', ["Nijmegen", "France"])
 
 
 async def test_question_analysis_parses_and_orders() -> None:

@@ -18,7 +18,7 @@ from kgreason.cli.embedder_option import EmbedderOption, embedder_override
 from kgreason.cli.eval_summary import headline, print_headline
 from kgreason.config import Settings
 from kgreason.eval import rundir
-from kgreason.eval.datasets import SPECS, default_split, load, load_hops
+from kgreason.eval.datasets import SPECS, default_split, load, load_hops, variants
 from kgreason.eval.loaders import DatasetError
 from kgreason.eval.runner import RunSummary, run, summary_dict
 from kgreason.eval.selection import EXCLUDE, parse_hops, select, trained_config
@@ -45,16 +45,25 @@ def _cap_flag(value: str | None) -> str | None:
     return value.strip()
 
 
-def _load_dataset(dataset: str, split: str | None, hops: list[int] | None, data_dir: Path | None):
+def _load_dataset(
+    dataset: str,
+    split: str | None,
+    hops: list[int] | None,
+    data_dir: Path | None,
+    variant: str | None = None,
+):
     """The dataset's records (a named dataset, or a PathQuestion-family file); skipped lines
     are shown, and a file with no readable question is a failure."""
     try:
+        if variant is not None and not variants(dataset):
+            fail(f"dataset '{dataset}' has no variants (--variant is for musique)")
         if dataset not in SPECS and Path(dataset).is_file():  # an IRN/PathQuestion file
             data = load("pq", path=dataset)
         elif hops and len(hops) > 1:
             data = load_hops(dataset, split=split, hops=hops, root=data_dir)
         else:
-            data = load(dataset, split=split, hops=hops[0] if hops else None, root=data_dir)
+            one = hops[0] if hops else None
+            data = load(dataset, split=split, hops=one, root=data_dir, variant=variant)
     except DatasetError as e:
         fail(str(e))
     if not data.records:  # every line skipped: nothing to evaluate is a failure
@@ -142,6 +151,11 @@ def register(app: typer.Typer) -> None:
             "6 columns) to evaluate against --kg.",
         ),
         split: str | None = typer.Option(None, help="Dataset split (default: the dataset's)."),
+        variant: str | None = typer.Option(
+            None,
+            help="MuSiQue: answerable (MuSiQue-Ans, the default) | full (MuSiQue-Full, with "
+            "the unanswerable twins); each is its own file under --data-dir.",
+        ),
         hops: str | None = typer.Option(
             None,
             help="MetaQA / PathQuestion hop count(s): 1, 1,2,3 or all (default: the dataset's "
@@ -214,6 +228,7 @@ def register(app: typer.Typer) -> None:
                 cfg[k] for k in ("dataset", "split", "hops", "limit", "method")
             )
             sample, seed = cfg.get("sample"), cfg.get("seed") or 0
+            variant = cfg.get("variant")
             recorded = cfg.get("settings") or {}  # PoG's strategy and summary as recorded
             strategy = strategy or recorded.get("pog.strategy")
             no_summary = no_summary or recorded.get("pog.summary") is False
@@ -247,7 +262,7 @@ def register(app: typer.Typer) -> None:
             hop_list, hops_defaulted = parse_hops(dataset, hops)
         except ValueError as e:
             fail(str(e))
-        data = _load_dataset(dataset, split, hop_list, data_dir)
+        data = _load_dataset(dataset, split, hop_list, data_dir, variant)
         out = out or Path("runs") / f"{dataset}-{method}"
         llm = _eval_llm(s, method, no_cache, out, replay_transcript)
         if replay_transcript is not None and out.exists() and not resume:
@@ -267,7 +282,9 @@ def register(app: typer.Typer) -> None:
         if not records:
             fail(f"no question left: all {sel.excluded} were ranker training questions "
                  "(pass --include-trained to evaluate them anyway)")  # fmt: skip
+        has_variants = variants(dataset) if dataset in SPECS else ()
         defaulted = [k for k, d in (("split", split is None), ("hops", hops_defaulted)) if d]
+        defaulted += ["variant"] if has_variants and variant is None else []
         config = run_config(
             s,
             dataset=dataset,
@@ -280,6 +297,8 @@ def register(app: typer.Typer) -> None:
             kg=built.kg_identity,
             extra_prompt_hashes=built.prompt_hashes,
         )
+        if has_variants:  # recorded so --resume and --replay load the same file
+            config["variant"] = variant or has_variants[0]
         if sample is not None:  # recorded so --resume and --replay draw the same sample
             config.update(sample=sample, seed=seed)
         config["ranker"] = built.ranker.config() if built.ranker is not None else None

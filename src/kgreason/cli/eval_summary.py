@@ -15,6 +15,7 @@ from typing import Any
 from rich.table import Table
 
 from kgreason.cli.common import console
+from kgreason.eval.datasets import variant_label
 from kgreason.eval.describe import run_fields, trained_note
 from kgreason.eval.summarize import cap_text, load_run
 
@@ -39,8 +40,10 @@ def headline(out: Path, summary: Any, skipped: int, wall_s: float) -> dict[str, 
     metrics = fig.metrics
     note = trained_note(fig.config)
     by_hops = fig.by_group.get("hops", {})
+    by_answerable = fig.by_group.get("answerable", {})
     return {
-        "run": dict(run_fields(fig.config)),
+        "run": run_rows(fig.config),
+        "by_answerable": by_answerable if len(by_answerable) > 1 else {},
         "trained_note": note[0] if note else None,
         "trained_warning": bool(note and note[1]),
         "by_hops": by_hops if len(by_hops) > 1 else {},
@@ -55,6 +58,24 @@ def headline(out: Path, summary: Any, skipped: int, wall_s: float) -> dict[str, 
         "skipped": skipped,
         "wall_s": round(wall_s, 2),
     }
+
+
+def run_rows(config: dict[str, Any]) -> dict[str, str]:
+    """describe.run_fields, and the dataset's variant right after the dataset when it has
+    one (MuSiQue)."""
+    fields = dict(run_fields(config))
+    if not config.get("variant"):
+        return fields
+    label = variant_label(
+        str(config.get("dataset")), str(config["variant"]),
+        "variant" in (config.get("defaulted") or []),
+    )  # fmt: skip
+    out: dict[str, str] = {}
+    for k, v in fields.items():
+        out[k] = v
+        if k == "dataset":
+            out["variant"] = label
+    return out if "variant" in out else {**out, "variant": label}
 
 
 def _of(n: int, bounds: dict[str, Any]) -> str:
@@ -79,6 +100,8 @@ def print_headline(h: dict[str, Any], method: str) -> None:
     main, label = ("correct", "accuracy") if "accuracy" in h["scores"] else ("strict_hit1",) * 2
     for hop, g in (h.get("by_hops") or {}).items():
         table.add_row(f"  {hop}-hop: {labels[label]}", f"{g[main]:.2f} (n={g['n']})")
+    for kind, g in (h.get("by_answerable") or {}).items():
+        table.add_row(f"  {kind}: {labels[label]}", f"{g[main]:.2f} (n={g['n']})")
     table.add_row("computed", str(h["computed"]))
     if h["already_done"]:
         table.add_row("already done (resumed)", str(h["already_done"]))

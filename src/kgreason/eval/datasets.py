@@ -14,7 +14,7 @@ from __future__ import annotations
 import gzip
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
@@ -32,6 +32,9 @@ class DatasetSpec:
     default_split: str
     kind: str  # "json", "metaqa", "pathquestion"
     parser: L.RecordParser | None = None
+    #: a dataset released in variants: name -> the files it may be in (first found wins),
+    #: with {split} placeholders; `relpath` is then unused. The first variant is the default.
+    variants: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 SPECS: dict[str, DatasetSpec] = {
@@ -97,7 +100,21 @@ SPECS: dict[str, DatasetSpec] = {
             "2wiki", "multihop", "multihop/2wiki/{split}.json", "dev", "json", L.parse_hotpot
         ),
         DatasetSpec(
-            "musique", "multihop", "multihop/musique/{split}.jsonl", "dev", "json", L.parse_musique
+            "musique",
+            "multihop",
+            "multihop/musique/{split}.jsonl",
+            "dev",
+            "json",
+            L.parse_musique,
+            # the release's file names; {split}.jsonl is the answerable one (its loader
+            # checks that no question in it is unanswerable)
+            variants={
+                "answerable": (
+                    "multihop/musique/musique_ans_v1.0_{split}.jsonl",
+                    "multihop/musique/{split}.jsonl",
+                ),
+                "full": ("multihop/musique/musique_full_v1.0_{split}.jsonl",),
+            },
         ),
     ]
 }
@@ -130,6 +147,58 @@ def default_hop(name: str, specs: Mapping[str, DatasetSpec] | None = None) -> in
     """The hop count loaded when none is named (MetaQA 1, PathQuestion 2), else None."""
     counts = hop_counts(name, specs)
     return counts[0] if counts else None
+
+
+#: what each variant is called where it was published (MuSiQue, Trivedi et al., TACL 2022)
+VARIANT_NAMES = {("musique", "answerable"): "MuSiQue-Ans", ("musique", "full"): "MuSiQue-Full"}
+
+
+def variants(name: str, specs: Mapping[str, DatasetSpec] | None = None) -> tuple[str, ...]:
+    """The variants `name` is released in, the default first; () for most datasets."""
+    spec = (SPECS if specs is None else specs).get(name)
+    return tuple(spec.variants) if spec is not None else ()
+
+
+def variant_label(name: str, variant: str | None, defaulted: bool = False) -> str:
+    """'full (MuSiQue-Full)' for tables; 'n/a' for a dataset without variants."""
+    if variant is None:
+        return "n/a"
+    named = VARIANT_NAMES.get((name, variant))
+    inner = ", ".join(x for x in (named, "default" if defaulted else None) if x)
+    return f"{variant} ({inner})" if inner else variant
+
+
+def _variant_path(
+    spec: DatasetSpec, variant: str, base: Path, split: str, hops: int | None
+) -> Path:
+    """The variant's file under `base`; a clear error naming the files looked for (and the
+    variants that are there) when none exists."""
+    tried = [base / rel.format(split=split, hops=hops) for rel in spec.variants[variant]]
+    for path in tried:
+        if path.is_file():
+            return path
+    present = [
+        v
+        for v, rels in spec.variants.items()
+        if v != variant and any((base / r.format(split=split, hops=hops)).is_file() for r in rels)
+    ]
+    there = f"; the {', '.join(present)} variant is there" if present else ""
+    raise L.DatasetError(
+        f"{spec.name}: the {variant} variant ({split}) is not in {base}: looked for "
+        f"{' or '.join(str(p.relative_to(base)) for p in tried)}{there}"
+    )
+
+
+def _check_variant(variant: str | None, data: LoadResult, path: Path) -> LoadResult:
+    """MuSiQue's answerable variant has no unanswerable question: a file that does is the
+    full variant under another name (evaluated as answerable, its scores would be wrong)."""
+    if variant == "answerable" and any(r.answerable is False for r in data.records):
+        n = sum(r.answerable is False for r in data.records)
+        raise L.DatasetError(
+            f"{path}: {n} unanswerable questions: this is the full variant, not the "
+            f"answerable one (pass --variant full, or give the answerable file)"
+        )
+    return data
 
 
 def default_split(name: str) -> str | None:
@@ -180,14 +249,24 @@ def load(
     path: str | Path | None = None,
     root: str | Path | None = None,
     specs: Mapping[str, DatasetSpec] | None = None,
+    variant: str | None = None,
 ) -> LoadResult:
     """Load dataset `name` from `specs` (the built-in `SPECS` by default); `path`
-    overrides the registry's location."""
+    overrides the registry's location. `variant`: one of `variants(name)` (default the
+    first), for a dataset released in several."""
     specs = SPECS if specs is None else specs
     if name not in specs:
         raise L.DatasetError(f"unknown dataset '{name}' (known: {', '.join(sorted(specs))})")
     spec = specs[name]
     split = split or spec.default_split
+    if variant is not None and not spec.variants:
+        raise L.DatasetError(f"dataset '{name}' has no variants (--variant is for musique)")
+    if spec.variants:
+        variant = variant or next(iter(spec.variants))
+        if variant not in spec.variants:
+            raise L.DatasetError(
+                f"unknown {name} variant {variant!r} (choose from {', '.join(spec.variants)})"
+            )
     if hops is None:
         hops = default_hop(name, specs)
     if path is None:
@@ -196,12 +275,16 @@ def load(
             bundled = _bundled_metaqa(hops or 1, split)
             if bundled is not None:
                 return bundled
+        rel = spec.variants[variant][0] if variant is not None else spec.relpath
         if base is None:
             raise L.DatasetError(
                 f"dataset '{name}' is not bundled: pass --data-dir (or set KGREASON_DATA_DIR) "
-                f"to a directory holding {spec.relpath.format(split=split, hops=hops)}"
+                f"to a directory holding {rel.format(split=split, hops=hops)}"
             )
-        path = base / spec.relpath.format(split=split, hops=hops)
+        if variant is not None:
+            path = _variant_path(spec, variant, base, split, hops)
+        else:
+            path = base / spec.relpath.format(split=split, hops=hops)
     path = Path(path)
     if spec.kind == "metaqa":
         qtype = path.parent / f"qa_{split}_qtype.txt"
@@ -209,4 +292,5 @@ def load(
     if spec.kind == "pathquestion":
         return L.load_pathquestion(path)
     assert spec.parser is not None
-    return L.load_json_dataset(path, spec.parser, DATASET_NAMES.get(name, name))
+    data = L.load_json_dataset(path, spec.parser, DATASET_NAMES.get(name, name))
+    return _check_variant(variant, data, path)

@@ -47,6 +47,9 @@ class Record:
     #: the gold SPARQL query when the dataset has one (CWQ, WebQSP with Parses, GrailQA):
     #: eval rows derive `sparql_length` and `relation_overlap` from it (eval/gold_sparql.py)
     sparql: str | None = None
+    #: MuSiQue: False for the full variant's unanswerable twins (their supporting paragraph
+    #: removed), True for answerable questions; None for datasets that do not say
+    answerable: bool | None = None
 
 
 @dataclass

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from kgreason.eval import breakdown, rundir, taxonomy
+from kgreason.eval.datasets import variant_label
 from kgreason.eval.describe import run_fields, trained_note
 from kgreason.eval.summarize import METRIC_LABELS, RunFigures, cap_text, load_run
 from kgreason.eval.svg import bar_chart, path_graph
@@ -44,10 +45,19 @@ def _run_rows(runs: list[RunFigures]) -> list[list[str]]:
     and what became of the ranker's training questions."""
     fields = [dict(run_fields(r.config)) for r in runs]
     rows = [[k, *(f[k] for f in fields)] for k in fields[0]] if fields else []
+    if any(r.config.get("variant") for r in runs):  # MuSiQue-Ans / MuSiQue-Full
+        labels = [_variant(r.config) for r in runs]
+        rows.insert(1 if rows else 0, ["variant", *labels])
     notes = [trained_note(r.config) for r in runs]
     if any(notes):
         rows.append(["ranker's training questions", *(n[0] if n else "n/a" for n in notes)])
     return rows
+
+
+def _variant(config: dict[str, Any]) -> str:
+    v = config.get("variant")
+    defaulted = "variant" in (config.get("defaulted") or [])
+    return variant_label(str(config.get("dataset")), str(v), defaulted) if v else "n/a"
 
 
 def _warnings(runs: list[RunFigures]) -> list[str]:

@@ -98,6 +98,8 @@ async def answer_one(
         "gold": [a.name for a in record.answers] if record.task != "logic" else record.label,
         "hops": record.hops,
         "qtype": record.qtype,
+        # only where the dataset says (MuSiQue): other datasets' rows stay byte-identical
+        **({"answerable": record.answerable} if record.answerable is not None else {}),
         "method": method.name,
         "answers": outcome.answers,
         "answer_ids": outcome.answer_ids,
@@ -190,7 +192,7 @@ async def _run_locked(
         except (OSError, ValueError) as e:
             msg = f"cannot resume {out}: unreadable {rundir.CONFIG}: {e}"
             raise rundir.RunDirError(msg) from None
-        for key in ("dataset", "split", "hops", "method", "sample", "seed"):
+        for key in ("dataset", "split", "hops", "variant", "method", "sample", "seed"):
             if old.get(key) is None and key in (config.get("defaulted") or []):
                 continue  # runs before #34 recorded None for the dataset's default
             if old.get(key) != config.get(key):

@@ -123,6 +123,7 @@ RESULT_FIELDS: dict[str, Field] = {
     "sparql_length": (False, _opt(_num), "a number or null"),
     "relation_overlap": (False, _opt(_num), "a number or null"),
     "hops": _SCALAR, "qtype": _SCALAR,
+    "answerable": (False, lambda v: isinstance(v, bool | None), "a boolean or null"),
     **dict.fromkeys(("phase", "error_kind", "dataset", "question", "answer_kind"), _TEXT),
     "answers": (False, _opt(_strs), "a list of strings"),
     "topics": (False, _opt(_strs), "a list of strings"),
@@ -233,12 +234,15 @@ def run_figures(
     groups: dict[str, dict[str, list[dict[str, Any]]]] = {
         "hops": defaultdict(list),
         "qtype": defaultdict(list),
+        "answerable": defaultdict(list),  # MuSiQue-Full: its unanswerable twins apart
     }
     for r in rows:
         if r.get("hops") is not None:
             groups["hops"][str(r["hops"])].append(r)
         if r.get("qtype"):
             groups["qtype"][str(r["qtype"])].append(r)
+        if isinstance(r.get("answerable"), bool):
+            groups["answerable"]["answerable" if r["answerable"] else "unanswerable"].append(r)
     main = "correct" if rows and "correct" in rows[0] else "strict_hit1"
     for gname, g in groups.items():
         if g:

@@ -208,7 +208,7 @@ class Explorer:
                 order = read_indicator(a.prediction.indicator, [*topic_names, a.entity_name])
                 entity_list = [entity_list[i] for i in order.order]
             except ParseError:
-                pass  # an indicator without answer(...) keeps List_T + e
+                pass  # an unreadable indicator (topics only, or cut) keeps List_T + e
             search = supplement_paths(
                 g,
                 entity_list,

@@ -90,4 +90,5 @@ def parse_musique(rec: dict[str, Any], dataset: str) -> Record:
         hops=hops,
         passages=[Passage(str(p["title"]), str(p["paragraph_text"])) for p in paragraphs],
         supporting_titles=[str(p["title"]) for p in paragraphs if p.get("is_supporting")],
+        answerable=rec["answerable"] if isinstance(rec.get("answerable"), bool) else None,
     )
