@@ -14,7 +14,8 @@ import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from kgreason.kg.base import InvalidIdentifierError, KnowledgeGraph, Neighbor
+from kgreason.kg.base import InvalidIdentifierError, KnowledgeGraph, Neighbor, is_noise_relation
+from kgreason.kg.settings import NOISE_FILTERS
 from kgreason.llm.base import ChatLLM
 from kgreason.tog.calls import call_stage
 from kgreason.tog.parsing import parse_scores
@@ -47,10 +48,14 @@ class Neighbourhood:
             for i in todo:
                 with contextlib.suppress(InvalidIdentifierError):
                     found.update(await self.kg.neighbors([i], limit_per_entity=cap))
+        noise = NOISE_FILTERS[self.settings.noise_filter]
         for i in todo:
-            self.seen[i] = list(found.get(i, []))
-            if len(self.seen[i]) >= cap:
+            got = list(found.get(i, []))
+            if len(got) >= cap:  # the KG's rows, before ToG's own filter
                 self.bounds_hit.append(f"neighbours of {i} cut at tog.max_neighbors={cap}")
+            self.seen[i] = (
+                [n for n in got if not is_noise_relation(n.relation, noise)] if noise else got
+            )
 
     async def names(self, ids: Sequence[str]) -> dict[str, str]:
         """D(.) of the ids the backend accepts (literals keep their own text)."""

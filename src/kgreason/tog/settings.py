@@ -32,6 +32,11 @@ class ToGSettings(BaseModel):
     max_neighbors: int = Field(default=10_000, ge=1)
     #: topic linking (pog/linking.py), as PoG's `link_threshold`
     link_threshold: float = 0.85
+    #: relations ToG never offers: "tog" drops its released code's abandoned relations
+    #: (kg/settings.TOG_NOISE_PREFIXES: type.object.*, common.*, freebase.*, sameAs), ToG's
+    #: paper setting, whatever the KG's own kg.noise_filter (PoG's default there is none);
+    #: "none" offers every relation the KG gives
+    noise_filter: Literal["none", "tog"] = "tog"
 
     def temperature(self, stage: str) -> float:
         exploring = stage in ("tog.relation_prune", "tog.entity_score")

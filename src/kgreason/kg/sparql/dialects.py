@@ -69,7 +69,9 @@ class Dialect:
         return "FILTER(" + " && ".join(conds) + ")"
 
     def noise_filter(self, rel: str, prefixes: Sequence[str]) -> str:
-        """Server-side pre-filter of noise relations (the exact check runs client-side too)."""
+        """Server-side pre-filter of noise relations (the exact check runs client-side too).
+        `prefixes` are kg.noise_prefixes: none under kg.noise_filter = "none" (the default,
+        Appendix D's unfiltered queries), ToG's list under "tog"; no prefix, no FILTER."""
         conds = []
         for p in prefixes:
             if self.relation_ns and ":" not in p and "/" not in p:
