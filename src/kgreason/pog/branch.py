@@ -2,11 +2,23 @@
 
     D = 1
     while |Paths_c| >= W and D <= D_max:
-        Paths_e = union over e in list of ExtractHeadSteps(Paths_c, e, D)
-        if |Paths_e| > W: Paths_e = select(Paths_e, W)          # PrecisePathSelect in PoG
-        Paths_c = IntersectMatchUpdate(Paths_e, Paths_c)
+        for e in list:                                          # per entity (the default)
+            Paths_e = ExtractHeadSteps(Paths_c, e, D)
+            if |Paths_e| > W: Paths_e = select(Paths_e, W)      # PrecisePathSelect in PoG
+            kept += Paths_e
+        Paths_c = IntersectMatchUpdate(kept, Paths_c)
         D += 1
     if |Paths_c| > W: Paths_c = select(Paths_c, W)
+
+Per entity is section 4.3's prose ("for each entity e ... into a new set Paths_e. If the
+number of Paths_e exceeds W_max, these paths are pruned"); Algorithm 2 writes
+`Paths_e <- Paths_e U ExtractHeadSteps(...)` inside the loop with Paths_e emptied after it,
+which also reads as one growing set. `per_entity=False` (pog.branch_selection = "union") is
+one selection over the union of every entity's branches: one selector call a round instead
+of one per entity, but the selector may keep only one entity's branches (the others then
+have no say in IntersectMatchUpdate). Per entity, the surviving paths come out best first
+(by their branches' places in the entities' selections, as a Selector's output does); the
+union keeps the candidates' order, as before.
 
 `select` is any async callable `select(paths, W) -> paths` (best first): the LLM stage passes
 PrecisePathSelect (`pruning.py`); any other selector works the same way.
@@ -25,7 +37,8 @@ Definitions where Algorithm 2 is terse:
 API:
     Selector = Callable[[Sequence[ReasoningPath], int], Awaitable[list[ReasoningPath]]]
     extract_head_steps(path, entity, d) -> ReasoningPath | None
-    await branch_reduce_select(paths, entity_list, w, d_max, select) -> BranchResult
+    await branch_reduce_select(paths, entity_list, w, d_max, select, per_entity=True)
+        -> BranchResult
 """
 
 from __future__ import annotations
@@ -96,12 +109,28 @@ def intersect_match_update(
     return strict or loose
 
 
+def _best_first(
+    survivors: list[ReasoningPath],
+    cand: Sequence[ReasoningPath],
+    keys_per_path: Sequence[dict[str, BranchKey]],
+    rank: dict[BranchKey, int],
+    w: int,
+) -> list[ReasoningPath]:
+    """Per-entity survivors, best first as a Selector's output is: by the summed places of
+    their branches in the entities' selections (stable, so ties keep the earlier order).
+    With one selection per entity no single ranking orders the paths otherwise."""
+    keys = {id(p): k for p, k in zip(cand, keys_per_path, strict=True)}
+    return sorted(survivors, key=lambda p: sum(rank.get(k, w) for k in keys[id(p)].values()))
+
+
 async def branch_reduce_select(
     paths: Sequence[ReasoningPath],
     entity_list: Sequence[str],
     w: int,
     d_max: int,
     select: Selector,
+    *,
+    per_entity: bool = True,
 ) -> BranchResult:
     cand = list(paths)
     res = BranchResult(cand)
@@ -118,15 +147,26 @@ async def branch_reduce_select(
                     reps.setdefault(got[0], got[1])
             keys_per_path.append(keys)
         branches = list(reps.values())
-        if len(branches) > w:
-            res.selector_calls += 1
-            chosen = await select(branches, w)
-            by_sig = {_sig(v): k for k, v in reps.items()}
-            kept = {by_sig[s] for s in map(_sig, chosen) if s in by_sig}
-        else:
-            kept = set(reps)
+        groups = (
+            [{k: v for k, v in reps.items() if k[0] == e} for e in dict.fromkeys(entity_list)]
+            if per_entity
+            else [reps]
+        )
+        rank: dict[BranchKey, int] = {}  # a kept branch's place in its selection
+        for group in groups:
+            if len(group) > w:
+                res.selector_calls += 1
+                chosen = await select(list(group.values()), w)
+                by_sig = {_sig(v): k for k, v in group.items()}
+                for i, k in enumerate(by_sig[s] for s in map(_sig, chosen) if s in by_sig):
+                    rank.setdefault(k, i)
+            else:
+                rank.update(dict.fromkeys(group, 0))
+        kept = set(rank)
         before = len(cand)
-        cand = intersect_match_update(cand, keys_per_path, kept) if kept else cand
+        if kept:
+            survivors = intersect_match_update(cand, keys_per_path, kept)
+            cand = _best_first(survivors, cand, keys_per_path, rank, w) if per_entity else survivors
         res.rounds.append(
             {
                 "depth": d,

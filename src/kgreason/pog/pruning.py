@@ -75,10 +75,13 @@ class PruneRun:
     async def branch(self, paths: Sequence[ReasoningPath], width: int) -> list[ReasoningPath]:
         s = self.settings
         select = self.pruner.precise_selector(self.ctx)
-        br = await branch_reduce_select(list(paths), self.entity_list, width, s.d_max, select)
+        per_entity = s.branch_selection == "per-entity"
+        br = await branch_reduce_select(
+            list(paths), self.entity_list, width, s.d_max, select, per_entity=per_entity
+        )
         self.record(
-            "branch", len(paths), br.paths,
-            width=width, selector_calls=br.selector_calls, rounds=br.rounds,
+            "branch", len(paths), br.paths, width=width, selection=s.branch_selection,
+            selector_calls=br.selector_calls, rounds=br.rounds,
         )  # fmt: skip
         return br.paths
 

@@ -35,6 +35,11 @@ class PoGSettings(BaseModel):
     #: names "precise"/"branch" are aliases, recorded as the name they stand for. Or one
     #: registered in the `PruningStrategies` passed to `PoG(..., strategies=...)`.
     strategy: str = "fuzzy-precise"
+    #: BranchReduceSelect (the "fuzzy-branch" and "three-step" strategies): "per-entity"
+    #: selects each list entity's branches apart, at most W each (section 4.3's prose, the
+    #: default); "union" makes one selection of W over every entity's branches together
+    #: (fewer selector calls; one entity's branches may crowd out the others'). pog/branch.py.
+    branch_selection: Literal["per-entity", "union"] = "per-entity"
     #: section 4.4 / Table 6: the path summary REPLACES the raw paths in the sufficiency,
     #: answer and final-answer prompts; False is the "w/o Path Summarizing" ablation (raw
     #: paths, no summarise call).
