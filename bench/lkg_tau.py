@@ -1,6 +1,7 @@
 """Where to put SymbolLKG's anchor threshold tau (eq. 1) for our embedder.
 
-The paper uses BGE-M3 with tau = 0.5; its log (Appendix B) shows kept rules at cosines
+The paper uses BGE-M3 and gives no value for tau (it writes tau_sim, eq. 1); our default 0.5
+is our choice for it. Its log (Appendix B) shows kept rules at cosines
 0.83-0.89. We embed with MiniLM (all-MiniLM-L6-v2, torch-free), whose cosines sit much
 lower, so 0.5 does not carry over. This measures, on real premise/query pairs of the shared
 logic data, the cosine between the question (what retrieval embeds: the query text) and

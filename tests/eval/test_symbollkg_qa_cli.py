@@ -29,9 +29,10 @@ def _env(tmp: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "KGREASON_"))}
     env.update(
         KGREASON_EMBED__BACKEND="static",
-        # vector anchors off (no cosine reaches 2), so the ranking is the hand-traced one;
-        # the embedder still loads and embeds every node
-        KGREASON_LKG__TAU="2",
+        # vector anchors off (tau is a cosine, at most 1, which only a node text equal to the
+        # question reaches), so the ranking is the hand-traced one; the embedder still loads
+        # and embeds every node
+        KGREASON_LKG__TAU="1",
         KGREASON_CACHE_DIR=str(tmp / "cache"),
         KGREASON_LLM__CACHE_PATH=str(tmp / "llm-cache.sqlite"),
         **extra,

@@ -148,7 +148,14 @@ class SymbolLKGMethod:
             if r.status == "solved"
             else (r.status if r.status == "error" else "unsolved"),
             error=r.error,
-            extra={"attempts": len(r.attempts), "program": r.program, **route_fields(r.route)},
+            extra={
+                "attempts": len(r.attempts),
+                "program": r.program,
+                **route_fields(r.route),
+                # Logic-LM's backup (lkg.backup_answer): the scores report both settings
+                "backup": r.backup,
+                "backup_answer": r.backup_answer,
+            },
         )
 
     async def _multihop(self, solver: SymbolLKG, record: Record) -> Outcome:
