@@ -171,6 +171,7 @@ class ClosedKG:
 
 
 def is_noise_relation(relation: str, prefixes: Sequence[str]) -> bool:
-    """PoG drops Freebase bookkeeping relations (`type.object.*`, `common.*`, ...)."""
+    """Whether `relation` is one of `prefixes` (ToG's Freebase bookkeeping list, `kg.noise_filter =
+    "tog"`; PoG's Appendix D queries filter nothing, the default)."""
     rel = relation.rsplit("/", 1)[-1]
     return any(rel.startswith(p) or relation.startswith(p) for p in prefixes)
