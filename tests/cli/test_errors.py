@@ -4,13 +4,13 @@ Usage errors and unexpected exceptions keep the same shape (no rich panels or tr
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from kgreason.cli import app
+from tests.cli.support import isolate_env
 from tests.pog.test_e2e_nijmegen import FIXTURE
 
 runner = CliRunner()
@@ -18,13 +18,7 @@ runner = CliRunner()
 
 @pytest.fixture(autouse=True)
 def env(monkeypatch, tmp_path) -> None:
-    for k in list(os.environ):
-        if k.startswith(("OPENAI_", "KGREASON_")):
-            monkeypatch.delenv(k)
-    monkeypatch.setenv("KGREASON_EMBED__BACKEND", "static")
-    monkeypatch.setenv("KGREASON_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("KGREASON_LLM__CACHE", "false")
-    monkeypatch.chdir(tmp_path)
+    isolate_env(monkeypatch, tmp_path)
 
 
 @pytest.fixture(scope="module")

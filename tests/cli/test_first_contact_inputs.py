@@ -4,7 +4,6 @@ and its source (out-of-range settings, a directory for --config), or accepted wi
 
 from __future__ import annotations
 
-import os
 import re
 import types
 import typing
@@ -15,26 +14,14 @@ from typer.testing import CliRunner
 
 from kgreason.cli import app
 from kgreason.config import RANGES, UNBOUNDED, ConfigError, Settings, load_settings
+from tests.cli.support import isolate_env, one_error_line
 
 runner = CliRunner()
 
 
 @pytest.fixture(autouse=True)
 def env(monkeypatch, tmp_path) -> None:
-    for k in list(os.environ):
-        if k.startswith(("OPENAI_", "KGREASON_")):
-            monkeypatch.delenv(k)
-    monkeypatch.setenv("KGREASON_EMBED__BACKEND", "static")
-    monkeypatch.setenv("KGREASON_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("KGREASON_LLM__CACHE", "false")
-    monkeypatch.chdir(tmp_path)
-
-
-def one_error_line(r, code: int = 1) -> str:
-    assert r.exit_code == code, (r.exit_code, r.stdout, r.stderr)
-    lines = r.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr
-    return lines[0]
+    isolate_env(monkeypatch, tmp_path)
 
 
 # ---- ranges ---------------------------------------------------------------------------

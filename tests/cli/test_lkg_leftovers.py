@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from kgreason.cli import app
 from kgreason.llm.base import LLMTransportError
 from kgreason.llm.testing import ScriptedLLM
+from tests.cli.support import isolate_env, one_error_line
 from tests.lkg.test_pipeline_fixtures import (
     HORN_CONTEXT,
     HORN_EXTRACTION,
@@ -29,20 +30,7 @@ runner = CliRunner()
 
 @pytest.fixture(autouse=True)
 def env(monkeypatch, tmp_path) -> None:
-    for k in list(os.environ):
-        if k.startswith(("OPENAI_", "KGREASON_")):
-            monkeypatch.delenv(k)
-    monkeypatch.setenv("KGREASON_EMBED__BACKEND", "static")
-    monkeypatch.setenv("KGREASON_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("KGREASON_LLM__CACHE", "false")
-    monkeypatch.chdir(tmp_path)
-
-
-def one_error_line(r, code: int = 1) -> str:
-    assert r.exit_code == code, (r.exit_code, r.stdout, r.stderr)
-    lines = r.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr
-    return lines[0]
+    isolate_env(monkeypatch, tmp_path)
 
 
 def _docs(tmp_path: Path) -> tuple[Path, Path]:

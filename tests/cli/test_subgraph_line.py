@@ -5,7 +5,6 @@ as it is when no two topics connect; the line now says which."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from typer.testing import CliRunner
 from kgreason.cli import app
 from kgreason.cli.ask import subgraph_line
 from kgreason.pog.types import PoGResult, SubgraphStats, TopicEntity
+from tests.cli.support import isolate_env
 
 runner = CliRunner()
 
@@ -54,12 +54,7 @@ def test_a_reduction_shows_both_sizes():
 
 @pytest.fixture
 def env(monkeypatch, tmp_path) -> None:
-    for k in list(os.environ):
-        if k.startswith(("OPENAI_", "KGREASON_")):
-            monkeypatch.delenv(k)
-    monkeypatch.setenv("KGREASON_EMBED__BACKEND", "static")
-    monkeypatch.setenv("KGREASON_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.chdir(tmp_path)
+    isolate_env(monkeypatch, tmp_path, llm_cache=True)
 
 
 @pytest.mark.usefixtures("env")
