@@ -18,7 +18,6 @@ from kgreason.embed.errors import EmbedderError
 from kgreason.kg.base import KGError, KnowledgeGraph
 from kgreason.llm.base import LLMError
 from kgreason.llm.usage import Budget
-from kgreason.pog.labels import result_label
 from kgreason.pog.pipeline import PoG
 from kgreason.pog.pruning import default_strategies
 from kgreason.pog.render import render_path
@@ -39,7 +38,7 @@ def link_line(t: TopicEntity) -> str:
 
 def result_dict(result: PoGResult) -> dict[str, Any]:
     data = result.to_dict()
-    label = result_label(result)
+    label = result.label
     if label is not None:
         data["label"] = label
     return data
@@ -123,7 +122,7 @@ def print_result(result: PoGResult, names: dict[str, str]) -> None:
 
         print_ranker_answer(out, result)
     elif result.mode == "llm-free":
-        out.print(Panel(f"[bold yellow]{result_label(result)}[/]", expand=False))
+        out.print(Panel(f"[bold yellow]{result.label}[/]", expand=False))
         cands = ", ".join(_label(c.name, c.id) for c in result.candidates[:20])
         out.print(f"[bold]Candidates[/] (ranked): {cands or '(none)'}")
     else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.panel import Panel
 
-from kgreason.pog.labels import RANKER_LABEL, result_label
+from kgreason.pog.labels import RANKER_LABEL
 from kgreason.pog.types import PoGResult
 
 
@@ -16,7 +16,7 @@ def ranker_trace(result: PoGResult) -> dict:
 def print_ranker_answer(out: Console, result: PoGResult, shown: int = 20) -> None:
     """The answer set of the top path (with its set-level confidence) first; the paths
     printed after it are the evidence."""
-    out.print(Panel(f"[bold yellow]{result_label(result) or RANKER_LABEL}[/]", expand=False))
+    out.print(Panel(f"[bold yellow]{result.label or RANKER_LABEL}[/]", expand=False))
     names = [a.name for a in result.answers]
     more = f" (+{len(names) - shown} more)" if len(names) > shown else ""
     conf = ranker_trace(result).get("confidence")
