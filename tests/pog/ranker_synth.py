@@ -96,5 +96,5 @@ def train_synth(out, *, epochs: int = 8):  # -> (kg, SupervisedSet, valid idx, T
         "kg": {"name": kg.name, "fingerprint": kg.fingerprint(), "relations": ["p1", "p2"]},
         "validation": res.valid,
     }
-    save_ranker(out, res.scorer, res.proj, meta)
+    save_ranker(out, res.scorer, res.proj, meta, res.scalars)
     return kg, sup, va, res

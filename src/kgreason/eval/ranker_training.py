@@ -114,7 +114,7 @@ async def run_training(s: Settings, req: TrainRequest, tick: Tick) -> dict[str, 
         "validation": res.valid,
         "chosen_by": "validation Hits@1 (all hops)",
     }
-    path = save_ranker(req.out, res.scorer, res.proj, meta)
+    path = save_ranker(req.out, res.scorer, res.proj, meta, res.scalars)
     # which questions it saw, so `kgreason eval` can leave them out (eval/trained.py)
     texts = [q.text for q in sup.questions]
     dropped = [t for p in parts for t in p.get("dropped", [])]

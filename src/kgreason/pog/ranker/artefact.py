@@ -24,12 +24,14 @@ from typing import Any
 import numpy as np
 
 from kgreason.embed.base import Embedder
+from kgreason.pog.ranker.align import ALIGN_SCALARS, align_scalars, unit
 from kgreason.pog.ranker.features import (
     N_SLOTS,
     SCALARS,
     build_rows,
     encode_slots,
     mask_question,
+    n_features,
     path_keys,
     path_scalars,
     relation_text,
@@ -57,6 +59,24 @@ class PathRanker:
     #: the artefact directory it was loaded from (provenance only)
     source: Path | None = None
     _relvec: dict[str, np.ndarray] = field(default_factory=dict)
+    #: unit raw vectors of relation texts and question words (alignment scalars)
+    _rawvec: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def aligned(self) -> bool:
+        """Whether the artefact's features include the alignment scalars (align.py)."""
+        return list(self.spec.get("features", {}).get("scalars", [])) == [
+            *SCALARS,
+            *ALIGN_SCALARS,
+        ]
+
+    def _raw(self, texts: Sequence[str]) -> np.ndarray:
+        todo = [t for t in dict.fromkeys(texts) if t not in self._rawvec]
+        if todo:
+            self._rawvec.update(zip(todo, unit(self.embedder.embed(todo)), strict=True))
+        if not texts:
+            return np.zeros((0, 1), np.float32)
+        return np.vstack([self._rawvec[t] for t in texts])
 
     @property
     def trained_on(self) -> dict[str, Any]:
@@ -83,9 +103,17 @@ class PathRanker:
         q = self.proj(np.asarray(self.embedder.embed([mask_question(question, mentions)])))[0]
         vocab: dict[str, int] = {}
         rel, sign = encode_slots([path_keys(p) for p in paths], vocab)
-        relvec = self.relation_vectors(sorted(vocab, key=vocab.__getitem__))
+        rels = sorted(vocab, key=vocab.__getitem__)
+        relvec = self.relation_vectors(rels)
         n_topics = len(dict.fromkeys(topics))
         scalars = np.vstack([path_scalars(p, answer_size(p, topics), n_topics) for p in paths])
+        if self.aligned:
+            from kgreason.pog.ranker.zeroshot import content_words
+
+            words = content_words(mask_question(question, mentions))
+            rv = self._raw([relation_text(r) for r in rels])
+            wv = self._raw(words) if words else rv[:0]
+            scalars = np.concatenate([scalars, align_scalars(wv, rv, rel)], axis=1)
         return q, rel, sign, scalars, relvec
 
     def score(
@@ -114,10 +142,22 @@ class PathRanker:
         return self.scorer.score(x).astype(np.float32)
 
 
-def save_ranker(out: Path, scorer: Scorer, proj: Projection, meta: dict[str, Any]) -> Path:
+def save_ranker(
+    out: Path,
+    scorer: Scorer,
+    proj: Projection,
+    meta: dict[str, Any],
+    scalars: Sequence[str] = SCALARS,
+) -> Path:
     """Write the artefact directory (weights as float32 safetensors, the rest as JSON)."""
     from safetensors.numpy import save_file
 
+    if len(scorer.mu) != n_features(proj.dim, len(scalars)):
+        raise ValueError(
+            f"the scorer reads {len(scorer.mu)} features, but {len(scalars)} scalars at "
+            f"{proj.dim} dims make {n_features(proj.dim, len(scalars))}: pass the training's "
+            "scalars (TrainResult.scalars)"
+        )
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     spec = {
@@ -126,7 +166,7 @@ def save_ranker(out: Path, scorer: Scorer, proj: Projection, meta: dict[str, Any
         "model": {"kind": scorer.kind, "n_params": scorer.n_params()},
         "features": {
             "slots": N_SLOTS,
-            "scalars": list(SCALARS),
+            "scalars": list(scalars),
             "pca_dim": proj.dim,
             "relation_text": "last segment of '.'/'__' path, '_' -> ' '",
             "mask": "[mention] and topic names -> X",

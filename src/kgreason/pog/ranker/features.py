@@ -101,8 +101,8 @@ def encode_slots(
     return rel, sign
 
 
-def n_features(dim: int) -> int:
-    return dim + N_SLOTS * (2 * dim * dim + 2 * dim + 4) + len(SCALARS)
+def n_features(dim: int, n_scalars: int = len(SCALARS)) -> int:
+    return dim + N_SLOTS * (2 * dim * dim + 2 * dim + 4) + n_scalars
 
 
 def build_rows(

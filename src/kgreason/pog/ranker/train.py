@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from kgreason.embed.base import Embedder
-from kgreason.pog.ranker.features import N_SLOTS, build_rows, n_features, relation_text
+from kgreason.pog.ranker.align import ALIGN_SCALARS, align_scalars, unit
+from kgreason.pog.ranker.features import N_SLOTS, SCALARS, build_rows, n_features, relation_text
 from kgreason.pog.ranker.model import Adam, Projection, Scorer, init_scorer, listwise_step
 from kgreason.pog.ranker.supervision import SupervisedSet
 
@@ -34,6 +35,12 @@ class TrainConfig:
     l2: float = 1e-4
     seed: int = 0
     valid_fraction: float = 0.2
+    #: add the word-to-hop alignment scalars (align.py), which carry across KGs
+    align: bool = True
+
+    @property
+    def scalars(self) -> tuple[str, ...]:
+        return SCALARS + ALIGN_SCALARS if self.align else SCALARS
 
 
 @dataclass
@@ -45,20 +52,47 @@ class Encoded:
     proj: Projection
     q: np.ndarray
     rel: np.ndarray
+    #: per candidate row, the alignment scalars (align.py), or None without them
+    extra: np.ndarray | None = None
 
 
 def encode(
-    sup: SupervisedSet, embedder: Embedder, pca_dim: int, proj: Projection | None = None
+    sup: SupervisedSet,
+    embedder: Embedder,
+    pca_dim: int,
+    proj: Projection | None = None,
+    *,
+    align: bool = False,
 ) -> Encoded:
     q_raw = np.asarray(embedder.embed(sup.masked), dtype=np.float32)
     rel_raw = np.asarray(embedder.embed([relation_text(r) for r in sup.vocab]), dtype=np.float32)
     if proj is None:
         proj = Projection.fit(np.vstack([q_raw, rel_raw]), pca_dim)
-    return Encoded(q_raw, rel_raw, proj, proj(q_raw), proj(rel_raw))
+    extra = alignment_rows(sup, embedder, unit(rel_raw)) if align else None
+    return Encoded(q_raw, rel_raw, proj, proj(q_raw), proj(rel_raw), extra)
+
+
+def alignment_rows(sup: SupervisedSet, embedder: Embedder, rel_unit: np.ndarray) -> np.ndarray:
+    """align_scalars for every candidate row, question by question (words embedded once)."""
+    from kgreason.pog.ranker.zeroshot import content_words
+
+    words = [content_words(m) for m in sup.masked]
+    vocab = list(dict.fromkeys(w for ws in words for w in ws))
+    vecs = unit(np.asarray(embedder.embed(vocab))) if vocab else np.zeros((0, rel_unit.shape[1]))
+    row = {w: i for i, w in enumerate(vocab)}
+    out = np.zeros((len(sup.rel), len(ALIGN_SCALARS)), np.float32)
+    for i, ws in enumerate(words):
+        sl = sup.candidates(i)
+        wv = vecs[[row[w] for w in ws]] if ws else vecs[:0]
+        out[sl] = align_scalars(wv, rel_unit, sup.rel[sl])
+    return out
 
 
 def rows_for(sup: SupervisedSet, enc: Encoded, qidx: np.ndarray, cand: np.ndarray) -> np.ndarray:
-    return build_rows(enc.q[qidx], sup.rel[cand], sup.sign[cand], sup.scalars[cand], enc.rel)
+    scalars = sup.scalars[cand]
+    if enc.extra is not None:
+        scalars = np.concatenate([scalars, enc.extra[cand]], axis=1)
+    return build_rows(enc.q[qidx], sup.rel[cand], sup.sign[cand], scalars, enc.rel)
 
 
 def targets(f1: np.ndarray) -> np.ndarray:
@@ -139,6 +173,8 @@ class TrainResult:
     scorer: Scorer
     proj: Projection
     kind: str
+    #: the scalar features the scorer reads (TrainConfig.scalars)
+    scalars: tuple[str, ...] = SCALARS
     #: kind -> validation metrics (per hop and "all")
     valid: dict[str, dict] = field(default_factory=dict)
     train_s: dict[str, float] = field(default_factory=dict)
@@ -185,7 +221,7 @@ def train(
     """Train every kind in `cfg.kinds`; keep, per kind, the epoch with the best validation
     Hits@1; return the kind with the best validation Hits@1."""
     rng = np.random.default_rng(cfg.seed)
-    enc = encode(sup, embedder, cfg.pca_dim)
+    enc = encode(sup, embedder, cfg.pca_dim, align=cfg.align)
     positive = sup.positive()
     tr = np.array([i for i in train_idx if positive[i]], dtype=np.int64)
     # feature standardisation from a sample of training rows
@@ -196,8 +232,10 @@ def train(
     mu, sd = x.mean(0), x.std(0)
     # floor: a feature nearly constant in training must not explode on unseen questions
     sd = np.maximum(sd, np.median(sd[sd > 0]) if (sd > 0).any() else 1.0)
-    assert x.shape[1] == n_features(enc.proj.dim) and N_SLOTS == 3
-    result = TrainResult(None, enc.proj, "", n_train=len(train_idx), n_valid=len(valid_idx))  # type: ignore[arg-type]
+    assert x.shape[1] == n_features(enc.proj.dim, len(cfg.scalars)) and N_SLOTS == 3
+    result = TrainResult(
+        None, enc.proj, "", cfg.scalars, n_train=len(train_idx), n_valid=len(valid_idx)
+    )  # type: ignore[arg-type]
     result.n_positive = int(positive.sum())
     best_all: tuple[float, Scorer | None, str] = (-1.0, None, "")
     n_batches = (len(tr) + cfg.batch - 1) // cfg.batch

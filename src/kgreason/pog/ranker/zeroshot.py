@@ -22,12 +22,32 @@ from kgreason.pog.linking import QUESTION_STOPWORDS
 from kgreason.pog.ranker.features import MASK, mask_question, path_keys, relation_text
 from kgreason.pog.types import ReasoningPath
 
-_WORD = re.compile(r"[a-z][a-z'-]+")
-_STOP = QUESTION_STOPWORDS | {"x", "also", "has", "have", "had"}
+#: a word, or an `_`-joined compound kept whole ("place_of_birth" -> "place of birth"):
+#: a question quoting a relation name asks for ONE hop, not one per part
+_WORD = re.compile(r"[a-z][a-z'-]+(?:_[a-z][a-z'-]*)*")
+_STOP = (
+    QUESTION_STOPWORDS
+    | {"x", "also", "has", "have", "had"}
+    | {
+        # filler of the generated training questions' templates (synth.py), never a relation
+        "things",
+        "thing",
+        "one",
+        "ones",
+        "name",
+        "tell",
+        "me",
+        "both",
+        "its",
+        "as",
+        "whatever",
+    }
+)
 
 
 def content_words(question: str) -> list[str]:
-    return [w for w in _WORD.findall(question.lower()) if w not in _STOP and w != MASK.lower()]
+    words = (w.replace("_", " ") for w in _WORD.findall(question.lower()))
+    return [w for w in words if w not in _STOP and w != MASK.lower()]
 
 
 @dataclass

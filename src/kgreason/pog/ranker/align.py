@@ -1,0 +1,88 @@
+"""Word-to-hop alignment scalars: ranker features that carry across KGs.
+
+The bilinear features (features.py) learn which question words ask for which relation words;
+on a KG whose relations training never saw, that knowledge is only as good as the embedder's
+neighbourhoods. These scalars are tied to no vocabulary at all. With the question's content
+words w (topic masked) and the path's relation texts r (hop slots, as the bilinear part
+sees them), both embedded and unit-normalised, and sim = cos(w, r):
+
+    align_hop_mean   mean over hops of max over words of sim  (every hop is asked for)
+    align_hop_min    min over hops of the same               (no hop left unasked for)
+    align_word_cov   mean over words of max over hops of sim  (every word is answered)
+    align_assign     hops matched to DISTINCT words greedily, the matched sims summed and
+                     divided by max(words, hops): a one-to-one alignment score, so a third
+                     hop that re-uses the word the second matched ("nationality" ->
+                     nationality, back along nationality) costs, and so does a word no hop
+                     answers ("the faith of [X] 's parent": parents alone scores half)
+    repeat_relation  hops whose relation already appears earlier in the slots
+    word_count       the question's content words (with the hop count: one relation word
+                     per hop is how most questions ask)
+
+They describe how well a path's hops and the question's words pair up, so a ranker trained
+on one KG's questions (or on questions generated from the user's own KG, synth.py) can use
+them on another's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+ALIGN_SCALARS = (
+    "align_hop_mean",
+    "align_hop_min",
+    "align_word_cov",
+    "align_assign",
+    "repeat_relation",
+    "word_count",
+)
+
+
+def unit(x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float32)
+    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-9)
+
+
+def align_scalars(words: np.ndarray, relvec: np.ndarray, rel: np.ndarray) -> np.ndarray:
+    """(n, len(ALIGN_SCALARS)) for the paths of ONE question.
+    words: (W, d) unit vectors of its content words (W may be 0); relvec: (V, d) unit
+    relation-text vectors; rel: (n, slots) relation index per hop slot (-1 = empty)."""
+    n, slots = rel.shape
+    out = np.zeros((n, len(ALIGN_SCALARS)), np.float32)
+    if n == 0:
+        return out
+    present = rel >= 0
+    n_hops = np.maximum(present.sum(1), 1)
+    same = (rel[:, :, None] == rel[:, None, :]) & present[:, :, None] & present[:, None, :]
+    earlier = np.tril(np.ones((slots, slots), bool), -1)
+    out[:, 4] = (same & earlier[None]).any(2).sum(1)
+    out[:, 5] = len(words)
+    if len(words) == 0:
+        return out
+    sim = np.einsum("wd,nsd->nws", words, relvec[np.maximum(rel, 0)])  # (n, W, slots)
+    sim = np.where(present[:, None, :], sim, -np.inf)
+    hop_best = sim.max(1)  # (n, slots)
+    hop_ok = np.where(present, hop_best, 0.0)
+    out[:, 0] = hop_ok.sum(1) / n_hops
+    out[:, 1] = np.where(present, hop_best, np.inf).min(1)
+    out[:, 1] = np.where(np.isfinite(out[:, 1]), out[:, 1], 0.0)
+    out[:, 2] = np.where(present.any(1), sim.max(2).mean(1), 0.0)
+    out[:, 3] = _assign(sim, present) / np.maximum(n_hops, len(words))
+    return out
+
+
+def _assign(sim: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """Greedy one-to-one matching of hops to words: per path, the sum of matched sims."""
+    n, w, slots = sim.shape
+    s = sim.copy()
+    total = np.zeros(n, np.float32)
+    rows = np.arange(n)
+    for _ in range(min(w, slots)):
+        flat = s.reshape(n, -1)
+        j = flat.argmax(1)
+        best = flat[rows, j]
+        ok = np.isfinite(best)
+        total += np.where(ok, best, 0.0)
+        wi, si = np.divmod(j, slots)
+        s[rows, wi, :] = -np.inf
+        s[rows, :, si] = -np.inf
+    return total
