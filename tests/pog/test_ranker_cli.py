@@ -44,7 +44,8 @@ def data_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def artefact(store, data_dir, tmp_path_factory) -> tuple[Path, object]:
     out = tmp_path_factory.mktemp("art") / "ranker"
-    args = ["--json", "train", "ranker", "--kg", str(store), "--data-dir", str(data_dir)]
+    args = ["--json", "train", "ranker", "--kg", str(store), "--data", "metaqa"]
+    args += ["--data-dir", str(data_dir)]
     args += ["--hops", "1", "--out", str(out), "--epochs", "4", "--valid-fraction", "0.25"]
     r = runner.invoke(app, args, env={"KGREASON_EMBED__BACKEND": "static"})
     assert r.exit_code == 0, r.output

@@ -27,8 +27,8 @@ def _progress() -> Progress:
     )
 
 
-def _table(valid: dict[str, dict], chosen: str) -> Table:
-    t = Table(title="validation (held-out question templates)")
+def _table(valid: dict[str, dict], chosen: str, title: str) -> Table:
+    t = Table(title=title)
     for c in ("model", "questions", "Hits@1", "set F1", "gold in top path"):
         t.add_column(c)
     for kind, per in valid.items():
@@ -50,10 +50,17 @@ def register(app: typer.Typer) -> None:
     @train_app.command("ranker")
     def ranker_command(
         ctx: typer.Context,
-        data: str = typer.Option("metaqa", "--data", help="Dataset with question-answer pairs."),
+        data: str = typer.Option(
+            "generated",
+            "--data",
+            help="generated: label-free, questions generated from the KG's own triples; "
+            "or a dataset with question-answer pairs (metaqa, pathquestion).",
+        ),
         split: str = typer.Option("dev", help="Dataset split."),
         hops: str = typer.Option("1,2,3", help="Hop counts to load (MetaQA, PathQuestion)."),
-        limit: int | None = typer.Option(None, help="Only the first N questions per hop count."),
+        limit: int | None = typer.Option(
+            None, help="Only the first N questions per hop count (generated: N per hop, 1500)."
+        ),
         kg: Path | None = typer.Option(None, "--kg", help="KG store (default: bundled KG)."),
         data_dir: Path | None = typer.Option(None, help="Dataset root (like shared/data)."),
         out: Path = typer.Option(..., "--out", help="Directory of the ranker artefact."),
@@ -66,7 +73,8 @@ def register(app: typer.Typer) -> None:
         ),
         json_out: common.JsonOption = False,
     ) -> None:
-        """Train the path ranker from question-answer pairs (no path labels needed)."""
+        """Train the path ranker on a KG: label-free from questions generated from its own
+        triples (default), or from a dataset's question-answer pairs (no path labels needed)."""
         from kgreason.embed.errors import EmbedderError
         from kgreason.eval.loaders import DatasetError
         from kgreason.eval.ranker_training import TrainRequest, run_training
@@ -114,8 +122,16 @@ def register(app: typer.Typer) -> None:
             emit_json(report)
             return
         c = console()
-        c.print(_table(report["validation"], report["model"]["kind"]))
         sup = report["training"]
+        title = "validation (held-out question templates)"
+        if sup.get("label_free"):
+            title = "validation (generated questions, held-out templates)"
+        c.print(_table(report["validation"], report["model"]["kind"], title))
+        if sup.get("label_free"):
+            c.print(
+                "label-free: the questions were generated from the KG's own relation walks "
+                "(no labelled question was used)"
+            )
         c.print(
             f"questions: {sup['questions']} ({sup['skipped']} skipped: topic not in KG); "
             f"with >= 1 positive path: {sup['with_positive_path']} "

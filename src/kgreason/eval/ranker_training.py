@@ -12,13 +12,24 @@ from kgreason.config import Settings
 from kgreason.eval.ranker_data import RankerDataError, load_questions, template_split
 from kgreason.eval.trained import training_source, write_questions
 from kgreason.pog.ranker.artefact import save_ranker
-from kgreason.pog.ranker.supervision import SupervisedSet, supervise
+from kgreason.pog.ranker.supervision import (
+    WHOLE_GRAPH_MAX_TRIPLES,
+    SupervisedSet,
+    TrainQuestion,
+    all_triples,
+    supervise,
+)
 from kgreason.pog.ranker.train import TrainConfig, train
 
 #: the embedder the ranker's features use: the vendored static model (fast, always present)
 EMBEDDER: dict[str, Any] = {"backend": "static"}
 
 Tick = Callable[[str, int, int], None]
+
+#: `--data` for label-free training: questions generated from the KG itself
+GENERATED = "generated"
+#: generated questions per hop count when no limit is given
+GENERATED_PER_HOP = 1500
 
 
 @dataclass
@@ -36,6 +47,37 @@ class TrainRequest:
     supervision: Path | None = None
 
 
+async def generated_questions(
+    kg: Any, req: TrainRequest, tick: Tick
+) -> tuple[list[TrainQuestion], dict[str, Any]]:
+    """Label-free: questions generated from the KG's own triples (pog/ranker/synth.py)."""
+    from kgreason.pog.ranker import synth
+
+    triples = all_triples(kg)
+    if triples is None:
+        raise RankerDataError(
+            f"label-free training reads the whole KG, and {kg.name} is not a local store or "
+            f"TSV of at most {WHOLE_GRAPH_MAX_TRIPLES:,} triples; pass --data with "
+            "question-answer pairs instead"
+        )
+    cfg = synth.SynthConfig(per_hop=req.limit or GENERATED_PER_HOP, hops=req.hops, seed=req.seed)
+    sampled = synth.sample(triples, cfg, progress=lambda d, t: tick("generating questions", d, t))
+    if not sampled:
+        raise RankerDataError(f"{kg.name}: no relation walk to generate questions from")
+    names = await kg.names(list(dict.fromkeys(e for x in sampled for e in x.ids)))
+    about = {
+        "label_free": True,
+        "generated": {
+            "per_hop": cfg.per_hop,
+            "hops": list(cfg.hops),
+            "two_topic": cfg.two_topic,
+            "max_answers": cfg.max_answers,
+            "seed": cfg.seed,
+        },
+    }
+    return synth.questions(sampled, names, req.seed), about
+
+
 async def labelled_set(s: Settings, req: TrainRequest, tick: Tick) -> SupervisedSet:
     from kgreason.kg.open import open_kg
 
@@ -44,20 +86,26 @@ async def labelled_set(s: Settings, req: TrainRequest, tick: Tick) -> Supervised
         return SupervisedSet.load(cache)
     kg = open_kg(s.kg)
     dropped: list[str] = []
-    questions, skipped = await load_questions(
-        kg,
-        req.data,
-        split=req.split,
-        hops=req.hops,
-        data_dir=req.data_dir,
-        limit=req.limit,
-        dropped=dropped,
-    )
+    about: dict[str, Any] = {"label_free": False}
+    if req.data == GENERATED:
+        questions, about = await generated_questions(kg, req, tick)
+        skipped = 0
+    else:
+        questions, skipped = await load_questions(
+            kg,
+            req.data,
+            split=req.split,
+            hops=req.hops,
+            data_dir=req.data_dir,
+            limit=req.limit,
+            dropped=dropped,
+        )
     if not questions:
         raise RankerDataError(f"no {req.data} question has a topic entity in {kg.name}")
     n = len(questions)
     sup = await supervise(kg, questions, s.pog, progress=lambda k: tick("labelling paths", k, n))
     sup.meta.update(skipped=skipped, data=req.data, split=req.split, hops=list(req.hops))
+    sup.meta.update(about)
     sup.meta["dropped"] = dropped  # texts, for the artefact's training_questions.json
     sup.meta["relations"] = _relations(kg)
     from kgreason.pog.ranker.factory import kg_sources
@@ -86,7 +134,9 @@ async def run_training(s: Settings, req: TrainRequest, tick: Tick) -> dict[str, 
     parts = sup.meta.get("parts", [sup.meta])
     training = {
         "dataset": req.data,
-        "split": req.split,
+        "label_free": any(p.get("label_free") for p in parts),
+        **({"generated": parts[0]["generated"]} if parts and parts[0].get("generated") else {}),
+        "split": None if req.data == GENERATED else req.split,
         "hops": list(req.hops),
         "limit_per_hop": req.limit,
         "questions": len(sup),

@@ -132,6 +132,11 @@ def read_questions(artefact: Path, spec: dict[str, Any]) -> TrainedSet | None:
 
 def training_source(training: dict[str, Any]) -> str:
     """'metaqa dev, 1/2/3-hop, first 4000 per hop' from a ranker.json training section."""
+    if training.get("label_free"):
+        gen = training.get("generated") or {}
+        shape = "/".join(str(h) for h in gen.get("hops") or training.get("hops") or [])
+        per_hop = gen.get("per_hop", "?")
+        return f"label-free: questions generated from the KG, {shape}-hop, {per_hop} per hop"
     parts = [str(training.get("dataset") or "?"), str(training.get("split") or "?")]
     hops = training.get("hops")
     if hops:

@@ -234,8 +234,13 @@ def train(
     sd = np.maximum(sd, np.median(sd[sd > 0]) if (sd > 0).any() else 1.0)
     assert x.shape[1] == n_features(enc.proj.dim, len(cfg.scalars)) and N_SLOTS == 3
     result = TrainResult(
-        None, enc.proj, "", cfg.scalars, n_train=len(train_idx), n_valid=len(valid_idx)
-    )  # type: ignore[arg-type]
+        None,  # type: ignore[arg-type]
+        enc.proj,
+        "",
+        cfg.scalars,
+        n_train=len(train_idx),
+        n_valid=len(valid_idx),
+    )
     result.n_positive = int(positive.sum())
     best_all: tuple[float, Scorer | None, str] = (-1.0, None, "")
     n_batches = (len(tr) + cfg.batch - 1) // cfg.batch
