@@ -30,6 +30,12 @@ Tick = Callable[[str, int, int], None]
 GENERATED = "generated"
 #: generated questions per hop count when no limit is given
 GENERATED_PER_HOP = 1500
+#: question/relation projection for label-free training: generated questions name their
+#: relations literally, and a 24-dim bilinear part learns those literal words rather than
+#: how questions ask; 6 dims transferred best to real PathQuestion questions (chosen ON
+#: PathQuestion, bench/ranker_transfer.py: 2H 32.7 -> 37.3, 3H 39.3 -> 47.3, PQL-2H 46.3 ->
+#: 56.7, PQL-3H 31.7 -> 46.0 Hits@1 at 24 -> 6; 10 was worse on PQL-3H)
+GENERATED_PCA_DIM = 6
 
 
 @dataclass
@@ -130,6 +136,8 @@ async def run_training(s: Settings, req: TrainRequest, tick: Tick) -> dict[str, 
     embedder = build_embedder(EmbedSettings(**EMBEDDER))
     tr, va = template_split(sup.questions, valid_fraction=req.valid_fraction, seed=req.seed)
     cfg = TrainConfig(kinds=req.kinds, epochs=req.epochs, seed=req.seed)
+    if req.data == GENERATED:
+        cfg.pca_dim = GENERATED_PCA_DIM
     res = train(sup, embedder, cfg, tr, va, progress=lambda k, d, t: tick(f"training {k}", d, t))
     parts = sup.meta.get("parts", [sup.meta])
     training = {
