@@ -278,3 +278,18 @@ def test_a_two_topic_graph_is_drawn_at_a_readable_size(
     bb = pg.js("window.kgExplorer.cy.elements().renderedBoundingBox()")
     assert bb["x1"] >= 0 and bb["x2"] <= m["w"] + 1, bb
     assert not pg.errors, pg.errors
+
+
+def test_an_out_of_kg_question_says_no_confident_answer(
+    browser: Any, live: Live, tmp_path: Path
+) -> None:
+    """Issue 37: the abstention reads as such; the best entities stay, as candidates."""
+    pg = Page(browser, live.url)
+    result = pg.ask("what is the capital of France")
+    assert result["abstained"] is True and result["answers"] == []
+    assert pg.text("#answer-text") == "no confident answer"
+    assert "may not hold this answer" in pg.text("#answer-abstained")
+    assert pg.page.locator("#others-title").count() == 1 and result["candidates"]
+    assert pg.page.locator("#answer-confidence").count() == 0
+    pg.shot(shots(tmp_path) / "ask-abstained.png")
+    assert not pg.errors, pg.errors

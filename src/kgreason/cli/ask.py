@@ -123,6 +123,15 @@ def print_result(result: PoGResult, names: dict[str, str]) -> None:
         print_ranker_answer(out, result)
     elif result.mode == "llm-free":
         out.print(Panel(f"[bold yellow]{result.label}[/]", expand=False))
+        if result.abstained:
+            from kgreason.pog.labels import NO_CONFIDENT_ANSWER
+
+            why = next((t for t in result.trace if t.get("stage") == "ranker"), {})
+            out.print(
+                f"[bold red]Answer[/]: {NO_CONFIDENT_ANSWER} (the top path's relations match "
+                f"the question's words at {why.get('alignment', 0):.2f}, below "
+                f"{why.get('abstain_below', 0):.2f}: the KG may not hold this answer)"
+            )
         cands = ", ".join(_label(c.name, c.id) for c in result.candidates[:20])
         out.print(f"[bold]Candidates[/] (ranked): {cands or '(none)'}")
     else:

@@ -106,8 +106,15 @@ class PoGMethod:
 
 
 def _ranker_answer(result: PoGResult, record: Record) -> dict[str, Any]:
-    """LLM-free mode with a learned ranker: its answer set and the set F1 vs gold."""
+    """LLM-free mode with a learned ranker: its answer set and the set F1 vs gold. An
+    abstained question is scored on the set it would have answered (the first candidates),
+    so abstention changes no accuracy figure; `abstained` says it happened."""
     answers = result.answers
+    if result.abstained:
+        n = next(
+            (t.get("answer_set_size", 0) for t in result.trace if t.get("stage") == "ranker"), 0
+        )
+        answers = result.candidates[:n]
     if not answers or result.mode != "llm-free":
         return {}
     from kgreason.eval.metrics import normalize_answer
@@ -116,7 +123,11 @@ def _ranker_answer(result: PoGResult, record: Record) -> dict[str, Any]:
     gold = {normalize_answer(f) for a in record.answers for f in a.surface_forms()}
     got = frozenset(normalize_answer(a.name) for a in answers)
     f1, _ = set_f1(got, gold) if gold else (0.0, False)
-    return {"answer_set": [a.name for a in answers], "answer_set_f1": round(f1, 4)}
+    return {
+        "answer_set": [a.name for a in answers],
+        "answer_set_f1": round(f1, 4),
+        "abstained": result.abstained,
+    }
 
 
 @dataclass

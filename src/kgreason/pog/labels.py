@@ -20,6 +20,13 @@ RANKER_NOTE = (
     "LLM-free mode: a learned path ranker scored the paths; the answer is the top path's "
     "answer set (a learned path ranker's answer, not PoG's); the next paths are evidence."
 )
+#: what every surface says when the ranker's top path does not answer what was asked
+NO_CONFIDENT_ANSWER = "no confident answer"
+ABSTAIN_NOTE = (
+    "LLM-free mode: no confident answer: the top path's relations do not match what the "
+    "question asks (word-to-hop alignment below pog.llm_free_abstain_below); its answers "
+    "are shown as candidates only."
+)
 SIMILARITY_NOTE = (
     "LLM-free mode: candidates are entities on the paths ranked most similar to the question; "
     "they are retrieval candidates, not an answer produced by PoG."

@@ -300,9 +300,28 @@ async def run_llm_free(
     result.candidates = [AnswerEntity(run.book.get(c), c) for c in named[:max_candidates]]
     lap("candidates")
     if fuzzy.answers:
+        from kgreason.pog.ranker.align import path_alignment
         from kgreason.pog.ranker.answer import apply_answer
+        from kgreason.pog.ranker.features import path_keys
 
-        await apply_answer(result, ranked, run.book, [t.id for t in topics])
+        threshold = settings.llm_free_abstain_below
+        # the ranker's own embedder (its artefact's: the threshold was set with it), not the
+        # pipeline's, which may be MiniLM or static depending on the install
+        emb = getattr(getattr(fuzzy, "ranker", None), "embedder", None) or fuzzy.cache
+        mentions = [m for t in topics for m in (t.keyword, t.name) if m]
+        alignment = (
+            path_alignment(ranked_question, mentions, path_keys(ranked[0].path), emb)
+            if threshold > 0 and ranked
+            else None
+        )
+        await apply_answer(
+            result,
+            ranked,
+            run.book,
+            [t.id for t in topics],
+            alignment=alignment,
+            abstain_below=threshold,
+        )
         lap("answer")
     cited = [t for p in result.paths for t in p.triples()]
     if cited:

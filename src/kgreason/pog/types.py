@@ -183,6 +183,9 @@ class PoGResult(ResultBase):
     error: str | None = None
     #: LLM-free mode only: ranked candidate end entities, never presented as PoG's answer
     candidates: list[AnswerEntity] = field(default_factory=list)
+    #: LLM-free mode with a ranker: no answer was confident enough (`answers` is empty and
+    #: the top path's answers lead `candidates`; pog.llm_free_abstain_below)
+    abstained: bool = False
     raw_answer: str = ""
     trace: list[dict[str, Any]] = field(default_factory=list)
 

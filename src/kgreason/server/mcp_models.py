@@ -59,6 +59,10 @@ class AskOutput(BaseModel):
     label: str | None = Field(description="What the answers are; set in LLM-free mode")
     answers: list[EntityRef]
     candidates: list[EntityRef] = Field(description="LLM-free ranked candidates (top 20)")
+    abstained: bool = Field(
+        False,
+        description="LLM-free: no confident answer (answers empty; the best are candidates)",
+    )
     topic_entities: list[TopicOut]
     paths: list[PathOut]
     paths_total: int
@@ -216,6 +220,7 @@ def ask_output(result: dict[str, Any], result_id: str, max_paths: int) -> AskOut
         label=str(result.get("label") or kgreason.SIMILARITY_LABEL) if llm_free else None,
         answers=_entities(result.get("answers")),
         candidates=_entities((result.get("candidates") or [])[:20]),
+        abstained=bool(result.get("abstained")),
         topic_entities=[
             TopicOut(
                 id=str(t["id"]),

@@ -25,7 +25,12 @@ them on another's.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+
 import numpy as np
+
+from kgreason.embed.base import Embedder
 
 ALIGN_SCALARS = (
     "align_hop_mean",
@@ -86,3 +91,39 @@ def _assign(sim: np.ndarray, present: np.ndarray) -> np.ndarray:
         s[rows, wi, :] = -np.inf
         s[rows, :, si] = -np.inf
     return total
+
+
+_OPAQUE = re.compile(r"[a-z]{0,2}\d+|.{0,2}")
+
+
+def opaque(relation_text: str) -> bool:
+    """A relation name that says nothing in words ("P57", "p1", "r2"): no alignment."""
+    return _OPAQUE.fullmatch(relation_text.strip().lower()) is not None
+
+
+def path_alignment(
+    question: str,
+    mentions: Sequence[str],
+    path_keys: Sequence[tuple[str, bool]],
+    embedder: Embedder,
+) -> float | None:
+    """`align_assign` of one path: how well its hops and the question's content words pair
+    up, one to one (0 when the question has no content word). The LLM-free mode's
+    abstention signal (answer.py): an out-of-KG question ("what is the capital of
+    [France]") links to something, but no path's relations are what it asks for. None when
+    a hop's relation name is opaque (Wikidata's "P57"): words cannot be matched to it, and
+    only a ranker trained on the KG knows what it means."""
+    from kgreason.pog.ranker.features import encode_slots, mask_question, relation_text
+    from kgreason.pog.ranker.zeroshot import content_words
+
+    if any(opaque(relation_text(r)) for r, _ in path_keys):
+        return None
+
+    words = content_words(mask_question(question, mentions))
+    if not words or not path_keys:
+        return 0.0
+    vocab: dict[str, int] = {}
+    rel, _ = encode_slots([tuple(path_keys)], vocab)
+    rels = sorted(vocab, key=vocab.__getitem__)
+    vecs = unit(np.asarray(embedder.embed([relation_text(r) for r in rels] + words)))
+    return float(align_scalars(vecs[len(rels) :], vecs[: len(rels)], rel)[0, 3])

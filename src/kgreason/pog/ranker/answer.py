@@ -15,7 +15,7 @@ import numpy as np
 
 from kgreason.kg.base import UNNAMED
 from kgreason.pog.fuzzy import ScoredPath
-from kgreason.pog.labels import RANKER_NOTE
+from kgreason.pog.labels import ABSTAIN_NOTE, RANKER_NOTE
 from kgreason.pog.ranker.supervision import answer_set, order_answers
 from kgreason.pog.render import NameBook
 from kgreason.pog.types import AnswerEntity, PoGResult
@@ -31,22 +31,33 @@ def confidence(ranked: Sequence[ScoredPath]) -> float:
 
 
 async def apply_answer(
-    result: PoGResult, ranked: Sequence[ScoredPath], book: NameBook, topics: Sequence[str]
+    result: PoGResult,
+    ranked: Sequence[ScoredPath],
+    book: NameBook,
+    topics: Sequence[str],
+    *,
+    alignment: float | None = None,
+    abstain_below: float = 0.0,
 ) -> None:
-    """Fill `result.answers` from the top path and put them first among the candidates."""
+    """Fill `result.answers` from the top path and put them first among the candidates;
+    with `alignment` (the top path's, align.path_alignment) below `abstain_below`, abstain:
+    the same answers lead the candidates, and `answers` stays empty."""
     if not ranked:
         return
     ids = answer_set(ranked[0].path, topics)
     await book.ensure(ids)
     named = [e for e in order_answers(ids, book.names) if book.names.get(e) != UNNAMED]
-    result.answers = [AnswerEntity(book.get(e), e) for e in named]
-    first = {a.id for a in result.answers}
-    result.candidates = result.answers + [c for c in result.candidates if c.id not in first]
-    result.trace.append(
-        {
-            "stage": "ranker",
-            "note": RANKER_NOTE,
-            "confidence": round(confidence(ranked), 4),
-            "answer_set_size": len(named),
-        }
-    )
+    top = [AnswerEntity(book.get(e), e) for e in named]
+    first = {a.id for a in top}
+    result.candidates = top + [c for c in result.candidates if c.id not in first]
+    result.abstained = alignment is not None and alignment < abstain_below
+    result.answers = [] if result.abstained else top
+    entry = {
+        "stage": "ranker",
+        "note": ABSTAIN_NOTE if result.abstained else RANKER_NOTE,
+        "confidence": round(confidence(ranked), 4),
+        "answer_set_size": len(named),
+    }
+    if alignment is not None:
+        entry.update(alignment=round(alignment, 4), abstain_below=abstain_below)
+    result.trace.append(entry)

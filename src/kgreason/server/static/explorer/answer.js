@@ -65,9 +65,12 @@ export function renderAnswer(result, pages = null, getJSON = null) {
   if (label) out.push(h("p", { class: "mode-label", id: "mode-label" }, label));
   const answers = result.answers || [];
   const names = answers.map((a) => a.name);
-  const block = h("div", { class: "answer-block", id: "answer-block" });
+  const block = h("div", { class: result.abstained ? "answer-block abstained" : "answer-block", id: "answer-block" });
   block.append(...[pages?.answers ? pagedNames(pages.answers, getJSON, "no answer")
-    : h("div", { class: "answer-main", id: "answer-text" }, names.length ? names.join(", ") : "no answer")].flat());
+    : h("div", { class: "answer-main", id: "answer-text" }, names.length ? names.join(", ")
+      : result.abstained ? "no confident answer" : "no answer")].flat());
+  if (result.abstained)
+    block.append(h("p", { class: "note", id: "answer-abstained" }, "the top path's relations do not match what the question asks: the KG may not hold this answer; the best entities are listed as candidates"));
   const conf = confidenceOf(result);
   if (conf !== null && answers.length)
     block.append(h("p", { class: "confidence", id: "answer-confidence", title: "the top-ranked path's weight among the ranked paths; every answer of its set shares it" }, confidenceText(conf)));
@@ -77,7 +80,9 @@ export function renderAnswer(result, pages = null, getJSON = null) {
   const given = new Set(answers.map((a) => a.id ?? a.name));
   const others = (result.candidates || []).filter((c) => !given.has(c.id ?? c.name));
   if (others.length) {
-    out.push(h("h3", { class: "sub", id: "others-title" }, "Other candidates ", h("span", { class: "muted" }, "(on the ranked paths, not the answer)")));
+    out.push(result.abstained
+      ? h("h3", { class: "sub", id: "others-title" }, "Candidates ", h("span", { class: "muted" }, "(on the ranked paths, best first: not an answer)"))
+      : h("h3", { class: "sub", id: "others-title" }, "Other candidates ", h("span", { class: "muted" }, "(on the ranked paths, not the answer)")));
     out.push(entityList(others, 10, { id: "others" }));
   }
   const nc = (result.candidates || []).length;

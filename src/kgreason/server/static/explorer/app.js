@@ -186,7 +186,7 @@ async function ask(e) {
     }, state.abort.signal);
     await showResult(result);
     // the time is the stages table's total (the server's), the one total shown
-    setStatus(`answered (${result.mode})`);
+    setStatus(result.abstained ? `no confident answer (${result.mode})` : `answered (${result.mode})`);
   } catch (err) {
     if (err.name === "AbortError") {
       clearAsk("stopped", h("p", { class: "muted" }, "stopped"));
