@@ -37,7 +37,8 @@ def setup(tmp_path_factory) -> tuple[Path, Path, Path]:
     f = d / "data" / "kgqa" / "metaqa" / "1-hop" / "dev.txt"
     f.parent.mkdir(parents=True)
     f.write_text("".join(f"{q.text}\t{'|'.join(q.gold)}\n" for q, _ in synth_questions()))
-    args = ["train", "ranker", "--kg", str(d / "store"), "--data-dir", str(d / "data")]
+    args = ["train", "ranker", "--kg", str(d / "store"), "--data", "metaqa"]
+    args += ["--data-dir", str(d / "data")]
     args += ["--hops", "1", "--limit", str(TRAINED), "--out", str(d / "ranker"), "--epochs", "2"]
     r = runner.invoke(app, args, env=env)
     assert r.exit_code == 0, r.output
