@@ -126,3 +126,24 @@ def test_label_free_training_refuses_a_kg_it_cannot_read_whole():
     req = TrainRequest("generated", "dev", (1,), 5, None, Path("/nonexistent"))
     with pytest.raises(RankerDataError, match="not a local store or TSV"):
         asyncio.run(generated_questions(Remote(), req, lambda *a: None))
+
+
+def _ranker_record(out: str) -> dict:
+    trace = json.loads(out)["trace"]
+    return next(t for t in trace if t.get("stage") == "llm-free")
+
+
+def test_every_answer_says_which_ranker_and_why(trained):
+    store, out, _ = trained
+    q = "who founded [Globex]"
+    r = runner.invoke(app, ["--json", "ask", q, "--kg", str(store), "--ranker", str(out)])
+    rec = _ranker_record(r.stdout)
+    assert rec["ranker"] == "label-free, trained on this KG" and str(out) in rec["why"]
+    # no ranker for this KG: similarity, and the reason says how to train one
+    r = runner.invoke(app, ["--json", "ask", q, "--kg", str(store)])
+    rec = _ranker_record(r.stdout)
+    assert rec["ranker"].startswith("none") and "train ranker --kg" in rec["why"]
+    text = runner.invoke(app, ["ask", q, "--kg", str(store), "--ranker", "hop-aligned"]).stdout
+    assert "Ranker: zero-shot hop-aligned (pog.ranker = hop-aligned)" in text
+    bundled = _ranker_record(runner.invoke(app, ["--json", "ask", "who directed [Heat]"]).stdout)
+    assert bundled["ranker"].startswith("bundled, trained on metaqa")

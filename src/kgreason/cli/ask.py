@@ -123,6 +123,9 @@ def print_result(result: PoGResult, names: dict[str, str]) -> None:
         print_ranker_answer(out, result)
     elif result.mode == "llm-free":
         out.print(Panel(f"[bold yellow]{result.label}[/]", expand=False))
+        from kgreason.cli.ranker_output import print_ranker_line
+
+        print_ranker_line(out, result)
         if result.abstained:
             from kgreason.pog.labels import NO_CONFIDENT_ANSWER
 

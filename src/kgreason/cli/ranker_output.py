@@ -13,10 +13,18 @@ def ranker_trace(result: PoGResult) -> dict:
     return next((t for t in result.trace if t.get("stage") == "ranker"), {})
 
 
+def print_ranker_line(out: Console, result: PoGResult) -> None:
+    """Which ranking ordered the paths and why (the trace's llm-free record)."""
+    rec = next((t for t in result.trace if t.get("stage") == "llm-free"), {})
+    if rec.get("ranker"):
+        out.print(f"Ranker: {rec['ranker']} ({rec.get('why', '')})", highlight=False, markup=False)
+
+
 def print_ranker_answer(out: Console, result: PoGResult, shown: int = 20) -> None:
     """The answer set of the top path (with its set-level confidence) first; the paths
     printed after it are the evidence."""
     out.print(Panel(f"[bold yellow]{result.label or RANKER_LABEL}[/]", expand=False))
+    print_ranker_line(out, result)
     names = [a.name for a in result.answers]
     more = f" (+{len(names) - shown} more)" if len(names) > shown else ""
     conf = ranker_trace(result).get("confidence")

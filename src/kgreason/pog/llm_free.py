@@ -232,12 +232,15 @@ async def run_llm_free(
 ) -> PoGResult:
     """`top_k` paths (default W_max) are returned as `paths`, materialized with triples.
     `topic_entities`: ids of the KG, or TopicEntity links made by the caller."""
+    from kgreason.pog.ranker.factory import describe_ranker
+
     result = PoGResult(question=question, mode="llm-free")
     result.trace.append(
         {
             "stage": "llm-free",
             "label": mode_label(fuzzy.answers),
             "note": RANKER_NOTE if fuzzy.answers else SIMILARITY_NOTE,
+            **describe_ranker(settings, kg, fuzzy),
         }
     )
     t_start = time.perf_counter()

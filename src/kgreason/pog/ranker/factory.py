@@ -101,3 +101,38 @@ def build_selector(
     return RankerSelector(
         ranker, embedder, mode=mode, prefilter_top=settings.fuzzy_prefilter
     ), warnings
+
+
+def describe_ranker(
+    settings: PoGSettings, kg: KnowledgeGraph, fuzzy: FuzzySelector
+) -> dict[str, str]:
+    """Which ranking ordered the LLM-free mode's paths, and why that one: every answer says
+    it (the trace's llm-free record; the CLI prints it)."""
+    ranker = getattr(fuzzy, "ranker", None)
+    choice = settings.ranker
+    if isinstance(ranker, PathRanker):
+        training = ranker.spec.get("training", {})
+        on_this = same_kg(ranker.trained_on, kg)
+        where = "this KG" if on_this else f"another KG ({ranker.trained_on.get('name', '?')})"
+        if training.get("label_free"):
+            kind = f"label-free, trained on {where}"
+        elif choice == "auto":
+            kind = f"bundled, trained on {training.get('dataset', '?')} question-answer pairs"
+        else:
+            kind = f"trained on {training.get('dataset', '?')} question-answer pairs over {where}"
+        why = (
+            "pog.ranker = auto, and this is the KG the bundled ranker was trained on"
+            if choice == "auto"
+            else f"pog.ranker = {choice}"
+        )
+        return {"ranker": kind, "why": why}
+    if isinstance(ranker, HopAlignedRanker):
+        return {"ranker": "zero-shot hop-aligned", "why": "pog.ranker = hop-aligned"}
+    if choice == "auto":
+        why = (
+            "pog.ranker = auto: the bundled ranker was trained on another KG; "
+            "`kgreason train ranker --kg STORE` trains one on this KG without labels"
+        )
+    else:
+        why = f"pog.ranker = {choice}"
+    return {"ranker": "none: whole-path similarity", "why": why}
