@@ -50,7 +50,9 @@ def signals(pog, emb, question: str, gold: set[str] | None) -> dict:
 
     r = pog.ask(question)
     conf = next((t["confidence"] for t in r.trace if t.get("stage") == "ranker"), 0.0)
-    first = r.answers[0].name if r.answers else None
+    # an abstained question is scored on what it would have answered (its first candidate)
+    shown = r.answers or (r.candidates if r.abstained else [])
+    first = shown[0].name if shown else None
     ok = gold is not None and first is not None and normalize_answer(first) in gold
     align = 0.0
     if r.paths:
@@ -109,6 +111,23 @@ def main(argv: list[str] | None = None) -> None:
         print(
             f"  {s[chunk].min():.3f}-{s[chunk].max():.3f}  {len(chunk):>4}  {100 * label[chunk].mean():5.1f}"
         )
+    al_cal = np.array([r["align"] for r in rows["calibration"]])
+    al_rep = np.array([r["align"] for r in rows["report"]])
+    al_ook = np.array([r["align"] for r in rows["out-of-KG"]])
+    print("align thresholds: abstaining on calibration / report slice / out-of-KG")
+    for t in np.arange(0.06, 0.19, 0.02):
+        print(
+            f"  {t:.2f}  {100 * (al_cal < t).mean():5.1f}% / {100 * (al_rep < t).mean():5.1f}%"
+            f" / {100 * (al_ook < t).mean():5.1f}%"
+        )
+    # the rule, on the calibration slice only (never on the out-of-KG or report questions):
+    # the highest threshold on a 0.01 grid at which at most 4% of it abstains
+    grid = np.round(np.arange(0.0, 0.5, 0.01), 2)
+    t = max(float(x) for x in grid if (al_cal < x).mean() <= 0.04)
+    print(
+        f"rule (calibration abstains <= 4%): align < {t:.2f}: out-of-KG abstain "
+        f"{100 * (al_ook < t).mean():.0f}%, report slice {100 * (al_rep < t).mean():.1f}%"
+    )
     for k in names:
         cal_ok = np.array([r[k] for r in rows["calibration"] if r["ok"]])
         t = float(np.quantile(cal_ok, 0.05)) if len(cal_ok) else 0.0
