@@ -115,3 +115,18 @@ def test_readme_question_on_the_bundled_kg_answers_with_the_bundled_ranker():
     evidence = r.stdout[r.stdout.index("Reasoning paths") :].splitlines()[1]
     assert "{Once Were Warriors} -> directed_by -> {Lee Tamahori}" in evidence
     assert "not PoG's" in r.stdout
+
+
+def test_a_supervision_cache_trains_as_the_data_it_holds(store, data_dir, tmp_path):
+    """The default --data is label-free, but a cache of MetaQA pairs (as the bundled ranker's
+    PROVENANCE.md command uses) must train and be recorded as MetaQA."""
+    cache = tmp_path / "sup.npz"
+    base = ["--json", "train", "ranker", "--kg", str(store), "--hops", "1", "--epochs", "1"]
+    first = [*base, "--data", "metaqa", "--data-dir", str(data_dir), "--supervision", str(cache)]
+    r = runner.invoke(app, [*first, "--out", str(tmp_path / "a")])
+    assert r.exit_code == 0, r.output and cache.is_file()
+    r = runner.invoke(app, [*base, "--supervision", str(cache), "--out", str(tmp_path / "b")])
+    assert r.exit_code == 0, r.output
+    tr = json.loads((tmp_path / "b" / "ranker.json").read_text())["training"]
+    assert tr["dataset"] == "metaqa" and tr["label_free"] is False and tr["split"] == "dev"
+    assert tr["config"]["pca_dim"] == 24 and tr["hops"] == [1]

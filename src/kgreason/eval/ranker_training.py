@@ -136,16 +136,20 @@ async def run_training(s: Settings, req: TrainRequest, tick: Tick) -> dict[str, 
     embedder = build_embedder(EmbedSettings(**EMBEDDER))
     tr, va = template_split(sup.questions, valid_fraction=req.valid_fraction, seed=req.seed)
     cfg = TrainConfig(kinds=req.kinds, epochs=req.epochs, seed=req.seed)
-    if req.data == GENERATED:
+    # what the labelled set holds decides, not --data: a --supervision cache of MetaQA
+    # pairs trains as MetaQA whatever the default says
+    parts = sup.meta.get("parts", [sup.meta])
+    label_free = any(p.get("label_free") for p in parts)
+    dataset = str(parts[0].get("data") or req.data) if parts else req.data
+    if label_free:
         cfg.pca_dim = GENERATED_PCA_DIM
     res = train(sup, embedder, cfg, tr, va, progress=lambda k, d, t: tick(f"training {k}", d, t))
-    parts = sup.meta.get("parts", [sup.meta])
     training = {
-        "dataset": req.data,
-        "label_free": any(p.get("label_free") for p in parts),
+        "dataset": dataset,
+        "label_free": label_free,
         **({"generated": parts[0]["generated"]} if parts and parts[0].get("generated") else {}),
-        "split": None if req.data == GENERATED else req.split,
-        "hops": list(req.hops),
+        "split": None if label_free else (parts[0].get("split") if parts else None) or req.split,
+        "hops": list(parts[0].get("hops") or req.hops) if parts else list(req.hops),
         "limit_per_hop": req.limit,
         "questions": len(sup),
         "skipped": sum(int(p.get("skipped", 0)) for p in parts),
