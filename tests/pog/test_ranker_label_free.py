@@ -147,3 +147,19 @@ def test_every_answer_says_which_ranker_and_why(trained):
     assert "Ranker: zero-shot hop-aligned (pog.ranker = hop-aligned)" in text
     bundled = _ranker_record(runner.invoke(app, ["--json", "ask", "who directed [Heat]"]).stdout)
     assert bundled["ranker"].startswith("bundled, trained on metaqa")
+
+
+def test_auto_uses_a_ranker_trained_beside_the_store_and_kg_build_says_how(tmp_path):
+    store = tmp_path / "store"
+    r = runner.invoke(app, ["kg", "build", str(OWN / "company.tsv"), "--out", str(store)])
+    assert r.exit_code == 0, r.output
+    assert f"kgreason train ranker --kg {store} --out {store}/ranker" in r.stdout
+    q = "who founded [Globex]"
+    before = _ranker_record(runner.invoke(app, ["--json", "ask", q, "--kg", str(store)]).stdout)
+    assert before["ranker"].startswith("none")
+    args = ["train", "ranker", "--kg", str(store), "--out", str(store / "ranker")]
+    assert runner.invoke(app, [*args, "--limit", "60"]).exit_code == 0
+    r = runner.invoke(app, ["--json", "ask", q, "--kg", str(store)])
+    rec = _ranker_record(r.stdout)
+    assert rec["ranker"] == "label-free, trained on this KG" and "beside the store" in rec["why"]
+    assert json.loads(r.stdout)["answers"], r.stdout

@@ -89,6 +89,13 @@ def build(
         f"{lits} in {seconds} s",
         soft_wrap=True,
     )
+    console().print(
+        f"LLM-free answers on it: `kgreason train ranker --kg {out} --out {out}/ranker` trains "
+        "a path ranker on this KG without labels; `ask --kg` then uses it",
+        soft_wrap=True,
+        highlight=False,
+        markup=False,
+    )
     _warm_kernels(triples, warm)  # after the summary: the build is done, the compile follows
 
 

@@ -48,6 +48,24 @@ def same_kg(trained: dict, kg: KnowledgeGraph) -> bool:
     return bool(src) and all(src) and src == sorted(trained.get("sources_sha256") or [])
 
 
+#: where `pog.ranker = "auto"` looks for a ranker trained on a store: STORE/ranker
+BESIDE = "ranker"
+
+
+def ranker_beside(kg: KnowledgeGraph) -> Path | None:
+    """STORE/ranker when it is a ranker artefact trained on this store (what
+    `kgreason train ranker --kg STORE --out STORE/ranker` writes), else None."""
+    store = getattr(kg, "path", None)
+    if not isinstance(store, Path):
+        return None
+    path = store / BESIDE
+    try:
+        spec = read_spec(path)
+    except RankerError:
+        return None
+    return path if same_kg(spec.get("kg", {}), kg) else None
+
+
 def load_checked(path: Path, kg: KnowledgeGraph) -> tuple[PathRanker, list[str]]:
     ranker = load_ranker(path)
     fingerprint = (
@@ -87,6 +105,9 @@ def build_selector(
             spec = read_spec(path)
         except RankerError:
             return None, []
+        beside = ranker_beside(kg)
+        if not same_kg(spec.get("kg", {}), kg) and beside is not None:
+            path, spec = beside, read_spec(beside)
         if not same_kg(spec.get("kg", {}), kg):
             if not llm_free:
                 raise RankerError(
@@ -116,22 +137,24 @@ def describe_ranker(
         where = "this KG" if on_this else f"another KG ({ranker.trained_on.get('name', '?')})"
         if training.get("label_free"):
             kind = f"label-free, trained on {where}"
-        elif choice == "auto":
+        elif choice == "auto" and on_this and ranker.source == bundled_ranker_path():
             kind = f"bundled, trained on {training.get('dataset', '?')} question-answer pairs"
         else:
             kind = f"trained on {training.get('dataset', '?')} question-answer pairs over {where}"
-        why = (
-            "pog.ranker = auto, and this is the KG the bundled ranker was trained on"
-            if choice == "auto"
-            else f"pog.ranker = {choice}"
-        )
+        if choice != "auto":
+            why = f"pog.ranker = {choice}"
+        elif ranker.source is not None and ranker.source.name == BESIDE and on_this:
+            why = f"pog.ranker = auto: the ranker beside the store ({ranker.source})"
+        else:
+            why = "pog.ranker = auto, and this is the KG the bundled ranker was trained on"
         return {"ranker": kind, "why": why}
     if isinstance(ranker, HopAlignedRanker):
         return {"ranker": "zero-shot hop-aligned", "why": "pog.ranker = hop-aligned"}
     if choice == "auto":
         why = (
             "pog.ranker = auto: the bundled ranker was trained on another KG; "
-            "`kgreason train ranker --kg STORE` trains one on this KG without labels"
+            "`kgreason train ranker --kg STORE --out STORE/ranker` trains one on this KG "
+            "without labels, and auto then uses it"
         )
     else:
         why = f"pog.ranker = {choice}"
