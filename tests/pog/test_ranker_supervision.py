@@ -86,3 +86,19 @@ def test_template_split_shares_no_template():
     tr, va = template_split(qs, valid_fraction=0.3, seed=1)
     assert tr and va and len(tr) + len(va) == len(qs)
     assert not {qs[i].template for i in tr} & {qs[i].template for i in va}
+
+
+def test_bounded_path_caches_label_exactly_as_unbounded(monkeypatch):
+    """A 1M-triple KG's generated questions rarely share a topic, so the caches start over
+    past MAX_CACHED_PATHS paths: the labels must not change, only what is kept."""
+    from kgreason.pog.ranker import supervision
+
+    kg = synth_kg()
+    qs = [q for q, _ in synth_questions()][:60]
+    full = asyncio.run(supervision.supervise(kg, qs, PoGSettings()))
+    monkeypatch.setattr(supervision, "MAX_CACHED_PATHS", 5)
+    enum = supervision.PathEnumerator(kg, PoGSettings())
+    small = asyncio.run(supervision.supervise(kg, qs, PoGSettings(), enumerator=enum))
+    assert enum._cached <= 5 + max(len(v) for v in enum._cache.values())
+    for a in ("offsets", "rel", "sign", "scalars", "f1", "hit", "first_hit"):
+        assert np.array_equal(getattr(full, a), getattr(small, a)), a

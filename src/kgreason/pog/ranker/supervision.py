@@ -40,6 +40,10 @@ from kgreason.pog.types import ReasoningPath
 
 #: whole-KG clustering above this many triples would not fit comfortably in memory
 WHOLE_GRAPH_MAX_TRIPLES = 3_000_000
+#: cached candidate paths (all topics together) before the per-topic caches start over: on a
+#: 1M-triple KG a topic has thousands of paths and generated questions rarely share a
+#: topic, so a cache bounded by topic count alone grew past 8.9 GB in 7 minutes
+MAX_CACHED_PATHS = 300_000
 
 
 @dataclass(frozen=True)
@@ -128,6 +132,7 @@ class PathEnumerator:
         triples = all_triples(kg) if whole else None
         self.whole = ClusteredGraph.from_triples(triples) if triples is not None else None
         self._cache: dict[tuple[str, ...], list[ReasoningPath]] = {}
+        self._cached = 0
 
     async def paths(self, topics: Sequence[str]) -> list[ReasoningPath]:
         key = tuple(dict.fromkeys(topics))
@@ -149,8 +154,10 @@ class PathEnumerator:
                 max_level_rows=s.max_level_rows,
             ).paths
         )
-        self._cache = {key: found} if len(self._cache) > 50_000 else self._cache
+        if len(self._cache) > 50_000 or self._cached + len(found) > MAX_CACHED_PATHS:
+            self._cache, self._cached = {}, 0
         self._cache[key] = found
+        self._cached += len(found)
         return found
 
 
@@ -263,6 +270,7 @@ async def supervise(
     rels, signs, scal, f1s, hits, firsts = [], [], [], [], [], []
     # per topic tuple: each path's normalised answer names and first shown answer
     per_topic: dict[tuple[str, ...], list[tuple[frozenset[str], str | None, int]]] = {}
+    held = 0  # paths described in per_topic
     for n, q in enumerate(questions):
         paths = await enum.paths(q.topic_ids)
         if q.topic_ids not in per_topic:
@@ -275,7 +283,9 @@ async def supervise(
                     normed[e] = normalize_answer(names[e])
                     k = sort_key[e] = f"{names[e].lower()}\x00{e}"
                     by_key[k] = e
-            per_topic = {} if len(per_topic) > 20_000 else per_topic
+            held += len(answers)
+            if len(per_topic) > 20_000 or held > MAX_CACHED_PATHS:
+                per_topic, held = {}, len(answers)
             per_topic[q.topic_ids] = [
                 (
                     frozenset(map(normed.__getitem__, a)),
