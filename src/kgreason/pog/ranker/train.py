@@ -21,6 +21,10 @@ from kgreason.pog.ranker.features import N_SLOTS, SCALARS, build_rows, n_feature
 from kgreason.pog.ranker.model import Adam, Projection, Scorer, init_scorer, listwise_step
 from kgreason.pog.ranker.supervision import SupervisedSet
 
+#: candidate rows the feature standardisation reads at most: 2,000 questions of a 1M-triple
+#: KG hold millions of candidates, and building all their rows peaked at 15.5 GB
+MAX_STANDARDISE_ROWS = 200_000
+
 
 @dataclass
 class TrainConfig:
@@ -228,6 +232,9 @@ def train(
     sample_q = rng.choice(tr, min(len(tr), 2000), replace=False) if len(tr) else tr
     cand = np.concatenate([np.arange(sup.offsets[i], sup.offsets[i + 1]) for i in sample_q])
     qidx = np.concatenate([np.full(sup.offsets[i + 1] - sup.offsets[i], i) for i in sample_q])
+    if len(cand) > MAX_STANDARDISE_ROWS:  # thousands of paths per question (1M-triple KGs)
+        keep = np.sort(rng.choice(len(cand), MAX_STANDARDISE_ROWS, replace=False))
+        cand, qidx = cand[keep], qidx[keep]
     x = rows_for(sup, enc, qidx, cand)
     mu, sd = x.mean(0), x.std(0)
     # floor: a feature nearly constant in training must not explode on unseen questions
