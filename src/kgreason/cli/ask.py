@@ -102,7 +102,7 @@ def subgraph_line(result: PoGResult) -> str:
     line = f"Subgraph: {st.entities} entities / {st.triples} triples"
     if (st.reduced_entities, st.reduced_triples) != (st.entities, st.triples):
         return f"{line} -> reduced {st.reduced_entities} entities / {st.reduced_triples} triples"
-    note = next((t.get("reduction", "") for t in result.trace if t.get("stage") == "graph"), "")
+    note = result.trace_record("graph").get("reduction", "")
     if len(result.topic_entities) < 2 or note.startswith("fewer than two"):
         why = (
             "graph reduction keeps the paths joining two or more topic entities; with one, "
@@ -129,7 +129,7 @@ def print_result(result: PoGResult, names: dict[str, str]) -> None:
         if result.abstained:
             from kgreason.pog.labels import NO_CONFIDENT_ANSWER
 
-            why = next((t for t in result.trace if t.get("stage") == "ranker"), {})
+            why = result.trace_record("ranker")
             out.print(
                 f"[bold red]Answer[/]: {NO_CONFIDENT_ANSWER} (the top path's relations match "
                 f"the question's words at {why.get('alignment', 0):.2f}, below "

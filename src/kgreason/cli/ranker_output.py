@@ -10,12 +10,12 @@ from kgreason.pog.types import PoGResult
 
 
 def ranker_trace(result: PoGResult) -> dict:
-    return next((t for t in result.trace if t.get("stage") == "ranker"), {})
+    return result.trace_record("ranker")
 
 
 def print_ranker_line(out: Console, result: PoGResult) -> None:
     """Which ranking ordered the paths and why (the trace's llm-free record)."""
-    rec = next((t for t in result.trace if t.get("stage") == "llm-free"), {})
+    rec = result.trace_record("llm-free")
     if rec.get("ranker"):
         out.print(f"Ranker: {rec['ranker']} ({rec.get('why', '')})", highlight=False, markup=False)
 

@@ -111,10 +111,7 @@ def _ranker_answer(result: PoGResult, record: Record) -> dict[str, Any]:
     so abstention changes no accuracy figure; `abstained` says it happened."""
     answers = result.answers
     if result.abstained:
-        n = next(
-            (t.get("answer_set_size", 0) for t in result.trace if t.get("stage") == "ranker"), 0
-        )
-        answers = result.candidates[:n]
+        answers = result.candidates[: result.trace_record("ranker").get("answer_set_size", 0)]
     if not answers or result.mode != "llm-free":
         return {}
     from kgreason.eval.metrics import normalize_answer

@@ -43,5 +43,5 @@ def result_label(result: PoGResult) -> str | None:
     an error says the same as a success of the same setup."""
     if result.mode != "llm-free":
         return None
-    note = next((t for t in result.trace if t.get("stage") == "llm-free"), {})
+    note = result.trace_record("llm-free")
     return str(note.get("label") or SIMILARITY_LABEL)

@@ -189,6 +189,10 @@ class PoGResult(ResultBase):
     raw_answer: str = ""
     trace: list[dict[str, Any]] = field(default_factory=list)
 
+    def trace_record(self, stage: str) -> dict[str, Any]:
+        """The first trace record of `stage` ("llm-free", "ranker", "graph", ...), or {}."""
+        return next((t for t in self.trace if t.get("stage") == stage), {})
+
     @property
     def label(self) -> str | None:
         """What an LLM-free result is labelled (kgreason.pog.labels); None for PoG's."""
