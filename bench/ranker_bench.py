@@ -141,22 +141,29 @@ def print_table(title: str, res: dict[str, dict]) -> None:
         print(f"  {name:<26} {lat['median']:8.2f} / {lat['p95']:8.2f}")
 
 
-async def pathquestion(rankings: dict[str, Ranking], limit: int) -> None:
+async def pq_questions(kg: KnowledgeGraph, qfile: str, limit: int) -> list[TrainQuestion]:
+    """The first `limit` questions of a PathQuestion file whose topic `kg` knows."""
     from kgreason.eval.loaders import load_pathquestion
     from kgreason.eval.ranker_data import resolve_topics
+
+    recs = load_pathquestion(PQ / "PathQuestion" / f"{qfile}.txt").records[:limit]
+    qs = []
+    for r in recs:
+        topics = await resolve_topics(kg, r)
+        if topics:
+            gold = tuple(a for ans in r.answers for a in ans.surface_forms())
+            qs.append(TrainQuestion(r.id, r.question, tuple(topics), topics, gold, r.hops or 0))
+    return qs
+
+
+async def pathquestion(rankings: dict[str, Ranking], limit: int) -> None:
     from kgreason.kg.memory import MemoryKG
 
     for qfile, kbfile in PQ_FILES.items():
         kb = PQ / "PathQuestion" / f"{kbfile}.txt"
         rows = [ln.rstrip("\n").split("\t") for ln in kb.open(encoding="utf-8")]
         kg = MemoryKG([tuple(r) for r in rows if len(r) == 3], name=kbfile)
-        recs = load_pathquestion(PQ / "PathQuestion" / f"{qfile}.txt").records[:limit]
-        qs = []
-        for r in recs:
-            topics = await resolve_topics(kg, r)
-            if topics:
-                gold = tuple(a for ans in r.answers for a in ans.surface_forms())
-                qs.append(TrainQuestion(r.id, r.question, tuple(topics), topics, gold, r.hops or 0))
+        qs = await pq_questions(kg, qfile, limit)
         print_table(
             f"PathQuestion {qfile} (first {limit}; {len(qs)} with topic in KG)",
             await compare(kg, qs, rankings),

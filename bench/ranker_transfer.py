@@ -71,21 +71,6 @@ async def own_questions(kg) -> list:
     return out
 
 
-async def pq_questions(kg, qfile: str, limit: int) -> list:
-    from kgreason.eval.loaders import load_pathquestion
-    from kgreason.eval.ranker_data import resolve_topics
-    from kgreason.pog.ranker.supervision import TrainQuestion
-
-    recs = load_pathquestion(rb.PQ / "PathQuestion" / f"{qfile}.txt").records[:limit]
-    out = []
-    for r in recs:
-        topics = await resolve_topics(kg, r)
-        if topics:
-            gold = tuple(a for ans in r.answers for a in ans.surface_forms())
-            out.append(TrainQuestion(r.id, r.question, tuple(topics), topics, gold, r.hops or 0))
-    return out
-
-
 async def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--pq", type=int, default=300, help="PathQuestion questions per file")
@@ -121,7 +106,9 @@ async def main(argv: list[str] | None = None) -> None:
             )
             kg = open_kg(KGSettings(store=store))
             qs = (
-                await own_questions(kg) if qfile is None else await pq_questions(kg, qfile, args.pq)
+                await own_questions(kg)
+                if qfile is None
+                else await rb.pq_questions(kg, qfile, args.pq)
             )
             rankings = {**common, "label-free (this KG)": rb.scorer(load_ranker(art, static))}
             res = await rb.compare(kg, qs, rankings)
