@@ -16,7 +16,7 @@ import kgreason
 from kgreason.cli import app
 from kgreason.embed import build_embedder
 from kgreason.embed.settings import EmbedSettings
-from kgreason.pog.ranker.align import path_alignment
+from kgreason.pog.ranker.align import path_alignment, unit
 
 OUT_OF_KG = "what is the capital of France"
 ANSWERABLE = "who directed [Once Were Warriors]"
@@ -55,17 +55,21 @@ def test_threshold_zero_never_abstains():
 
 def test_alignment_pairs_words_with_hops_one_to_one():
     emb = build_embedder(EmbedSettings(backend="static"))
+
+    def vectors(texts):
+        return unit(emb.embed(texts))
+
     q = "what is the nationality of [X] 's spouse"
-    two = path_alignment(q, ["X"], [("spouse", True), ("nationality", True)], emb)
-    one = path_alignment(q, ["X"], [("spouse", True)], emb)
+    two = path_alignment(q, ["X"], [("spouse", True), ("nationality", True)], vectors)
+    one = path_alignment(q, ["X"], [("spouse", True)], vectors)
     echo = [("spouse", True), ("nationality", True), ("nationality", False)]
-    three = path_alignment(q, ["X"], echo, emb)
+    three = path_alignment(q, ["X"], echo, vectors)
     assert two is not None and one is not None and three is not None
     assert two > one and two > three and np.isclose(two, 1.0, atol=1e-4)
-    assert path_alignment("[X]", ["X"], [("spouse", True)], emb) == 0.0  # no content word
+    assert path_alignment("[X]", ["X"], [("spouse", True)], vectors) == 0.0  # no content word
     # opaque relation ids (Wikidata's P57, a KG's p1): no signal, so never an abstention
-    assert path_alignment(q, ["X"], [("P57", True)], emb) is None
-    assert path_alignment(q, ["X"], [("spouse", True), ("p1", True)], emb) is None
+    assert path_alignment(q, ["X"], [("P57", True)], vectors) is None
+    assert path_alignment(q, ["X"], [("spouse", True), ("p1", True)], vectors) is None
 
 
 def test_cli_says_no_confident_answer_and_json_says_abstained(monkeypatch):

@@ -303,17 +303,20 @@ async def run_llm_free(
     result.candidates = [AnswerEntity(run.book.get(c), c) for c in named[:max_candidates]]
     lap("candidates")
     if fuzzy.answers:
-        from kgreason.pog.ranker.align import path_alignment
+        from kgreason.pog.ranker.align import path_alignment, unit
         from kgreason.pog.ranker.answer import apply_answer
         from kgreason.pog.ranker.features import path_keys
 
         threshold = settings.llm_free_abstain_below
         # the ranker's own embedder (its artefact's: the threshold was set with it), not the
         # pipeline's, which may be MiniLM or static depending on the install
-        emb = getattr(getattr(fuzzy, "ranker", None), "embedder", None) or fuzzy.cache
+        # (a PathRanker's cached unit vectors, which its own alignment features share)
+        ranker = getattr(fuzzy, "ranker", None)
+        emb = getattr(ranker, "embedder", None) or fuzzy.cache
+        vectors = getattr(ranker, "unit_vectors", None) or (lambda t: unit(emb.embed(t)))
         mentions = [m for t in topics for m in (t.keyword, t.name) if m]
         alignment = (
-            path_alignment(ranked_question, mentions, path_keys(ranked[0].path), emb)
+            path_alignment(ranked_question, mentions, path_keys(ranked[0].path), vectors)
             if threshold > 0 and ranked
             else None
         )

@@ -26,11 +26,9 @@ them on another's.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
-
-from kgreason.embed.base import Embedder
 
 ALIGN_SCALARS = (
     "align_hop_mean",
@@ -105,14 +103,15 @@ def path_alignment(
     question: str,
     mentions: Sequence[str],
     path_keys: Sequence[tuple[str, bool]],
-    embedder: Embedder,
+    vectors: Callable[[Sequence[str]], np.ndarray],
 ) -> float | None:
     """`align_assign` of one path: how well its hops and the question's content words pair
     up, one to one (0 when the question has no content word). The LLM-free mode's
     abstention signal (answer.py): an out-of-KG question ("what is the capital of
     [France]") links to something, but no path's relations are what it asks for. None when
     a hop's relation name is opaque (Wikidata's "P57"): words cannot be matched to it, and
-    only a ranker trained on the KG knows what it means."""
+    only a ranker trained on the KG knows what it means. `vectors` maps texts to unit
+    vectors (PathRanker.unit_vectors: the ranker's embedder and its cache)."""
     from kgreason.pog.ranker.features import encode_slots, mask_question, relation_text
     from kgreason.pog.ranker.zeroshot import content_words
 
@@ -125,5 +124,5 @@ def path_alignment(
     vocab: dict[str, int] = {}
     rel, _ = encode_slots([tuple(path_keys)], vocab)
     rels = sorted(vocab, key=vocab.__getitem__)
-    vecs = unit(np.asarray(embedder.embed([relation_text(r) for r in rels] + words)))
-    return float(align_scalars(vecs[len(rels) :], vecs[: len(rels)], rel)[0, 3])
+    rv = vectors([relation_text(r) for r in rels])
+    return float(align_scalars(vectors(words), rv, rel)[0, 3])

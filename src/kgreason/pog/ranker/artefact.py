@@ -70,7 +70,8 @@ class PathRanker:
             *ALIGN_SCALARS,
         ]
 
-    def _raw(self, texts: Sequence[str]) -> np.ndarray:
+    def unit_vectors(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit embedder vectors of `texts` (relation texts, question words), cached."""
         todo = [t for t in dict.fromkeys(texts) if t not in self._rawvec]
         if todo:
             self._rawvec.update(zip(todo, unit(self.embedder.embed(todo)), strict=True))
@@ -111,8 +112,8 @@ class PathRanker:
             from kgreason.pog.ranker.zeroshot import content_words
 
             words = content_words(mask_question(question, mentions))
-            rv = self._raw([relation_text(r) for r in rels])
-            wv = self._raw(words) if words else rv[:0]
+            rv = self.unit_vectors([relation_text(r) for r in rels])
+            wv = self.unit_vectors(words) if words else rv[:0]
             scalars = np.concatenate([scalars, align_scalars(wv, rv, rel)], axis=1)
         return q, rel, sign, scalars, relvec
 
