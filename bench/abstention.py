@@ -44,26 +44,22 @@ def auroc(score: np.ndarray, label: np.ndarray) -> float:
 
 def signals(pog, emb, question: str, gold: set[str] | None) -> dict:
     from kgreason.eval.metrics import normalize_answer
-    from kgreason.pog.ranker.align import align_scalars, unit
-    from kgreason.pog.ranker.features import encode_slots, mask_question, path_keys, relation_text
-    from kgreason.pog.ranker.zeroshot import content_words
+    from kgreason.pog.ranker.align import path_alignment, unit
+    from kgreason.pog.ranker.features import path_keys
 
     r = pog.ask(question)
-    conf = next((t["confidence"] for t in r.trace if t.get("stage") == "ranker"), 0.0)
+    conf = r.trace_record("ranker").get("confidence", 0.0)
     # an abstained question is scored on what it would have answered (its first candidate)
     shown = r.answers or (r.candidates if r.abstained else [])
     first = shown[0].name if shown else None
     ok = gold is not None and first is not None and normalize_answer(first) in gold
     align = 0.0
-    if r.paths:
-        vocab: dict[str, int] = {}
-        rel, _ = encode_slots([path_keys(r.paths[0])], vocab)
-        rels = sorted(vocab, key=vocab.__getitem__)
+    if r.paths:  # the question's mentions as written (keyword), as the bench always used
         mentions = [t.keyword or t.name for t in r.topic_entities]
-        words = content_words(mask_question(question, mentions))
-        rv = unit(emb.embed([relation_text(x) for x in rels]))
-        wv = unit(emb.embed(words)) if words else rv[:0]
-        align = float(align_scalars(wv, rv, rel)[0, 3])
+        got = path_alignment(
+            question, mentions, path_keys(r.paths[0]), lambda t: unit(emb.embed(t))
+        )
+        align = got or 0.0
     link = min((t.score for t in r.topic_entities), default=0.0)
     return {"ok": ok, "softmax": conf, "align": align, "link": link, "align*link": align * link}
 
