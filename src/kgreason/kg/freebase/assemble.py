@@ -1,0 +1,74 @@
+"""The store's arrays from a dump build's run files, in blocks: the CSR index pointers from
+per-node counts, the key table without its fixed-width padding, and the `.npy` headers
+written over the reserved bytes of the appended outputs (runs.NpyRaw)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from kgreason.kg.freebase import runs, stages
+from kgreason.kg.freebase.parse import KEY, KEY_WIDTH
+from kgreason.kg.freebase.state import BuildState
+
+
+def assemble(work: Path, store: Path, state: BuildState, memory: int) -> dict[str, int]:
+    """Write every array file but the name indexes; returns the unnamed and isolated counts."""
+    idt = stages.id_dtype(state)
+    n = state.entities
+    block = max(1 << 16, memory // 64)
+    for name, dt in (
+        ("fwd.rel", idt),
+        ("fwd.dst", idt),
+        ("rev.rel", idt),
+        ("rev.src", idt),
+        ("rev.eid", idt),
+        ("unnamed", np.uint8),
+    ):
+        raw = runs.NpyRaw(work / f"{name}.npy", dt)
+        if raw.raw.exists():  # already moved by an earlier, interrupted finish
+            raw.finish(store)
+    isolated = 0
+    for side in ("fwd", "rev"):
+        counts = work / f"{side}.counts.npy.raw"
+        ptr = runs.NpyRaw(work / f"{side}.indptr.npy", np.int64)
+        ptr.raw.unlink(missing_ok=True)
+        ptr.start()
+        ptr.append(np.zeros(1, np.int64))
+        total = 0
+        for a in range(0, n, block):
+            c = runs.read(counts, np.int64, runs.HEADER // 8 + a, min(block, n - a))
+            ptr.append(total + np.cumsum(c))
+            total += int(c.sum())
+        ptr.finish(store)
+    fwd_ptr = np.load(store / "fwd.indptr.npy", mmap_mode="r")
+    rev_ptr = np.load(store / "rev.indptr.npy", mmap_mode="r")
+    for a in range(0, n, block):
+        b = min(n, a + block)
+        deg = np.diff(fwd_ptr[a : b + 1]) + np.diff(rev_ptr[a : b + 1])
+        isolated += int((deg == 0).sum())
+    _keys(work, store, n, block)
+    unnamed = np.load(store / "unnamed.npy", mmap_mode="r")
+    return {"unnamed": int(np.count_nonzero(unnamed)), "isolated": isolated}
+
+
+def _keys(work: Path, store: Path, n: int, block: int) -> None:
+    blob = runs.NpyRaw(work / "keys.blob.npy", np.uint8)
+    off = runs.NpyRaw(work / "keys.off.npy", np.int64)
+    rank = runs.NpyRaw(work / "keys.rank.npy", np.int32 if n < 2**31 else np.int64)
+    for r in (blob, off, rank):
+        r.raw.unlink(missing_ok=True)
+        r.start()
+    off.append(np.zeros(1, np.int64))
+    total = 0
+    for a in range(0, n, block):
+        keys = runs.read(work / "keys.S", KEY, a, min(block, n - a))
+        lens = np.char.str_len(keys).astype(np.int64)
+        grid = keys.view(np.uint8).reshape(-1, KEY_WIDTH)
+        blob.append(grid[np.arange(KEY_WIDTH) < lens[:, None]])
+        off.append(total + np.cumsum(lens))
+        total += int(lens.sum())
+        rank.append(np.arange(a, a + len(keys)))
+    for r in (blob, off, rank):
+        r.finish(store)
