@@ -13,7 +13,10 @@ from kgreason.cli import common
 from kgreason.cli.common import console, emit_json, err_console, fail, settings, want_json
 from kgreason.cli.errors import CLIGroup
 
-FORMAT_HELP = "auto|tsv|metaqa|pathquestion|nt|ttl|metaqa-ids (auto: by extension)"
+FORMAT_HELP = (
+    "auto|tsv|metaqa|pathquestion|nt|ttl|metaqa-ids|freebase (auto: by extension; a Freebase "
+    "dump by its first line)"
+)
 
 
 def build(
@@ -34,13 +37,49 @@ def build(
         help="Compile PoG's graph kernels after the build (once per install, ~20 s) so the "
         "first question does not; default: for stores of 1M triples or more, which use them.",
     ),
+    memory: str = typer.Option(
+        "2G", "--memory", help="Freebase dumps: the build's memory budget (e.g. 2G, 512M)."
+    ),
+    lang: str = typer.Option("en", "--lang", help="Freebase dumps: the language of names kept."),
+    keep: list[str] = typer.Option(
+        [],
+        "--keep",
+        help="Freebase dumps: a relation rule to switch off (type_object, schema, common, "
+        "freebase_meta); repeatable.",
+    ),
+    restart: bool = typer.Option(
+        False,
+        "--restart",
+        help="Freebase dumps: discard an unfinished build instead of resuming it.",
+    ),
     json_out: common.JsonOption = False,
 ) -> None:
-    """Build a persistent store from triple files."""
+    """Build a persistent store from triple files, or from the Freebase dump
+    (freebase-rdf-latest.gz) in bounded memory, resuming an interrupted build."""
     from kgreason.kg.base import KGError
+    from kgreason.kg.freebase.parse import looks_like_dump
     from kgreason.kg.loaders import Source
     from kgreason.kg.store import build_store
 
+    if fmt == "freebase" or (fmt == "auto" and len(files) == 1 and looks_like_dump(files[0])):
+        from kgreason.cli.kg_freebase import build_dump
+
+        if len(files) != 1:
+            fail("a Freebase dump build reads exactly one file")
+        if literals == "keep":
+            fail("--literals keep is not available for Freebase dumps: literals are dropped")
+        triples = build_dump(
+            files[0],
+            out,
+            memory=memory,
+            lang=lang,
+            keep=keep,
+            force=force,
+            restart=restart,
+            json_out=want_json(ctx, json_out),
+        )
+        _warm_kernels(triples, warm)
+        return
     policy = settings(ctx, **{"kg.literals": literals}).settings.kg.literals
     started = time.perf_counter()
     err = err_console()

@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import BinaryIO
 
@@ -25,7 +26,9 @@ from kgreason.kg.loaders.lines import LoadError
 KEY_WIDTH = 24
 KEY = f"S{KEY_WIDTH}"
 _MG = (NS + b"m.", NS + b"g.")
-_ID_CHARS = re.compile(rb"[0-9a-z_]+\Z")
+_TERM_RE = rb"<http://rdf\.freebase\.com/ns/[mg]\.[0-9a-z_]{1,%d}>" % (KEY_WIDTH - 2)
+_TERM = re.compile(_TERM_RE)
+_TERMS = re.compile(rb"(?:%s\n)*%s" % (_TERM_RE, _TERM_RE))
 _ESCAPE = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))")
 _SIMPLE = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
 
@@ -105,25 +108,21 @@ class DumpParser:
         drops: Counter[str],
         first_line: int,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        keep: list[int] = []
-        for i in rows:
-            if not subjects[i].startswith(_MG):
-                drops["subject_not_entity"] += 1
-            elif objects[i].startswith(b'"'):
-                drops["literal"] += 1
-            elif not objects[i].startswith(_MG):
-                drops["object_not_entity"] += 1
-            else:
-                keep.append(i)
-        heads = [self._key(subjects[i], first_line + i) for i in keep]
-        tails = [self._key(objects[i], first_line + i) for i in keep]
+        ss = [subjects[i] for i in rows]
+        oo = [objects[i] for i in rows]
+        s_ent = np.fromiter(map(bytes.startswith, ss, repeat(_MG)), bool, len(rows))
+        o_lit = np.fromiter(map(bytes.startswith, oo, repeat(b'"')), bool, len(rows))
+        o_ent = np.fromiter(map(bytes.startswith, oo, repeat(_MG)), bool, len(rows))
+        drops["subject_not_entity"] += int((~s_ent).sum())
+        drops["literal"] += int((s_ent & o_lit).sum())
+        drops["object_not_entity"] += int((s_ent & ~o_lit & ~o_ent).sum())
+        keep = np.flatnonzero(s_ent & o_ent).tolist()
+        line_of = [first_line + rows[j] for j in keep]
+        heads = self._keys([ss[j] for j in keep], line_of)
+        tails = self._keys([oo[j] for j in keep], line_of)
         rel_of, rule = self.relations, self._rule
-        rels = [rel_of.setdefault(rule[predicates[i]][1], len(rel_of)) for i in keep]
-        return (
-            np.array(heads, dtype=KEY),
-            np.array(rels, dtype=np.int64),
-            np.array(tails, dtype=KEY),
-        )
+        rels = [rel_of.setdefault(rule[predicates[rows[j]]][1], len(rel_of)) for j in keep]
+        return heads, np.array(rels, dtype=np.int64), tails
 
     def _names(
         self,
@@ -152,17 +151,20 @@ class DumpParser:
                 value = unescape(o[1:end].decode("utf-8"))
             except UnicodeDecodeError as e:
                 raise LoadError(f"{self.path}:{first_line + i}: not UTF-8 ({e.reason})") from e
-            out.append((self._key(s, first_line + i), rank, value))
+            out.append((self._keys([s], [first_line + i])[0], rank, value))
         return out
 
-    def _key(self, term: bytes, lineno: int) -> bytes:
-        key = term[len(NS) : -1]
-        if not term.endswith(b">") or len(key) > KEY_WIDTH or not _ID_CHARS.match(key, 2):
-            raise LoadError(
-                f"{self.path}:{lineno}: not a Freebase id (m./g. followed by up to "
-                f"{KEY_WIDTH - 2} of [0-9a-z_]): {term[:80]!r}"
-            )
-        return key
+    def _keys(self, terms: list[bytes], lines: list[int]) -> np.ndarray:
+        """The ids of `<ns:m.x>` / `<ns:g.x>` terms as fixed-width keys; one regex pass over
+        them all checks every term (the slow path only finds the first bad one)."""
+        if _TERMS.fullmatch(b"\n".join(terms)) is None and terms:
+            for term, lineno in zip(terms, lines, strict=True):
+                if _TERM.fullmatch(term) is None:
+                    raise LoadError(
+                        f"{self.path}:{lineno}: not a Freebase id (m./g. followed by up to "
+                        f"{KEY_WIDTH - 2} of [0-9a-z_]): {term[:80]!r}"
+                    )
+        return np.array([t[len(NS) : -1] for t in terms], dtype=KEY)
 
     def _raise_first_bad(self, data: bytes, first_line: int) -> None:
         for i, line in enumerate(data.split(b"\n")):
@@ -198,3 +200,24 @@ def line_blocks(
             lineno += text.count(b"\n") + 1
         if not chunk:
             return
+
+
+def looks_like_dump(path: Path) -> bool:
+    """Whether a file's first line is a Freebase dump line (gzip or plain): how
+    `kg build` tells freebase-rdf-latest.gz, whose name has no format suffix, apart."""
+    import gzip
+
+    try:
+        with open(path, "rb") as raw:
+            gz = raw.read(2) == b"\x1f\x8b"
+            raw.seek(0)
+            stream: BinaryIO = gzip.GzipFile(fileobj=raw) if gz else raw  # type: ignore[assignment]
+            first = stream.readline(4096)
+    except (OSError, EOFError):
+        return False
+    fields = first.rstrip(b"\r\n").split(b"\t")
+    return (
+        len(fields) == 4
+        and fields[0].startswith(b"<http://rdf.freebase.com/")
+        and fields[3] == b"."
+    )

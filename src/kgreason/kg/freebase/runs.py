@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import DTypeLike
 
+from kgreason.kg.store.build_index import unique_sorted
+
 #: bytes reserved at the head of a `.raw` file for the `.npy` header written at the end
 HEADER = 128
 
@@ -126,7 +128,7 @@ def merge_unique(runs: Sequence[Path], dtype: str, block: int) -> Iterator[np.nd
             cut = int(np.searchsorted(buf[i], bound, side="right"))
             parts.append(buf[i][:cut])
             buf[i] = buf[i][cut:]
-        yield np.unique(np.concatenate(parts))
+        yield unique_sorted(np.concatenate(parts))
 
 
 def lookup(sorted_path: Path, dtype: str, queries: np.ndarray, block: int) -> np.ndarray:

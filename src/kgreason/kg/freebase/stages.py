@@ -69,7 +69,7 @@ def spill(work: Path, index: int, parsed: list[Parsed]) -> dict[str, int]:
     encoded = [best[k][1].encode() for k in nkeys]
     runs.write(base.with_suffix(".nl"), np.array([len(b) for b in encoded], dtype=np.int64))
     base.with_suffix(".nv").write_bytes(b"".join(encoded))
-    runs.write(base.with_suffix(".v"), np.unique(np.concatenate([h, t, nk])))
+    runs.write(base.with_suffix(".v"), runs.unique_sorted(np.concatenate([h, t, nk])))
     return {"rows": len(h), "names": len(nkeys)}
 
 
