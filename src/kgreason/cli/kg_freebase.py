@@ -90,7 +90,9 @@ def build_dump(
             say=lambda s: err.print(f"kgreason: {s}", markup=False, soft_wrap=True),
         )
     except KGError as e:
-        fail(f"{e} (a rerun resumes from the last checkpoint in {out}.partial)")
+        partial = Path(f"{out}.partial")
+        more = f" (a rerun resumes from the checkpoint in {partial})" if partial.is_dir() else ""
+        fail(f"{e}{more}")
     seconds = round(time.perf_counter() - started, 2)
     c = manifest.counts
     dropped = manifest.sources[0]["dropped"]

@@ -76,7 +76,13 @@ def build_freebase(
         with BuildLock(out):
             recover(out)
             state = _open(work, dump, options, restart, say)
-            _run(dump, work, state, options, tick)
+            try:
+                _run(dump, work, state, options, tick)
+            except (LoadError, EmptyInputError):
+                # the dump itself is at fault: a rerun of the same dump would fail the same
+                # way, so there is nothing to resume (a crash or a full disk keeps it)
+                shutil.rmtree(work, ignore_errors=True)
+                raise
             _check_target(out, force)
             manifest = _finish(work, dump, state, options)
             _swap_in(work / "store", out)

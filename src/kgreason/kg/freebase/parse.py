@@ -211,8 +211,11 @@ def looks_like_dump(path: Path) -> bool:
         with open(path, "rb") as raw:
             gz = raw.read(2) == b"\x1f\x8b"
             raw.seek(0)
-            stream: BinaryIO = gzip.GzipFile(fileobj=raw) if gz else raw  # type: ignore[assignment]
-            first = stream.readline(4096)
+            if gz:
+                with gzip.GzipFile(fileobj=raw) as stream:
+                    first = stream.readline(4096)
+            else:
+                first = raw.readline(4096)
     except (OSError, EOFError):
         return False
     fields = first.rstrip(b"\r\n").split(b"\t")
