@@ -8,9 +8,10 @@ from pathlib import Path
 
 import numpy as np
 
-from kgreason.kg.freebase import runs, stages
+from kgreason.kg.freebase import stages
 from kgreason.kg.freebase.parse import KEY, KEY_WIDTH
 from kgreason.kg.freebase.state import BuildState
+from kgreason.kg.store import runs
 
 
 def assemble(work: Path, store: Path, state: BuildState, memory: int) -> dict[str, int]:

@@ -28,12 +28,13 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from kgreason.kg.base import KGError
-from kgreason.kg.freebase import runs, stages
+from kgreason.kg.freebase import stages
 from kgreason.kg.freebase.parse import KEY, DumpParser, Parsed, line_blocks
 from kgreason.kg.freebase.rules import Cleaning, rule_table
 from kgreason.kg.freebase.state import BuildState, ResumeError, input_signature
 from kgreason.kg.inverses import detect_inverses
 from kgreason.kg.loaders.lines import LoadError
+from kgreason.kg.store import runs
 from kgreason.kg.store.build import CONTENT_FILES, EmptyInputError, _check_target, _swap_in
 from kgreason.kg.store.build_index import write_name_indexes
 from kgreason.kg.store.format import FORMAT_VERSION, RELATIONS, Manifest, fingerprint_files

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from kgreason.kg.ranking import normalize_name
+from kgreason.kg.store import runs
 from kgreason.kg.store.format import (
     hash_many,
     ranges,
@@ -33,15 +35,6 @@ def csr(group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
     indptr = np.zeros(n_groups + 1, dtype=np.int64)
     np.cumsum(np.bincount(group, minlength=n_groups), out=indptr[1:])
     return indptr, order
-
-
-def unique_sorted(arr: np.ndarray) -> np.ndarray:
-    """np.unique(arr) by one sort and a mask: numpy 2's hash path for unique is 3x slower
-    on byte-string keys and 2x on 64-bit integers, and this one sort is all it needs."""
-    arr = np.sort(arr)
-    if len(arr) > 1:
-        arr = arr[np.concatenate([[True], arr[1:] != arr[:-1]])]
-    return arr
 
 
 def byte_trigrams(strings: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -83,13 +76,50 @@ def write_name_indexes(
     save_array(directory, "norms.len", np.fromiter((len(s) for s in norms), np.int32, len(norms)))
     # the sorted-name index of prefix search (prefix.py): norm ids in string order
     save_array(directory, "norms.order", key_ranks(norms).argsort().astype(np.int32))
-    codes, owner = byte_trigrams(norms)
-    pairs = unique_sorted((codes.astype(np.uint64) << np.uint64(32)) | owner.astype(np.uint64))
-    pc = (pairs >> np.uint64(32)).astype(np.uint32)
-    po = (pairs & np.uint64(0xFFFFFFFF)).astype(np.int32)
-    first = np.flatnonzero(np.concatenate([[True], pc[1:] != pc[:-1]])) if len(pc) else pc[:0]
-    uniq = pc[first]
-    save_array(directory, "tri.codes", uniq)
-    save_array(directory, "tri.indptr", np.append(first, len(pc)).astype(np.int64))
-    save_array(directory, "tri.val", po)
-    save_array(directory, "norms.ntri", np.bincount(po, minlength=len(norms)).astype(np.int32))
+    write_trigram_index(directory, norms)
+
+
+#: names per block of the trigram index: its arrays take ~60 bytes per trigram, so a
+#: block of this many names stays near 100 MB whatever the KG's size
+TRIGRAM_BLOCK = 50_000
+
+
+def write_trigram_index(directory: Path, norms: Sequence[str], block: int = TRIGRAM_BLOCK) -> None:
+    """tri.codes / tri.indptr / tri.val (trigram -> names holding it) and norms.ntri.
+
+    Built a block of names at a time: each block's distinct (trigram, name) pairs, sorted,
+    go to a run file, and the runs are merged in one streaming pass, so memory is set by
+    the block, not by the number of names (the same arrays as sorting all pairs at once)."""
+    ntri = np.zeros(len(norms), dtype=np.int32)
+    tmp = directory / ".trigram-runs"
+    tmp.mkdir(exist_ok=True)
+    paths: list[Path] = []
+    for a in range(0, len(norms), block):
+        codes, owner = byte_trigrams(norms[a : a + block])
+        pairs = runs.unique_sorted(
+            (codes.astype(np.uint64) << np.uint64(32)) | (owner + a).astype(np.uint64)
+        )
+        po = (pairs & np.uint64(0xFFFFFFFF)).astype(np.int64)
+        ntri[a : a + block] = np.bincount(po - a, minlength=min(block, len(norms) - a))
+        paths.append(tmp / f"{len(paths):05d}")
+        runs.write(paths[-1], pairs)
+    out = {
+        "codes": runs.NpyRaw(tmp / "tri.codes.npy", np.uint32),
+        "indptr": runs.NpyRaw(tmp / "tri.indptr.npy", np.int64),
+        "val": runs.NpyRaw(tmp / "tri.val.npy", np.int32),
+    }
+    for o in out.values():
+        o.start()
+    done, last = 0, None
+    for pairs in runs.merge_unique(paths, "u8", max(block * 8, 1 << 16)):
+        pc = (pairs >> np.uint64(32)).astype(np.uint32)
+        new = np.concatenate([[pc[0] != last], pc[1:] != pc[:-1]])
+        out["codes"].append(pc[new])
+        out["indptr"].append(done + np.flatnonzero(new))
+        out["val"].append((pairs & np.uint64(0xFFFFFFFF)).astype(np.int32))
+        done, last = done + len(pairs), pc[-1]
+    out["indptr"].append(np.array([done], dtype=np.int64))
+    for o in out.values():
+        o.finish(directory)
+    shutil.rmtree(tmp, ignore_errors=True)
+    save_array(directory, "norms.ntri", ntri)
