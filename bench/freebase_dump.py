@@ -2,6 +2,7 @@
 
     python bench/freebase_dump.py --lines 10000000 --out /tmp/fb-10M.gz [--seed 0]
     python bench/freebase_dump.py --clean /tmp/fb-10M.gz --out /tmp/fb-10M.nt
+    python bench/freebase_dump.py --questions STORE --n 1000 --out /tmp/questions.json
 
 Lines are `<s>\\t<p>\\t<o>\\t.` grouped by subject, as in freebase-rdf-latest.gz, with what
 that file holds besides facts: names in several languages (`@en`, `@en-GB`, `@fr`, `@de`,
@@ -207,14 +208,79 @@ def clean(dump: Path, out: Path, lang: str = "en") -> int:
     return kept
 
 
+def questions(store: Path, out: Path, n: int, seed: int = 0, max_answers: int = 20) -> int:
+    """`n` WebQSP-form questions (`Parses` with topic and answer MIDs) from a store: a
+    random topic with out-edges, a random 1- or 2-hop forward relation path, every entity
+    it reaches as the gold answers (at most `max_answers`; busier paths are redrawn)."""
+    import json
+
+    from kgreason.kg.store.format import StringTable
+
+    ptr = np.load(store / "fwd.indptr.npy", mmap_mode="r")
+    rel = np.load(store / "fwd.rel.npy", mmap_mode="r")
+    dst = np.load(store / "fwd.dst.npy", mmap_mode="r")
+    keys, labels = StringTable.open(store, "keys"), StringTable.open(store, "labels")
+    unnamed = np.load(store / "unnamed.npy", mmap_mode="r")
+    relations = json.loads((store / "relations.json").read_text())
+    rng = np.random.default_rng(seed)
+    deg = np.diff(ptr)
+
+    def step(nodes: np.ndarray, r: int) -> np.ndarray:
+        out = [dst[ptr[x] : ptr[x + 1]][rel[ptr[x] : ptr[x + 1]] == r] for x in nodes.tolist()]
+        return np.unique(np.concatenate(out)) if out else np.zeros(0, np.int64)
+
+    rows: list[dict[str, object]] = []
+    while len(rows) < n:
+        topic = int(rng.integers(0, len(deg)))
+        if deg[topic] == 0 or unnamed[topic]:
+            continue
+        hops = 1 + int(rng.random() < 0.5)
+        frontier, path = np.array([topic]), []
+        for _ in range(hops):
+            edges = rel[ptr[frontier[0]] : ptr[frontier[0] + 1]]
+            if len(edges) == 0:
+                break
+            r = int(edges[rng.integers(0, len(edges))])
+            path.append(relations[r])
+            frontier = step(frontier, r)
+        if len(path) < hops or not 0 < len(frontier) <= max_answers:
+            continue
+        name = labels[topic]
+        words = " then ".join(p.rsplit(".", 1)[-1].replace("_", " ") for p in path)
+        answers = [
+            {"AnswerType": "Entity", "AnswerArgument": keys[a], "EntityName": labels[a]}
+            for a in frontier.tolist()
+        ]
+        rows.append(
+            {
+                "QuestionId": f"synth-{len(rows)}",
+                "RawQuestion": f"what is the {words} of {name}?",
+                "Parses": [
+                    {
+                        "TopicEntityMid": keys[topic],
+                        "TopicEntityName": name,
+                        "InferentialChain": path,
+                        "Answers": answers,
+                    }
+                ],
+            }
+        )
+    out.write_text(json.dumps({"Questions": rows}, indent=1))
+    return len(rows)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--lines", type=int, default=1_000_000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--clean", type=Path, help="write the reference cleaning of this dump")
+    ap.add_argument("--questions", type=Path, help="write N WebQSP-form questions from this store")
+    ap.add_argument("--n", type=int, default=1000)
     ap.add_argument("--out", type=Path, required=True)
     a = ap.parse_args()
-    if a.clean:
+    if a.questions:
+        print(f"{a.out}: {questions(a.questions, a.out, a.n, a.seed):,} questions")
+    elif a.clean:
         print(f"{a.out}: {clean(a.clean, a.out):,} lines kept")
     else:
         print(f"{a.out}: {a.lines:,} lines, {generate(a.out, a.lines, a.seed):,} entities")

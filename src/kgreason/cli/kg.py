@@ -210,4 +210,7 @@ def register(app: typer.Typer) -> None:
     )
     kg_app.command("build")(build)
     kg_app.command("info")(info)
+    from kgreason.cli.kg_subset import subset
+
+    kg_app.command("subset")(subset)
     app.add_typer(kg_app, name="kg")

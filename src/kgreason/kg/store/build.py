@@ -26,6 +26,7 @@ import numpy as np
 from kgreason.kg.base import KGError
 from kgreason.kg.inverses import detect_inverses
 from kgreason.kg.loaders import Source, resolve_names
+from kgreason.kg.loaders.memory_source import TripleSource
 from kgreason.kg.store.build_index import csr, key_ranks, write_name_indexes
 from kgreason.kg.store.format import (
     FORMAT_VERSION,
@@ -83,7 +84,11 @@ def _swap_in(tmp: Path, out: Path) -> None:
 
 
 def build_store(
-    sources: Sequence[Source], out: Path, *, force: bool = False, progress: Progress | None = None
+    sources: Sequence[Source | TripleSource],
+    out: Path,
+    *,
+    force: bool = False,
+    progress: Progress | None = None,
 ) -> Manifest:
     """Build a store at `out` from the sources; returns its manifest."""
     out = Path(out)
@@ -113,7 +118,7 @@ def build_store(
     return manifest
 
 
-def _ingest(sources: Sequence[Source], progress: Progress | None) -> _Ingested:
+def _ingest(sources: Sequence[Source | TripleSource], progress: Progress | None) -> _Ingested:
     """Intern node and relation strings. `setdefault` with a running counter keeps the
     whole batch in C; ids are therefore sparse (one counter value per occurrence) and are
     compacted to 0..N-1, in order of first appearance, by `_compact`."""
@@ -188,7 +193,7 @@ def _dedupe(h: np.ndarray, r: np.ndarray, t: np.ndarray, n: int, m: int) -> np.n
     return first
 
 
-def _refuse_empty(sources: Sequence[Source], counts: list[int]) -> None:
+def _refuse_empty(sources: Sequence[Source | TripleSource], counts: list[int]) -> None:
     for s, n in zip(sources, counts, strict=True):
         if n == 0 and not s.names and not s.literals_dropped:
             raise EmptyInputError(
@@ -196,7 +201,9 @@ def _refuse_empty(sources: Sequence[Source], counts: list[int]) -> None:
             )
 
 
-def build_into(directory: Path, sources: Sequence[Source], progress: Progress | None) -> Manifest:
+def build_into(
+    directory: Path, sources: Sequence[Source | TripleSource], progress: Progress | None
+) -> Manifest:
     ing = _ingest(sources, progress)
     _refuse_empty(sources, ing.per_source)
     has_names = any(s.has_names for s in sources)
