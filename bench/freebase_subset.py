@@ -56,6 +56,11 @@ def main() -> int:
     ap.add_argument("--hops", type=int, default=2)
     ap.add_argument("--embedder", default="static")
     ap.add_argument("--dir", type=Path, default=None)
+    ap.add_argument(
+        "--cap",
+        default=None,
+        help="pog.max_subgraph_triples for both subset and eval (none: no cap)",
+    )
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(dir=a.dir) as tmp:
         d = Path(tmp)
@@ -63,6 +68,9 @@ def main() -> int:
         data = d / "data" / "kgqa" / "freebase-questions" / "aog"
         data.mkdir(parents=True)
         freebase_dump.questions(d / "full", data / "WebQSP.json", a.questions, seed=1)
+        env = {"KGREASON_POG__D_MAX": str(a.hops)}  # eval walks as deep as the subset was cut
+        if a.cap:
+            env["KGREASON_POG__MAX_SUBGRAPH_TRIPLES"] = a.cap
         sub_s, out = kgreason(
             "kg",
             "subset",
@@ -76,6 +84,7 @@ def main() -> int:
             "--out",
             str(d / "sub"),
             "--json",
+            env=env,
         )
         report = json.loads(out)
         _, info = kgreason("kg", "info", str(d / "full"), "--json")
@@ -95,6 +104,7 @@ def main() -> int:
                 a.embedder,
                 "--out",
                 str(d / f"run-{name}"),
+                env=env,
             )
             runs[name] = (secs, answers(d / f"run-{name}"))
         full, sub = runs["full"][1], runs["sub"][1]
