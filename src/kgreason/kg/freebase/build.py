@@ -37,7 +37,13 @@ from kgreason.kg.loaders.lines import LoadError
 from kgreason.kg.store import runs
 from kgreason.kg.store.build import CONTENT_FILES, EmptyInputError, _check_target, _swap_in
 from kgreason.kg.store.build_index import write_name_indexes
-from kgreason.kg.store.format import FORMAT_VERSION, RELATIONS, Manifest, fingerprint_files
+from kgreason.kg.store.format import (
+    FORMAT_VERSION,
+    RELATIONS,
+    Manifest,
+    fingerprint_files,
+    hash_many,
+)
 from kgreason.kg.store.swap import BuildLock, recover, write_error
 
 #: (stage, done, total): progress within a stage (bytes of the dump, chunks, buckets)
@@ -312,12 +318,11 @@ def _finish(work: Path, dump: Path, state: BuildState, options: DumpOptions) -> 
     store.mkdir(exist_ok=True)
     os.chmod(store, 0o755)
     counts = assemble(work, store, state, options.memory)
-    keys = [k.decode() for k in runs.read(work / "keys.S", KEY).tolist()]
     labels = _labels_list(work)
-    write_name_indexes(store, keys, labels, True)
+    write_name_indexes(store, None, labels, True, key_hashes=_key_hashes(work, state.entities))
+    del labels
     (store / RELATIONS).write_text(json.dumps(state.relations, ensure_ascii=False))
-    inverses = _inverses(store, state, keys, options.memory)
-    del keys, labels
+    inverses = _inverses(store, state, work, options.memory)
     manifest = Manifest(
         format_version=FORMAT_VERSION,
         fingerprint=fingerprint_files(store, (*CONTENT_FILES, "labels.blob.npy", "labels.off.npy")),
@@ -346,6 +351,15 @@ def _finish(work: Path, dump: Path, state: BuildState, options: DumpOptions) -> 
     return manifest
 
 
+def _key_hashes(work: Path, n: int, block: int = 1 << 20) -> np.ndarray:
+    """hash_many of every key, a block at a time (never all keys as str at once)."""
+    parts = [np.zeros(0, np.uint64)]
+    for a in range(0, n, block):
+        keys = runs.read(work / "keys.S", KEY, a, min(block, n - a))
+        parts.append(hash_many([k.decode() for k in keys.tolist()]))
+    return np.concatenate(parts)
+
+
 def _labels_list(work: Path) -> list[str]:
     lens = runs.read(work / "labels.len.npy.raw", np.int64, runs.HEADER // 8)
     blob = (work / "labels.blob.npy.raw").read_bytes()[runs.HEADER :]
@@ -354,11 +368,12 @@ def _labels_list(work: Path) -> list[str]:
 
 
 def _inverses(
-    store: Path, state: BuildState, keys: list[str], memory: int
+    store: Path, state: BuildState, work: Path, memory: int
 ) -> list[dict[str, object]]:
     """`detect_inverses` needs every edge in memory: run only when they fit the budget."""
     if state.edges * 8 * 8 > memory:
         return []
+    keys = [k.decode() for k in runs.read(work / "keys.S", KEY).tolist()]
     ptr = np.load(store / "fwd.indptr.npy")
     h = np.repeat(np.arange(state.entities, dtype=np.int64), np.diff(ptr))
     r = np.load(store / "fwd.rel.npy").astype(np.int64)

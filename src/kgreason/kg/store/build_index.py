@@ -53,13 +53,20 @@ def byte_trigrams(strings: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def write_name_indexes(
-    directory: Path, keys: list[str], labels: list[str], has_names: bool
+    directory: Path,
+    keys: Sequence[str] | None,
+    labels: list[str],
+    has_names: bool,
+    *,
+    key_hashes: np.ndarray | None = None,
 ) -> None:
     """Exact label index, normalised-name table, norm -> nodes, the sorted-name index and
-    the trigram index."""
-    n = len(keys)
+    the trigram index. `key_hashes` (hash_many of the keys, computed by the caller in
+    blocks) spares a large build holding every key as a str beside every label."""
+    n = len(labels)
     ids = np.arange(n, dtype=np.int64)
-    write_hash_index(directory, "keys", hash_many(keys), ids)
+    hashes = key_hashes if key_hashes is not None else hash_many(keys or [])
+    write_hash_index(directory, "keys", hashes, ids)
     if has_names:
         write_strings(directory, "labels", labels)
         write_hash_index(directory, "labels", hash_many(labels), ids)
