@@ -28,9 +28,11 @@ def subset(
     force: bool = typer.Option(False, "--force", help="Replace an existing store."),
     json_out: common.JsonOption = False,
 ) -> None:
-    """Cut a small store holding what a question set needs: each question's topic
-    entities' D-hop subgraph as `ask` cuts it (same bounds and hub handling); reports
-    entities, triples and, by hop, for how many questions the gold answers lie inside."""
+    """Cut a small store holding what a question set needs.
+
+    Each question's topic entities' D-hop subgraph as `ask` cuts it (same bounds and hub
+    handling); reports entities, triples and, by hop, for how many questions the gold
+    answers lie inside."""
     from kgreason.eval import datasets
     from kgreason.eval.kg_subset import cut, write
     from kgreason.eval.loaders import DatasetError
