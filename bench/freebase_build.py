@@ -27,40 +27,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from tests.servers import _popen, _wait_ready, find_binary, free_port
+from tests.servers import VIRTUOSO_INI, _popen, _wait_ready, find_binary, free_port
 
 import freebase_dump
 
 FULL_DUMP_LINES = 1_900_000_000  # freebase-rdf-latest.gz, as issue 33 gives it
 CLEANED_TRIPLES = 954_538_780  # PoG#2: the author's cleaned dump
-
-VIRTUOSO_INI = """\
-[Database]
-DatabaseFile = {d}/virtuoso.db
-ErrorLogFile = {d}/virtuoso.log
-LockFile = {d}/virtuoso.lck
-TransactionFile = {d}/virtuoso.trx
-xa_persistent_file = {d}/virtuoso.pxa
-TempStorage = TempDatabase
-[TempDatabase]
-DatabaseFile = {d}/virtuoso-temp.db
-TransactionFile = {d}/virtuoso-temp.trx
-[Parameters]
-ServerPort = 127.0.0.1:{sql_port}
-DisableUnixSocket = 1
-DirsAllowed = ., {d}/data
-NumberOfBuffers = {buffers}
-MaxDirtyBuffers = {dirty}
-ThreadsPerQuery = 2
-MaxClientConnections = 8
-CheckpointInterval = 0
-[HTTPServer]
-ServerPort = 127.0.0.1:{http_port}
-ServerRoot = {d}
-ServerThreads = 2
-[SPARQL]
-ResultSetMaxRows = 10000
-"""
 
 
 def size(text: str) -> int:
@@ -112,7 +84,13 @@ def virtuoso_load(dump: Path, work: Path, memory_bytes: int) -> dict[str, float]
     ini = work / "virtuoso.ini"
     ini.write_text(
         VIRTUOSO_INI.format(
-            d=work, sql_port=sql_port, http_port=http_port, buffers=buffers, dirty=buffers * 3 // 4
+            d=work,
+            sql_port=sql_port,
+            http_port=http_port,
+            max_rows=10000,
+            max_sorted=10000,
+            buffers=buffers,
+            dirty=buffers * 3 // 4,
         )
     )
     proc = _popen([binary, "+foreground", "+configfile", str(ini)], work / "stdout.log", work)

@@ -125,8 +125,8 @@ TransactionFile = {d}/virtuoso-temp.trx
 ServerPort = 127.0.0.1:{sql_port}
 DisableUnixSocket = 1
 DirsAllowed = ., {d}/data
-NumberOfBuffers = 2000
-MaxDirtyBuffers = 1200
+NumberOfBuffers = {buffers}
+MaxDirtyBuffers = {dirty}
 ThreadsPerQuery = 2
 MaxClientConnections = 8
 CheckpointInterval = 0
@@ -169,6 +169,8 @@ def start_virtuoso(
             http_port=http_port,
             max_rows=result_set_max_rows,
             max_sorted=max_sorted_top_rows,
+            buffers=2000,
+            dirty=1200,
         )
     )
     t0 = time.monotonic()

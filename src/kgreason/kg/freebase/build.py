@@ -31,7 +31,7 @@ from kgreason.kg.base import KGError
 from kgreason.kg.freebase import stages
 from kgreason.kg.freebase.parse import KEY, DumpParser, Parsed, line_blocks
 from kgreason.kg.freebase.rules import Cleaning, rule_table
-from kgreason.kg.freebase.state import BuildState, ResumeError, input_signature
+from kgreason.kg.freebase.state import STAGES, BuildState, ResumeError, input_signature
 from kgreason.kg.inverses import detect_inverses
 from kgreason.kg.loaders.lines import LoadError
 from kgreason.kg.store import runs
@@ -120,23 +120,18 @@ def _open(
 
 
 def _run(dump: Path, work: Path, state: BuildState, options: DumpOptions, tick: Progress) -> None:
-    order = list(stages_order())
-    for name, fn in order[order.index(next(s for s in order if s[0] == state.stage)) :]:
-        if name == "finish":
-            return
-        fn(dump, work, state, options, tick)
-
-
-def stages_order() -> list[tuple[str, Callable[..., None]]]:
-    return [
-        ("parse", _parse),
-        ("keys", _keys),
-        ("map", _map),
-        ("fwd", _fwd),
-        ("rev", _rev),
-        ("labels", _labels),
-        ("finish", lambda *_: None),
-    ]
+    """The stages from the checkpoint's on (state.STAGES; `finish` is the caller's)."""
+    steps = {
+        "parse": _parse,
+        "keys": _keys,
+        "map": _map,
+        "fwd": _fwd,
+        "rev": _rev,
+        "labels": _labels,
+    }
+    for name in STAGES[STAGES.index(state.stage) :]:
+        if name in steps:
+            steps[name](dump, work, state, options, tick)
 
 
 class _Hashing:
@@ -237,9 +232,7 @@ def _map(dump: Path, work: Path, state: BuildState, options: DumpOptions, tick: 
     state.advance(work, "fwd")
 
 
-def _outputs(
-    work: Path, state: BuildState, spec: Mapping[str, DTypeLike]
-) -> dict[str, runs.NpyRaw]:
+def _outputs(work: Path, spec: Mapping[str, DTypeLike]) -> dict[str, runs.NpyRaw]:
     return {name: runs.NpyRaw(work / f"{name}.npy", dt) for name, dt in spec.items()}
 
 
@@ -277,9 +270,7 @@ def _per_bucket(
 def _fwd(dump: Path, work: Path, state: BuildState, options: DumpOptions, tick: Progress) -> None:
     idt = stages.id_dtype(state)
     spec: dict[str, DTypeLike] = {"fwd.counts": np.int64, "fwd.rel": idt, "fwd.dst": idt}
-    _per_bucket(
-        work, state, "fwd", _outputs(work, state, spec), "rb", stages.fwd_bucket, tick, "rev"
-    )
+    _per_bucket(work, state, "fwd", _outputs(work, spec), "rb", stages.fwd_bucket, tick, "rev")
 
 
 def _rev(dump: Path, work: Path, state: BuildState, options: DumpOptions, tick: Progress) -> None:
@@ -290,9 +281,7 @@ def _rev(dump: Path, work: Path, state: BuildState, options: DumpOptions, tick: 
         "rev.src": idt,
         "rev.eid": idt,
     }
-    _per_bucket(
-        work, state, "rev", _outputs(work, state, spec), None, stages.rev_bucket, tick, "labels"
-    )
+    _per_bucket(work, state, "rev", _outputs(work, spec), None, stages.rev_bucket, tick, "labels")
 
 
 def _labels(
@@ -303,7 +292,7 @@ def _labels(
         work,
         state,
         "labels",
-        _outputs(work, state, spec),
+        _outputs(work, spec),
         None,
         stages.label_bucket,
         tick,
@@ -367,9 +356,7 @@ def _labels_list(work: Path) -> list[str]:
     return [blob[a:b].decode() for a, b in itertools.pairwise(off)]
 
 
-def _inverses(
-    store: Path, state: BuildState, work: Path, memory: int
-) -> list[dict[str, object]]:
+def _inverses(store: Path, state: BuildState, work: Path, memory: int) -> list[dict[str, object]]:
     """`detect_inverses` needs every edge in memory: run only when they fit the budget."""
     if state.edges * 8 * 8 > memory:
         return []
