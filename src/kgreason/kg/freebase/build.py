@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import itertools
 import json
 import math
 import os
@@ -41,8 +40,9 @@ from kgreason.kg.store.format import (
     FORMAT_VERSION,
     RELATIONS,
     Manifest,
+    StringTable,
     fingerprint_files,
-    hash_many,
+    hash_bytes,
 )
 from kgreason.kg.store.swap import BuildLock, recover, write_error
 
@@ -307,7 +307,7 @@ def _finish(work: Path, dump: Path, state: BuildState, options: DumpOptions) -> 
     store.mkdir(exist_ok=True)
     os.chmod(store, 0o755)
     counts = assemble(work, store, state, options.memory)
-    labels = _labels_list(work)
+    labels = _label_table(work)
     write_name_indexes(store, None, labels, True, key_hashes=_key_hashes(work, state.entities))
     del labels
     (store / RELATIONS).write_text(json.dumps(state.relations, ensure_ascii=False))
@@ -344,16 +344,19 @@ def _key_hashes(work: Path, n: int, block: int = 1 << 20) -> np.ndarray:
     """hash_many of every key, a block at a time (never all keys as str at once)."""
     parts = [np.zeros(0, np.uint64)]
     for a in range(0, n, block):
-        keys = runs.read(work / "keys.S", KEY, a, min(block, n - a))
-        parts.append(hash_many([k.decode() for k in keys.tolist()]))
+        parts.append(hash_bytes(runs.read(work / "keys.S", KEY, a, min(block, n - a)).tolist()))
     return np.concatenate(parts)
 
 
-def _labels_list(work: Path) -> list[str]:
+def _label_table(work: Path) -> StringTable:
+    """The labels stage's output as a table over its file: read a block at a time."""
     lens = runs.read(work / "labels.len.npy.raw", np.int64, runs.HEADER // 8)
-    blob = (work / "labels.blob.npy.raw").read_bytes()[runs.HEADER :]
-    off = np.concatenate([[0], np.cumsum(lens)]).tolist()
-    return [blob[a:b].decode() for a, b in itertools.pairwise(off)]
+    off = np.zeros(len(lens) + 1, dtype=np.int64)
+    np.cumsum(lens, out=off[1:])
+    raw = work / "labels.blob.npy.raw"
+    size = int(off[-1])
+    blob = np.memmap(raw, np.uint8, "r", runs.HEADER, (size,)) if size else np.zeros(0, np.uint8)
+    return StringTable(blob.view(np.ndarray), off)
 
 
 def _inverses(store: Path, state: BuildState, work: Path, memory: int) -> list[dict[str, object]]:

@@ -8,6 +8,7 @@ See docs/kg-store.md for the full layout.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -29,8 +30,14 @@ class StoreFormatError(KGError):
 def hash_many(strings: Iterable[str]) -> np.ndarray:
     """Stable 64-bit blake2b hash of each string (Python's hash() is salted per process, so it
     cannot be stored); the digests are read as little-endian uint64 in one go."""
+    return hash_bytes(s.encode() for s in strings)
+
+
+def hash_bytes(encoded: Iterable[bytes], person: bytes = b"") -> np.ndarray:
+    """`hash_many` of strings already UTF-8 encoded; another `person` gives an independent
+    hash (the name-index build pairs two to tell distinct strings apart)."""
     b2 = hashlib.blake2b
-    digests = b"".join([b2(s.encode(), digest_size=8).digest() for s in strings])
+    digests = b"".join([b2(b, digest_size=8, person=person).digest() for b in encoded])
     return np.frombuffer(digests, dtype="<u8").astype(np.uint64)
 
 
@@ -105,6 +112,29 @@ class StringTable:
     def open(cls, directory: Path, stem: str) -> StringTable:
         return cls(load_array(directory, f"{stem}.blob"), load_array(directory, f"{stem}.off"))
 
+    @classmethod
+    def of(cls, strings: Sequence[str]) -> StringTable:
+        encoded = [s.encode() for s in strings]
+        off = np.zeros(len(encoded) + 1, dtype=np.int64)
+        if encoded:
+            np.cumsum(np.fromiter(map(len, encoded), np.int64, len(encoded)), out=off[1:])
+        return cls(np.frombuffer(b"".join(encoded), dtype=np.uint8), off)
+
+    def save(self, directory: Path, stem: str) -> None:
+        save_array(directory, f"{stem}.blob", self._blob)
+        save_array(directory, f"{stem}.off", self._off)
+
+    def encoded(self, a: int, b: int) -> list[bytes]:
+        """Strings a..b-1 as UTF-8 bytes: the build's blockwise passes hash and sort
+        these without decoding the whole table."""
+        off = self._off[a : b + 1].tolist()
+        buf = self._blob[off[0] : off[-1]].tobytes() if off else b""
+        o = off[0] if off else 0
+        return [buf[x - o : y - o] for x, y in itertools.pairwise(off)]
+
+    def strings(self, a: int, b: int) -> list[str]:
+        return [x.decode() for x in self.encoded(a, b)]
+
     def __len__(self) -> int:
         return len(self._off) - 1
 
@@ -119,12 +149,7 @@ class StringTable:
 
 
 def write_strings(directory: Path, stem: str, strings: Sequence[str]) -> None:
-    encoded = [s.encode() for s in strings]
-    off = np.zeros(len(encoded) + 1, dtype=np.int64)
-    if encoded:
-        np.cumsum(np.fromiter((len(b) for b in encoded), np.int64, len(encoded)), out=off[1:])
-    save_array(directory, f"{stem}.blob", np.frombuffer(b"".join(encoded), dtype=np.uint8))
-    save_array(directory, f"{stem}.off", off)
+    StringTable.of(strings).save(directory, stem)
 
 
 class HashIndex:
