@@ -15,7 +15,10 @@ from kgreason.cli import app
 from kgreason.eval import datasets
 from kgreason.eval.kg_subset import cut, write
 from kgreason.kg.freebase import build_freebase
+from kgreason.kg.settings import DEFAULT_NOISE_PREFIXES
 from kgreason.kg.store import StoreKG
+from kgreason.kg.store.format import Manifest, StoreFormatError
+from kgreason.kg.store.walks import WALKS, Walks
 from kgreason.pog.settings import PoGSettings
 from kgreason.pog.subgraph import walk_subgraph
 
@@ -43,9 +46,11 @@ def test_untruncated_walks_are_the_same_on_the_subset(
     settings = PoGSettings(max_subgraph_triples=cap)
     kg = StoreKG(store)
     try:
-        eids, report = cut(kg, records, 2, settings)
-        write(kg, eids, records, tmp_path / "sub", force=False)
+        taken = cut(kg, records, 2, settings, tmp_path)
+        eids, report = taken.eids, taken.report
+        write(kg, taken, records, tmp_path / "sub", force=False)
         sub = StoreKG(tmp_path / "sub")
+        sub.walks = Walks(tmp_path)  # none: every walk below runs live on the subset
         try:
             assert _triples(sub, np.arange(sub.graph.n_edges)) == _triples(kg, eids)
             same = 0
@@ -83,3 +88,130 @@ def test_cli(full: tuple[Path, Path], tmp_path: Path) -> None:
         app, ["kg", "subset", str(store), "--dataset", "nope", "--hops", "1", "--out", "x"]
     )
     assert r.exit_code == 1 and "unknown dataset" in r.stderr
+
+
+def _walk(kg: StoreKG, res) -> list[tuple[str, str, str, bool]]:
+    """A walk as it came: its triples in discovery order, each with the side that read it."""
+    rows = kg.triples_of(np.asarray(res.eids))
+    return [(t.head, t.relation, t.tail, bool(i)) for t, i in zip(rows, res.rows[3], strict=True)]
+
+
+def test_cut_walks_replay_on_the_subset(full: tuple[Path, Path], tmp_path: Path) -> None:
+    """A walk a bound cut depends on edges the subset does not hold: the subset replays the
+    full store's walk (same edges, order, rows and cut report), and only for the seeds and
+    settings it was recorded with."""
+    store, qfile = full
+    records = datasets.load("webqsp", path=qfile).records
+    settings = PoGSettings(max_subgraph_triples=300)
+    kg = StoreKG(store)
+    try:
+        taken = cut(kg, records, 2, settings, tmp_path)
+        assert taken.report.truncated > 0
+        write(kg, taken, records, tmp_path / "sub", force=False)
+        sub = StoreKG(tmp_path / "sub")
+        try:
+            assert len(sub.walks) == len({tuple(r.topic_entities) for r in records})
+            differ = 0
+            for rec in records:
+                topics = list(rec.topic_entities)
+                a, ra = walk_subgraph(kg, topics, settings, depth=2)
+                b, rb = walk_subgraph(sub, topics, settings, depth=2)
+                assert b.replayed and not a.replayed
+                assert _walk(kg, ra) == _walk(sub, rb)
+                assert (a.truncated, a.truncation_reason) == (b.truncated, b.truncation_reason)
+                assert a.cut_detail == b.cut_detail
+                assert b.bounds_hit() == [
+                    x + " (the full store's walk, replayed by this subset)" for x in a.bounds_hit()
+                ]
+                rows_a = [np.asarray(x) for x in ra.rows]
+                b_triples = sub.triples_of(np.asarray(rb.eids))
+                # the rows name the same nodes and relations in the subset's numbering
+                heads = [t.head for t in b_triples]
+                assert heads == [t.head for t in kg.triples_of(np.asarray(ra.eids))]
+                assert len(rows_a[0]) == len(rb.rows[0])
+                live, rl = walk_subgraph(
+                    sub, topics, settings.model_copy(update={"max_subgraph_triples": 301}), depth=2
+                )
+                assert not live.replayed
+                differ += a.truncated and _walk(kg, ra) != _walk(sub, rl)
+            assert differ > 0  # without the replay, cut walks would differ
+        finally:
+            sub.close()
+    finally:
+        kg.close()
+    pairs = [
+        {(p["relation"], p["inverse"]) for p in Manifest.read(d).inverse_relations}
+        for d in (store, tmp_path / "sub")
+    ]
+    assert pairs[1] <= pairs[0]  # the full store's pairs, not ones found on the subset alone
+
+
+def test_unreadable_walks_name_the_file(full: tuple[Path, Path], tmp_path: Path) -> None:
+    store, qfile = full
+    records = datasets.load("webqsp", path=qfile).records[:3]
+    settings = PoGSettings(max_subgraph_triples=300)
+    kg = StoreKG(store)
+    try:
+        write(kg, cut(kg, records, 2, settings, tmp_path), records, tmp_path / "sub", force=False)
+    finally:
+        kg.close()
+    topics = list(records[0].topic_entities)
+    for bad in ("{not json", '{"version": 99, "walks": []}', '{"version": 1}'):
+        (tmp_path / "sub" / WALKS).write_text(bad)
+        sub = StoreKG(tmp_path / "sub")
+        with pytest.raises(StoreFormatError, match=r"walks\.json"):
+            walk_subgraph(sub, topics, settings, depth=2)
+        sub.close()
+    # a recorded walk naming edges past the store's end
+    entry = {
+        "key": [topics, 2, 300, "edge-order", list(DEFAULT_NOISE_PREFIXES)],
+        "offset": 0,
+        "count": 1,
+        "figures": {},
+        "detail": "",
+    }
+    (tmp_path / "sub" / WALKS).write_text(json.dumps({"version": 1, "walks": [entry]}))
+    np.save(tmp_path / "sub" / "walks.eid.npy", np.array([10**9], np.int64))
+    np.save(tmp_path / "sub" / "walks.inn.npy", np.array([False]))
+    sub = StoreKG(tmp_path / "sub")
+    with pytest.raises(StoreFormatError, match="do not fit"):
+        walk_subgraph(sub, topics, settings, depth=2)
+    sub.close()
+
+
+def test_eval_answers_on_the_subset_are_the_full_stores(
+    full: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kgreason eval --method llm-free` on the subset gives every question the full
+    store's answers, bound-cut questions included (the bound is small enough to cut most)."""
+    store, qfile = full
+    data = tmp_path / "data" / "kgqa" / "freebase-questions" / "aog"
+    data.mkdir(parents=True)
+    (data / "WebQSP.json").write_text(qfile.read_text())
+    monkeypatch.setenv("KGREASON_POG__D_MAX", "2")
+    monkeypatch.setenv("KGREASON_POG__MAX_SUBGRAPH_TRIPLES", "300")
+    r = CliRunner().invoke(
+        app,
+        [
+            *("kg", "subset", str(store), "--dataset", "webqsp", "--questions", str(qfile)),
+            *("--hops", "2", "--out", str(tmp_path / "sub"), "--json"),
+        ],
+    )
+    assert r.exit_code == 0, r.stderr
+    assert json.loads(r.stdout)["truncated"] > 0
+    runs = {}
+    for name, kg in (("full", store), ("sub", tmp_path / "sub")):
+        out = tmp_path / f"run-{name}"
+        args = ["eval", "webqsp", "--data-dir", str(tmp_path / "data"), "--kg", str(kg)]
+        r = CliRunner().invoke(
+            app, [*args, "--method", "llm-free", "--embedder", "static", "--out", str(out)]
+        )
+        assert r.exit_code == 0, r.stderr
+        rows = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+        runs[name] = {x["id"]: (x.get("answer_ids"), x["extra"]["bounds_hit"]) for x in rows}
+    assert len(runs["full"]) == 25 and runs["full"].keys() == runs["sub"].keys()
+    for q, (answers, _) in runs["full"].items():
+        assert runs["sub"][q][0] == answers, q
+    assert any(b for _, b in runs["full"].values())  # some walks were cut
+    replayed = [b for _, bs in runs["sub"].values() for b in bs if "replayed" in b]
+    assert replayed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import typer
@@ -38,6 +39,7 @@ def subset(
     from kgreason.eval.loaders import DatasetError
     from kgreason.kg.base import KGError
     from kgreason.kg.store import StoreKG
+    from kgreason.kg.store.build import check_target
 
     loaded = settings(ctx)
     s = loaded.settings
@@ -53,12 +55,18 @@ def subset(
     except KGError as e:
         fail(str(e))
     try:
-        eids, report = cut(kg, records, hops, s.pog)
-        manifest = write(kg, eids, records, out, force=force)
+        check_target(out, force)  # before the cut, not after it
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix=f".{out.name}.walks-", dir=out.parent) as spool:
+            taken = cut(kg, records, hops, s.pog, Path(spool))
+            manifest = write(kg, taken, records, out, force=force)
     except KGError as e:
         fail(str(e))
+    except OSError as e:
+        fail(f"--out {out}: {e}")
     finally:
         kg.close()
+    report = taken.report
     report.entities = int(manifest.counts["entities"])
     report.triples = int(manifest.counts["triples"])
     if want_json(ctx, json_out):

@@ -20,6 +20,7 @@ import numpy as np
 
 from kgreason.kg.base import KnowledgeGraph, Triple
 from kgreason.kg.store.walk import sort_edge_ids
+from kgreason.kg.store.walks import WalkKey
 from kgreason.pog.settings import PoGSettings
 
 if TYPE_CHECKING:
@@ -92,6 +93,8 @@ class QuestionSubgraph:
     unknown_topics: list[str] = field(default_factory=list)
     #: what the bound left out, when the backend can tell (local stores)
     cut_detail: str = ""
+    #: the walk a subset store recorded from its full store, replayed (kg/store/walks.py)
+    replayed: bool = False
 
     def entities(self) -> set[str]:
         out = set(self.topics)
@@ -104,7 +107,10 @@ class QuestionSubgraph:
         if not self.truncated:
             return []
         detail = f"; {self.cut_detail}" if self.cut_detail else ""
-        return [f"subgraph: {self.truncation_reason or 'truncated'} (depth {self.depth}){detail}"]
+        how = " (the full store's walk, replayed by this subset)" if self.replayed else ""
+        return [
+            f"subgraph: {self.truncation_reason or 'truncated'} (depth {self.depth}){detail}{how}"
+        ]
 
 
 async def detect_subgraph(
@@ -155,11 +161,18 @@ def walk_subgraph(
     topics = tuple(dict.fromkeys(topic_ids))
     d = settings.d_max if depth is None else depth
     nodes = kg.node_ids(list(topics))
-    grouped = settings.subgraph_bound == "relation-aware"
-    expand = kg.graph.expand_grouped if grouped else kg.graph.expand
-    res = expand(nodes[nodes >= 0], d, subgraph_cap(settings, kg.graph.n_edges))
+    known = (nodes >= 0).tolist()
     # a topic without edges is still known when the store has its name
-    unknown = [x for x, k in zip(topics, (nodes >= 0).tolist(), strict=True) if not k]
+    unknown = [x for x, k in zip(topics, known, strict=True) if not k]
+    grouped = settings.subgraph_bound == "relation-aware"
+    replayed = None
+    if len(kg.walks):  # a subset store replays the full store's walk (kg/store/walks.py)
+        replayed = kg.walks.replay(kg.graph, walk_key(kg, topics, known, d, settings))
+    if replayed is not None:
+        res = replayed[0]
+    else:
+        expand = kg.graph.expand_grouped if grouped else kg.graph.expand
+        res = expand(nodes[nodes >= 0], d, subgraph_cap(settings, kg.graph.n_edges))
     sub = QuestionSubgraph(
         topics=topics,
         triples=StoreTriples(kg, res.eids, is_sorted=False),
@@ -168,9 +181,21 @@ def walk_subgraph(
         truncation_reason=res.reason,
         unknown_topics=unknown,
     )
-    if res.truncated:
+    if replayed is not None:
+        sub.cut_detail = replayed[1]
+        sub.replayed = True
+    elif res.truncated:
         sub.cut_detail = _grouped_detail(kg, res) if grouped else _edge_order_detail(res, d)
     return sub, res
+
+
+def walk_key(
+    kg: StoreKG, topics: Sequence[str], known: Sequence[bool], depth: int, settings: PoGSettings
+) -> WalkKey:
+    """What decides walk_subgraph's walk (a subset store looks its recorded walks up by it)."""
+    seeds = tuple(x for x, k in zip(topics, known, strict=True) if k)
+    cap, bound = settings.max_subgraph_triples, settings.subgraph_bound
+    return WalkKey(seeds, depth, cap, bound, kg.noise_prefixes)
 
 
 #: truncated groups named in a cut report, at most (the rest are counted)

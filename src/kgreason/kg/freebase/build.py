@@ -34,7 +34,7 @@ from kgreason.kg.freebase.state import STAGES, BuildState, ResumeError, input_si
 from kgreason.kg.inverses import detect_inverses
 from kgreason.kg.loaders.lines import LoadError
 from kgreason.kg.store import runs
-from kgreason.kg.store.build import CONTENT_FILES, EmptyInputError, _check_target, _swap_in
+from kgreason.kg.store.build import CONTENT_FILES, EmptyInputError, _swap_in, check_target
 from kgreason.kg.store.build_index import write_name_indexes
 from kgreason.kg.store.format import (
     FORMAT_VERSION,
@@ -75,7 +75,7 @@ def build_freebase(
     dump, out, options = Path(dump), Path(out), options or DumpOptions()
     if not dump.is_file():
         raise LoadError(f"{dump}: no such file")
-    _check_target(out, force)
+    check_target(out, force)
     work = out.with_name(out.name + ".partial")
     tick = progress or (lambda *_: None)
     try:
@@ -90,7 +90,7 @@ def build_freebase(
                 # way, so there is nothing to resume (a crash or a full disk keeps it)
                 shutil.rmtree(work, ignore_errors=True)
                 raise
-            _check_target(out, force)
+            check_target(out, force)
             manifest = _finish(work, dump, state, options)
             _swap_in(work / "store", out)
             shutil.rmtree(work, ignore_errors=True)

@@ -27,6 +27,9 @@ class TripleSource:
     dropped: dict[str, int] = field(default_factory=dict)
     literals_dropped: int = 0
     bytes_read: int = 0
+    #: inverse pairs to record as given instead of detecting them (a subset keeps its full
+    #: store's: pairs found on part of the triples could differ)
+    inverses: list[dict[str, object]] | None = None
 
     @property
     def size(self) -> int:

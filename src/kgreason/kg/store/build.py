@@ -61,7 +61,8 @@ class EmptyInputError(KGError):
     """An input file holds no triples: building from it is almost surely a mistake."""
 
 
-def _check_target(out: Path, force: bool) -> None:
+def check_target(out: Path, force: bool) -> None:
+    """Refuse a target build_store would refuse (callers with a long job first check)."""
     if not out.exists():
         return
     if not out.is_dir():
@@ -92,20 +93,20 @@ def build_store(
 ) -> Manifest:
     """Build a store at `out` from the sources; returns its manifest."""
     out = Path(out)
-    _check_target(out, force)
+    check_target(out, force)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise write_error(out, e) from None
     with BuildLock(out):
         recover(out)
-        _check_target(out, force)
+        check_target(out, force)
         tmp: Path | None = None
         try:
             tmp = Path(tempfile.mkdtemp(prefix=f"{out.name}.tmp-", dir=out.parent))
             os.chmod(tmp, 0o755)  # mkdtemp makes 0700; a store is meant to be shared
             manifest = build_into(tmp, sources, progress)
-            _check_target(out, force)  # re-checked: nothing may have appeared meanwhile
+            check_target(out, force)  # re-checked: nothing may have appeared meanwhile
             _swap_in(tmp, out)
         except OSError as e:
             if tmp is not None:
@@ -224,7 +225,8 @@ def build_into(
     first = _dedupe(h, r, t, n, m)
     h, r, t = h[first], r[first], t[first]
     e = len(h)
-    inverse_relations = detect_inverses(h, r, t, keys, rels)
+    given = [s.inverses for s in sources if isinstance(s, TripleSource) and s.inverses is not None]
+    inverse_relations = given[0] if given else detect_inverses(h, r, t, keys, rels)
     idx_t = np.int32 if max(n, m, e) < 2**31 else np.int64
 
     fwd_ptr, fwd_order = csr(h, n)

@@ -35,6 +35,7 @@ from kgreason.kg.store.materialize import (
 )
 from kgreason.kg.store.names import NameIndex
 from kgreason.kg.store.swap import recover_if_idle
+from kgreason.kg.store.walks import Walks
 
 #: Neighbor.direction by `Edges.out` (False/True).
 DIRECTIONS = ("head", "tail")
@@ -51,8 +52,9 @@ class StoreKG(Closeable):
         except (OSError, ValueError) as e:
             raise StoreFormatError(f"{self.path}: unreadable {RELATIONS}: {e}") from e
         self._rel_id = {r: i for i, r in enumerate(self.relations)}
+        self.noise_prefixes = tuple(noise_prefixes)
         noise = np.array(
-            [is_noise_relation(r, tuple(noise_prefixes)) for r in self.relations], dtype=bool
+            [is_noise_relation(r, self.noise_prefixes) for r in self.relations], dtype=bool
         )
         self.graph = CSRGraph(self.path, noise)
         self.index = NameIndex(self.path, self.manifest)
@@ -65,6 +67,8 @@ class StoreKG(Closeable):
         self._dir_objects = objects(DIRECTIONS)
         self._triple_rows = FrozenRows(Triple)
         self._neighbor_rows = FrozenRows(Neighbor)
+        #: the walks a subset store replays (kg/store/walks.py; none elsewhere)
+        self.walks = Walks(self.path)
 
     def close(self) -> None:
         """Drop the memory maps (unmapped once no result still views them); later calls
