@@ -49,9 +49,14 @@ def _truncated(run: Path) -> set[str]:
     return {r["id"] for r in rows if (r.get("extra") or {}).get("subgraph", {}).get("truncated")}
 
 
+def _mb(path: Path, pattern: str = "*") -> str:
+    return f"{sum(f.stat().st_size for f in path.resolve().glob(pattern)) / 1e6:,.1f}"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--dump", type=Path, required=True)
+    ap.add_argument("--store", type=Path, help="the store built from --dump (else built here)")
     ap.add_argument("--questions", type=int, default=200)
     ap.add_argument("--hops", type=int, default=2)
     ap.add_argument("--embedder", default="static")
@@ -64,7 +69,11 @@ def main() -> int:
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(dir=a.dir) as tmp:
         d = Path(tmp)
-        build_s, _ = kgreason("kg", "build", str(a.dump), "--out", str(d / "full"), "--no-warm")
+        if a.store:
+            (d / "full").symlink_to(a.store.resolve())
+            build_s = float("nan")
+        else:
+            build_s, _ = kgreason("kg", "build", str(a.dump), "--out", str(d / "full"), "--no-warm")
         data = d / "data" / "kgqa" / "freebase-questions" / "aog"
         data.mkdir(parents=True)
         freebase_dump.questions(d / "full", data / "WebQSP.json", a.questions, seed=1)
@@ -117,7 +126,9 @@ def main() -> int:
         print(
             f"kg subset, {report['questions']} questions, --hops {a.hops}: {report['triples']:,} "
             f"triples, {report['entities']:,} entities in {sub_s:.1f} s (wall, fresh process); "
-            f"{report['truncated']} questions cut by a bound"
+            f"{report['truncated']} questions cut by a bound; on disk {_mb(d / 'sub')} MB, of "
+            f"which the recorded walks {_mb(d / 'sub', 'walks.*')} MB (full store "
+            f"{_mb(d / 'full')} MB)"
         )
         for h in range(1, a.hops + 1):
             print(

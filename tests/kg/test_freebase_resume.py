@@ -124,3 +124,17 @@ def test_other_options_are_refused_until_restart(
         build_freebase(dump, out, options=DumpOptions(memory=2 << 20, block=OPTIONS.block))
     build_freebase(dump, out, options=OPTIONS, restart=True)
     assert store_files(out) == store_files(uninterrupted)
+
+
+def test_a_dump_shorter_than_the_checkpoint_is_an_error(dump: Path, tmp_path: Path) -> None:
+    """The checkpoint says the dump was read further than it now reaches (a file rewritten
+    in place with the same size and time): the resume refuses, it does not call it done."""
+    out = tmp_path / "store"
+    assert _killed_build(dump, out, "kgreason.kg.freebase.stages.spill", 2) == 9
+    state = tmp_path / "store.partial" / "state.json"
+    data = json.loads(state.read_text())
+    assert data["stage"] == "parse" and data["offset"] > 0
+    data["offset"] = 10**12
+    state.write_text(json.dumps(data))
+    with pytest.raises(ResumeError, match="before where the interrupted build stopped"):
+        build_freebase(dump, out, options=OPTIONS)

@@ -160,7 +160,13 @@ def _parse(dump: Path, work: Path, state: BuildState, options: DumpOptions, tick
         stream: Any = gzip.GzipFile(fileobj=reader, mode="rb") if _gzipped(dump) else reader  # type: ignore[call-overload]
         skip = state.offset
         while skip:  # decompressed again (and hashed), not parsed
-            skip -= len(stream.read(min(skip, 1 << 24)) or b"x" * skip)
+            got = len(stream.read(min(skip, 1 << 24)))
+            if not got:
+                raise ResumeError(
+                    f"{dump}: ends {skip:,} bytes before where the interrupted build stopped "
+                    f"reading it; rerun with --restart"
+                )
+            skip -= got
         pending: list[Parsed] = []
         rows, drops, last, pos = 0, Counter[str](), state.lines, state.offset
         blocks = line_blocks(
