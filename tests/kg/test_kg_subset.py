@@ -135,6 +135,7 @@ def test_cut_walks_replay_on_the_subset(full: tuple[Path, Path], tmp_path: Path)
                 assert not live.replayed
                 differ += a.truncated and _walk(kg, ra) != _walk(sub, rl)
             assert differ > 0  # without the replay, cut walks would differ
+            _warms_for_its_walks(sub, kg, records, settings)
         finally:
             sub.close()
     finally:
@@ -144,6 +145,28 @@ def test_cut_walks_replay_on_the_subset(full: tuple[Path, Path], tmp_path: Path)
         for d in (store, tmp_path / "sub")
     ]
     assert pairs[1] <= pairs[0]  # the full store's pairs, not ones found on the subset alone
+
+
+def _warms_for_its_walks(sub: StoreKG, full: StoreKG, records: list, settings: PoGSettings) -> None:
+    """A subset is small, but its replayed subgraphs are the large store's: `eval` and
+    `serve` warm the compiled kernels for it by its largest walk (replaying runs no walk
+    kernel that would load them), not by its own size."""
+    from kgreason import heap
+
+    largest = sub.walks.largest()
+    walked = [walk_subgraph(full, list(r.topic_entities), settings, depth=2)[1] for r in records]
+    assert 0 < largest == max(len(res.eids) for res in walked)
+    assert len(full.walks) == 0 and full.walks.largest() == 0
+    calls: list[str] = []
+    mp = pytest.MonkeyPatch()
+    try:
+        mp.setattr(heap, "warm_all", lambda: calls.append("warm") or True)
+        mp.setattr(heap, "WARM_WALK_EDGES", largest + 1)
+        assert heap.warm_kernels(sub) is False and not calls
+        mp.setattr(heap, "WARM_WALK_EDGES", largest)
+        assert heap.warm_kernels(sub) is True and calls == ["warm"]
+    finally:
+        mp.undo()
 
 
 def test_unreadable_walks_name_the_file(full: tuple[Path, Path], tmp_path: Path) -> None:

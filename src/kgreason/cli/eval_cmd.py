@@ -273,6 +273,11 @@ def register(app: typer.Typer) -> None:
             built = build_method(method, s, dataset=dataset)
         except Exception as e:  # setup errors (missing KG, model...) end the command plainly
             fail(f"cannot set up method '{method}': {e}")
+        kg_of = getattr(built.method, "kg", None)
+        if kg_of is not None:  # many questions: a large store's kernels pay back at once
+            from kgreason.heap import warm_kernels
+
+            warm_kernels(kg_of)
         per_hop = bool(hop_list and len(hop_list) > 1)
         sel = select(
             data.records, built.ranker, include_trained=include_trained,

@@ -140,6 +140,11 @@ class Walks:
     def __len__(self) -> int:
         return len(self._entries())
 
+    def largest(self) -> int:
+        """Edges of the largest recorded walk (0 without walks): a subset's questions get
+        subgraphs this large however small the subset is."""
+        return max((int(e["count"]) for e in self._entries().values()), default=0)
+
     def replay(self, graph, key: WalkKey) -> tuple[Expansion, str] | None:
         """The recorded walk for `key` on `graph` (the subset's CSRGraph) and its cut
         text, or None when none was recorded."""
