@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,7 @@ from kgreason.kg.freebase import build_freebase
 from kgreason.kg.settings import DEFAULT_NOISE_PREFIXES
 from kgreason.kg.store import StoreKG
 from kgreason.kg.store.format import Manifest, StoreFormatError
-from kgreason.kg.store.walks import WALKS, Walks
+from kgreason.kg.store.walks import WALKS, WALKS_BIN, Walks
 from kgreason.pog.settings import PoGSettings
 from kgreason.pog.subgraph import walk_subgraph
 
@@ -110,13 +111,13 @@ def test_cut_walks_replay_on_the_subset(full: tuple[Path, Path], tmp_path: Path)
         write(kg, taken, records, tmp_path / "sub", force=False)
         sub = StoreKG(tmp_path / "sub")
         try:
-            assert len(sub.walks) == len({tuple(r.topic_entities) for r in records})
-            differ = 0
+            differ, cut_keys = 0, set()
             for rec in records:
                 topics = list(rec.topic_entities)
                 a, ra = walk_subgraph(kg, topics, settings, depth=2)
                 b, rb = walk_subgraph(sub, topics, settings, depth=2)
-                assert b.replayed and not a.replayed
+                assert b.replayed == a.truncated and not a.replayed  # only cut walks recorded
+                cut_keys |= {tuple(topics)} if a.truncated else set()
                 assert _walk(kg, ra) == _walk(sub, rb)
                 assert (a.truncated, a.truncation_reason) == (b.truncated, b.truncation_reason)
                 assert a.cut_detail == b.cut_detail
@@ -135,6 +136,7 @@ def test_cut_walks_replay_on_the_subset(full: tuple[Path, Path], tmp_path: Path)
                 assert not live.replayed
                 differ += a.truncated and _walk(kg, ra) != _walk(sub, rl)
             assert differ > 0  # without the replay, cut walks would differ
+            assert len(sub.walks) == len(cut_keys)
             _warms_for_its_walks(sub, kg, records, settings)
         finally:
             sub.close()
@@ -179,27 +181,34 @@ def test_unreadable_walks_name_the_file(full: tuple[Path, Path], tmp_path: Path)
     finally:
         kg.close()
     topics = list(records[0].topic_entities)
-    for bad in ("{not json", '{"version": 99, "walks": []}', '{"version": 1}'):
+    for bad in ("{not json", '{"version": 99, "walks": []}', '{"version": 2}'):
         (tmp_path / "sub" / WALKS).write_text(bad)
         sub = StoreKG(tmp_path / "sub")
         with pytest.raises(StoreFormatError, match=r"walks\.json"):
             walk_subgraph(sub, topics, settings, depth=2)
         sub.close()
-    # a recorded walk naming edges past the store's end
-    entry = {
-        "key": [topics, 2, 300, "edge-order", list(DEFAULT_NOISE_PREFIXES)],
-        "offset": 0,
-        "count": 1,
-        "figures": {},
-        "detail": "",
-    }
-    (tmp_path / "sub" / WALKS).write_text(json.dumps({"version": 1, "walks": [entry]}))
-    np.save(tmp_path / "sub" / "walks.eid.npy", np.array([10**9], np.int64))
-    np.save(tmp_path / "sub" / "walks.inn.npy", np.array([False]))
+    (tmp_path / "sub" / WALKS).write_text('{"version": 1, "walks": []}')  # an older subset
     sub = StoreKG(tmp_path / "sub")
-    with pytest.raises(StoreFormatError, match="do not fit"):
+    with pytest.raises(StoreFormatError, match="cut the subset again"):
         walk_subgraph(sub, topics, settings, depth=2)
     sub.close()
+    key = [topics, 2, 300, "edge-order", list(DEFAULT_NOISE_PREFIXES)]
+    eid_z = zlib.compress(np.array([10**9], np.int32).tobytes())
+    inn_z = zlib.compress(np.packbits(np.array([False])).tobytes())
+    entry = {"key": key, "count": 1, "figures": {}, "detail": "", "dtype": "int32", "at": 0}
+    cases = [  # (walks.bin, its entry, what the error says)
+        (eid_z + inn_z, {"eid_bytes": len(eid_z), "inn_bytes": len(inn_z)}, "do not fit"),
+        (b"\x00garbage", {"eid_bytes": 4, "inn_bytes": 4}, "unreadable recorded walks"),
+    ]
+    for blob, where, says in cases:
+        (tmp_path / "sub" / WALKS).write_text(
+            json.dumps({"version": 2, "walks": [{**entry, **where}]})
+        )
+        (tmp_path / "sub" / WALKS_BIN).write_bytes(blob)
+        sub = StoreKG(tmp_path / "sub")
+        with pytest.raises(StoreFormatError, match=says):
+            walk_subgraph(sub, topics, settings, depth=2)
+        sub.close()
 
 
 def test_eval_answers_on_the_subset_are_the_full_stores(
