@@ -127,3 +127,28 @@ def test_an_embedder_without_pieces_embeds_the_texts(searches):
     plain = Plain()
     assert path_vectors(plain, texts, tree).shape == (len(texts), 3)
     assert plain.seen == texts
+
+
+@pytest.mark.parametrize("cap", [4, None])
+def test_cosines_are_the_vectors_cosines(emb, searches, cap):
+    """TextTree.cosines (what fuzzy ranking uses: no 20,000 x 256 vectors made) equals the
+    embedded texts' cosines to the query, and texts_at gives the texts it is asked for."""
+    out, names = searches
+    q = emb.embed(["Nijmegen river film"])[0]
+    rng = random.Random(3)
+    for res in out:
+        tree = pathtext.text_tree(res.paths.table, names, cap, None, False)
+        texts = tree.texts()
+        np.testing.assert_allclose(tree.cosines(emb, q), emb.embed(texts) @ q, atol=2e-6)
+        which = rng.sample(range(len(texts)), min(20, len(texts))) + [len(texts) - 1, 0]
+        assert tree.texts_at(which) == [texts[i] for i in which]
+
+
+def test_cosines_embed_the_texts_the_model_truncates_whole(emb, searches, monkeypatch):
+    out, names = searches
+    tree = pathtext.text_tree(out[0].paths.table, names, None, None, False)
+    texts = tree.texts()
+    _, tokens, _ = emb._pooler.word_sums(texts)
+    monkeypatch.setattr(emb._pooler, "max_tokens", int(np.median(tokens)))
+    q = emb.embed(["film"])[0]
+    np.testing.assert_allclose(tree.cosines(emb, q), emb.embed(texts) @ q, atol=2e-6)

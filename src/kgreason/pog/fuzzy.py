@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kgreason.embed.base import Embedder, cosine_topk
+from kgreason.embed.base import Embedder
 from kgreason.embed.cache import CachedEmbedder
 from kgreason.pog.backend import PathTexts, dispatch
 from kgreason.pog.render import render_paths
@@ -61,7 +61,13 @@ class RenderedTexts:
     def texts(self) -> list[str]:
         return self.rendered
 
+    def texts_at(self, which: Sequence[int]) -> list[str]:
+        return [self.rendered[i] for i in which]
+
     def vectors(self, pieces: object) -> np.ndarray | None:
+        return None
+
+    def cosines(self, pieces: object, query: np.ndarray) -> np.ndarray | None:
         return None
 
 
@@ -130,22 +136,28 @@ class FuzzySelector:
         max_items: int,
         top: int | None,
     ) -> list[ScoredPath]:
-        """`rank` of a non-empty list: the cosine of each path's text to the indicator."""
-        tree: PathTexts | None = path_texts(paths, names, max_items)
-        texts = tree.texts()  # type: ignore[union-attr]
+        """`rank` of a non-empty list: the cosine of each path's text to the indicator.
+        Texts are made only for the paths returned (and for an embedder that needs them)."""
+        tree: PathTexts = path_texts(paths, names, max_items)
         keep = self.prefiltered(len(paths), top)
         if keep is not None:  # the static model's best `keep`, in input order
             if self._prefilter is None:
                 assert self._prefilter_load is not None
                 self._prefilter = self._prefilter_load()
             pre = self._prefilter
-            best, _ = cosine_topk(pre.embed([indicator])[0], path_vectors(pre, texts, tree), keep)
+            best, _ = top_scores(path_cosines(pre, pre.embed([indicator])[0], tree), keep)
             chosen = sorted(best.tolist())
-            paths, texts, tree = [paths[i] for i in chosen], [texts[i] for i in chosen], None
+            paths = [paths[i] for i in chosen]
+            tree = RenderedTexts(tree.texts_at(chosen))
         q = self.cache.embed([indicator])[0]
-        m = path_vectors(self.cache, texts, tree)
-        idx, scores = cosine_topk(q, m, len(paths) if top is None else top)
-        return [ScoredPath(paths[i], float(s), texts[i]) for i, s in zip(idx, scores, strict=True)]
+        idx, scores = top_scores(
+            path_cosines(self.cache, q, tree), len(paths) if top is None else top
+        )
+        texts = tree.texts_at(idx.tolist())
+        return [
+            ScoredPath(paths[i], float(s), text)
+            for i, s, text in zip(idx.tolist(), scores, texts, strict=True)
+        ]
 
     def select(
         self,
@@ -162,6 +174,12 @@ class FuzzySelector:
         return [s.path for s in self.rank(indicator, paths, names, max_items=max_items, top=w)]
 
 
+def _pieces(embedder: Embedder):  # type: ignore[no-untyped-def]
+    """The static model under `embedder` when its vectors add up over pieces, else None."""
+    pieces = getattr(getattr(embedder, "inner", embedder), "pieces", None)
+    return pieces() if pieces is not None else None
+
+
 def path_vectors(embedder: Embedder, texts: list[str], tree: PathTexts | None) -> np.ndarray:
     """embedder.embed(texts), or, where the texts' form can sum them (`tree.vectors`: the
     array form's table of a free search) and the embedder is a static model whose vectors
@@ -169,10 +187,27 @@ def path_vectors(embedder: Embedder, texts: list[str], tree: PathTexts | None) -
     question's 20,000 texts ~0.3 s -> ~0.02 s; equal within float rounding). Those bypass
     the text cache: summing costs less than its lookups, and 20,000 one-question texts
     would evict what recurs."""
-    pieces = getattr(getattr(embedder, "inner", embedder), "pieces", None)
-    got = pieces() if tree is not None and pieces is not None else None
+    got = _pieces(embedder) if tree is not None else None
     summed = tree.vectors(got) if tree is not None and got is not None else None
     return summed if summed is not None else embedder.embed(texts)
+
+
+def path_cosines(embedder: Embedder, query: np.ndarray, tree: PathTexts) -> np.ndarray:
+    """Each path's cosine to the unit `query`: from the pieces where path_vectors would sum
+    them (`tree.cosines`, no vectors made), else from the embedded texts."""
+    got = _pieces(embedder)
+    cos = tree.cosines(got, query) if got is not None else None
+    if cos is None:
+        cos = embedder.embed(tree.texts()) @ np.asarray(query, np.float32).reshape(-1)
+    return np.asarray(cos, dtype=np.float32)
+
+
+def top_scores(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The k best (index, score), best first, ties by index (as cosine_topk orders them)."""
+    if scores.shape[0] == 0 or k <= 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    order = np.lexsort((np.arange(scores.shape[0]), -scores))[: min(k, scores.shape[0])]
+    return order.astype(np.int64), scores[order].astype(np.float32)
 
 
 def static_prefilter(embedder: Embedder) -> Callable[[], Embedder] | None:
