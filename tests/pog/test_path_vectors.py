@@ -140,7 +140,7 @@ def test_cosines_are_the_vectors_cosines(emb, searches, cap):
         tree = pathtext.text_tree(res.paths.table, names, cap, None, False)
         texts = tree.texts()
         np.testing.assert_allclose(tree.cosines(emb, q), emb.embed(texts) @ q, atol=2e-6)
-        which = rng.sample(range(len(texts)), min(20, len(texts))) + [len(texts) - 1, 0]
+        which = [*rng.sample(range(len(texts)), min(20, len(texts))), len(texts) - 1, 0]
         assert tree.texts_at(which) == [texts[i] for i in which]
 
 
