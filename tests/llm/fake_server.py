@@ -3,6 +3,8 @@
 Each request to /v1/chat/completions takes the next scripted behaviour from `plan`:
 ("ok", text), ("ok_no_usage", text), ("status", code), ("sleep", seconds), ("raw", body),
 ("drop", None) (hang up without replying), ("truncate", None) (hang up mid-body);
+`reply_fn`, when set, answers every request the plan does not (instead of "ok"): a
+function of the request body returning the reply's text;
 fault replies: ("huge", n_bytes) streams a valid-looking reply of n_bytes with no
 Content-Length, ("huge_declared", n_bytes) declares n_bytes and streams them, ("trickle",
 seconds) sends a valid reply one byte per 50 ms for at most `seconds`. Fault loops are bounded
@@ -37,6 +39,7 @@ class FakeOpenAIServer:
         self.get_paths: list[str] = []
         self.get_delay_s: dict[str, float] = {}
         self.reject_fields: dict[str, str] = {}
+        self.reply_fn: Any = None
         self.stop = threading.Event()
         self._lock = threading.Lock()
         server = self
@@ -71,8 +74,12 @@ class FakeOpenAIServer:
                     refused = [m for f, m in server.reject_fields.items() if f in req]
                     if refused:
                         kind, arg = "error400", refused[0]
+                    elif server.plan:
+                        kind, arg = server.plan.pop(0)
+                    elif server.reply_fn is not None:
+                        kind, arg = "ok", server.reply_fn(req)
                     else:
-                        kind, arg = server.plan.pop(0) if server.plan else ("ok", "fine")
+                        kind, arg = "ok", "fine"
                 # the client may have given up first (timeout test)
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     server.respond(self, kind, arg)

@@ -71,14 +71,21 @@ def register(app: typer.Typer) -> None:
         supervision: Path | None = typer.Option(
             None, help="Cache of the labelled paths (.npz): read if present, else written."
         ),
+        paraphrase: bool = typer.Option(
+            False,
+            "--paraphrase",
+            help="Label-free: have the configured LLM reword the generated questions as a "
+            "person would ask them (answers still come from the KG).",
+        ),
         json_out: common.JsonOption = False,
     ) -> None:
         """Train the path ranker on a KG: label-free from questions generated from its own
         triples (default), or from a dataset's question-answer pairs (no path labels needed)."""
         from kgreason.embed.errors import EmbedderError
         from kgreason.eval.loaders import DatasetError
-        from kgreason.eval.ranker_training import TrainRequest, run_training
+        from kgreason.eval.ranker_training import GENERATED, TrainRequest, run_training
         from kgreason.kg.base import KGError
+        from kgreason.llm.base import LLMError
 
         s = settings(ctx, **{"kg.store": kg}).settings
         try:
@@ -103,7 +110,18 @@ def register(app: typer.Typer) -> None:
             seed,
             valid_fraction,
             supervision,
+            paraphrase,
         )
+        llm = None
+        if paraphrase and data != GENERATED:
+            fail(f"--paraphrase rewords generated questions, not --data {data}")
+        if paraphrase:
+            from kgreason.llm.factory import LLMNotConfigured, build_llm
+
+            try:
+                llm = build_llm(s.llm)
+            except LLMNotConfigured as e:
+                fail(f"--paraphrase needs an LLM: {e}")
         bars: dict[str, Any] = {}
         with _progress() as prog:
 
@@ -114,8 +132,8 @@ def register(app: typer.Typer) -> None:
 
             t0 = time.perf_counter()
             try:
-                report = asyncio.run(run_training(s, req, tick))
-            except (DatasetError, KGError, EmbedderError, ValueError) as e:
+                report = asyncio.run(run_training(s, req, tick, llm))
+            except (DatasetError, KGError, EmbedderError, LLMError, ValueError) as e:
                 fail(f"{type(e).__name__}: {e}")
         report["wall_s"] = round(time.perf_counter() - t0, 1)
         if want_json(ctx, json_out):
@@ -131,6 +149,13 @@ def register(app: typer.Typer) -> None:
             c.print(
                 "label-free: the questions were generated from the KG's own relation walks "
                 "(no labelled question was used)"
+            )
+        done = (sup.get("generated") or {}).get("paraphrased")
+        if done:
+            kept = ", ".join(f"{k} {v}" for k, v in done["kept"].items()) or "none"
+            c.print(
+                f"paraphrased by {done['model'] or 'the LLM'}: {done['paraphrased']} of "
+                f"{done['asked']} questions in {done['calls']} calls; kept as generated: {kept}"
             )
         c.print(
             f"questions: {sup['questions']} ({sup['skipped']} skipped: topic not in KG); "

@@ -11,6 +11,7 @@ from typing import Any
 from kgreason.config import Settings
 from kgreason.eval.ranker_data import RankerDataError, load_questions, template_split
 from kgreason.eval.trained import training_source, write_questions
+from kgreason.llm.base import ChatLLM
 from kgreason.pog.ranker.artefact import save_ranker
 from kgreason.pog.ranker.supervision import (
     WHOLE_GRAPH_MAX_TRIPLES,
@@ -51,12 +52,15 @@ class TrainRequest:
     seed: int = 0
     valid_fraction: float = 0.2
     supervision: Path | None = None
+    #: label-free only: have the LLM reword the generated questions (pog/ranker/paraphrase.py)
+    paraphrase: bool = False
 
 
 async def generated_questions(
-    kg: Any, req: TrainRequest, tick: Tick
+    kg: Any, req: TrainRequest, tick: Tick, llm: ChatLLM | None = None
 ) -> tuple[list[TrainQuestion], dict[str, Any]]:
-    """Label-free: questions generated from the KG's own triples (pog/ranker/synth.py)."""
+    """Label-free: questions generated from the KG's own triples (pog/ranker/synth.py),
+    reworded by `llm` when `req.paraphrase` (pog/ranker/paraphrase.py)."""
     from kgreason.pog.ranker import synth
 
     triples = all_triples(kg)
@@ -71,20 +75,31 @@ async def generated_questions(
     if not sampled:
         raise RankerDataError(f"{kg.name}: no relation walk to generate questions from")
     names = await kg.names(list(dict.fromkeys(e for x in sampled for e in x.ids)))
-    about = {
-        "label_free": True,
-        "generated": {
-            "per_hop": cfg.per_hop,
-            "hops": list(cfg.hops),
-            "two_topic": cfg.two_topic,
-            "max_answers": cfg.max_answers,
-            "seed": cfg.seed,
-        },
+    generated: dict[str, Any] = {
+        "per_hop": cfg.per_hop,
+        "hops": list(cfg.hops),
+        "two_topic": cfg.two_topic,
+        "max_answers": cfg.max_answers,
+        "seed": cfg.seed,
     }
-    return synth.questions(sampled, names, req.seed), about
+    questions = synth.questions(sampled, names, req.seed)
+    if req.paraphrase:
+        from kgreason.pog.ranker.paraphrase import paraphrase
+
+        if llm is None:
+            raise RankerDataError(
+                "--paraphrase needs an LLM (set OPENAI_BASE_URL / OPENAI_API_KEY)"
+            )
+        questions, done = await paraphrase(
+            llm, questions, progress=lambda d, t: tick("paraphrasing questions", d, t)
+        )
+        generated["paraphrased"] = done.to_dict()
+    return questions, {"label_free": True, "generated": generated}
 
 
-async def labelled_set(s: Settings, req: TrainRequest, tick: Tick) -> SupervisedSet:
+async def labelled_set(
+    s: Settings, req: TrainRequest, tick: Tick, llm: ChatLLM | None = None
+) -> SupervisedSet:
     from kgreason.kg.open import open_kg
 
     cache = req.supervision
@@ -93,8 +108,10 @@ async def labelled_set(s: Settings, req: TrainRequest, tick: Tick) -> Supervised
     kg = open_kg(s.kg)
     dropped: list[str] = []
     about: dict[str, Any] = {"label_free": False}
+    if req.paraphrase and req.data != GENERATED:
+        raise RankerDataError(f"--paraphrase rewords generated questions, not --data {req.data}")
     if req.data == GENERATED:
-        questions, about = await generated_questions(kg, req, tick)
+        questions, about = await generated_questions(kg, req, tick, llm)
         skipped = 0
     else:
         questions, skipped = await load_questions(
@@ -128,11 +145,14 @@ def _relations(kg: Any) -> list[str]:
     return kg_relations(kg)
 
 
-async def run_training(s: Settings, req: TrainRequest, tick: Tick) -> dict[str, Any]:
+async def run_training(
+    s: Settings, req: TrainRequest, tick: Tick, llm: ChatLLM | None = None
+) -> dict[str, Any]:
+    """`llm`: only for `req.paraphrase`."""
     from kgreason.embed import build_embedder
     from kgreason.embed.settings import EmbedSettings
 
-    sup = await labelled_set(s, req, tick)
+    sup = await labelled_set(s, req, tick, llm)
     embedder = build_embedder(EmbedSettings(**EMBEDDER))
     tr, va = template_split(sup.questions, valid_fraction=req.valid_fraction, seed=req.seed)
     cfg = TrainConfig(kinds=req.kinds, epochs=req.epochs, seed=req.seed)
