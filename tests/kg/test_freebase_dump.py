@@ -51,6 +51,30 @@ def test_dump_build_equals_the_cleaned_n_triples_build(
     assert m.counts["triples"] > 20_000 and m.counts["input_triples"] > m.counts["triples"]
 
 
+def test_name_indexes_sorted_in_runs_equal_the_n_triples_build(
+    dump: Path, reference: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The name-index sorts in runs of 50 records merged from files (a budget far below
+    the entity count) give the same store."""
+    from kgreason.kg.store import external
+
+    monkeypatch.setattr(external, "MIN_READ", 1)
+    monkeypatch.setattr(external, "RECORD_BYTES", (1 << 20) // 50)
+    spills: list[str] = []
+    real = external.Sorter._spill
+
+    def counted(self: external.Sorter) -> None:
+        spills.append(self.name)
+        real(self)
+
+    monkeypatch.setattr(external.Sorter, "_spill", counted)
+    m = build_freebase(dump, tmp_path / "s", options=DumpOptions(memory=1 << 20, block=1 << 15))
+    assert store_files(tmp_path / "s") == store_files(reference)
+    for name in ("keys", "labels", "groups", "pairs", "norm-hashes", "prefixes"):
+        assert name in spills, name  # (one block of names or hashes is one run)
+    assert spills.count("pairs") >= m.counts["entities"] // 50
+
+
 def test_small_budget_really_splits_the_work(dump: Path, tmp_path: Path) -> None:
     from kgreason.kg.freebase import build as fb_build
     from kgreason.kg.freebase.state import BuildState

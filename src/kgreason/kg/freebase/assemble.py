@@ -18,7 +18,8 @@ def assemble(work: Path, store: Path, state: BuildState, memory: int) -> dict[st
     """Write every array file but the name indexes; returns the unnamed and isolated counts."""
     idt = stages.id_dtype(state)
     n = state.entities
-    block = max(1 << 16, memory // 64)
+    # ~40 bytes per node of a block's arrays here; the key table's ~100 (keys 24 wide)
+    block = max(1 << 16, memory // 128)
     for name, dt in (
         ("fwd.rel", idt),
         ("fwd.dst", idt),
@@ -43,15 +44,18 @@ def assemble(work: Path, store: Path, state: BuildState, memory: int) -> dict[st
             ptr.append(total + np.cumsum(c))
             total += int(c.sum())
         ptr.finish(store)
-    fwd_ptr = np.load(store / "fwd.indptr.npy", mmap_mode="r")
-    rev_ptr = np.load(store / "rev.indptr.npy", mmap_mode="r")
-    for a in range(0, n, block):
-        b = min(n, a + block)
-        deg = np.diff(fwd_ptr[a : b + 1]) + np.diff(rev_ptr[a : b + 1])
-        isolated += int((deg == 0).sum())
-    _keys(work, store, n, block)
-    unnamed = np.load(store / "unnamed.npy", mmap_mode="r")
-    return {"unnamed": int(np.count_nonzero(unnamed)), "isolated": isolated}
+    unnamed = 0
+    for a in range(0, n, block):  # read, not mapped: a mapping's pages would count as held
+        m = min(block, n - a)
+        fwd, rev = (
+            runs.read(work / f"{side}.counts.npy.raw", np.int64, runs.HEADER // 8 + a, m)
+            for side in ("fwd", "rev")
+        )
+        isolated += int(np.count_nonzero((fwd + rev) == 0))
+        part = runs.read(store / "unnamed.npy", np.uint8, runs.HEADER + a, m)
+        unnamed += int(np.count_nonzero(part))
+    _keys(work, store, n, max(1 << 16, memory // 512))
+    return {"unnamed": unnamed, "isolated": isolated}
 
 
 def _keys(work: Path, store: Path, n: int, block: int) -> None:

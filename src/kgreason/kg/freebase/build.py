@@ -18,7 +18,7 @@ import math
 import os
 import shutil
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -36,11 +36,11 @@ from kgreason.kg.loaders.lines import LoadError
 from kgreason.kg.store import runs
 from kgreason.kg.store.build import CONTENT_FILES, EmptyInputError, _swap_in, check_target
 from kgreason.kg.store.build_index import write_name_indexes
+from kgreason.kg.store.external import StringFile
 from kgreason.kg.store.format import (
     FORMAT_VERSION,
     RELATIONS,
     Manifest,
-    StringTable,
     fingerprint_files,
     hash_bytes,
 )
@@ -313,8 +313,9 @@ def _finish(work: Path, dump: Path, state: BuildState, options: DumpOptions) -> 
     store.mkdir(exist_ok=True)
     os.chmod(store, 0o755)
     counts = assemble(work, store, state, options.memory)
-    labels = _label_table(work)
-    write_name_indexes(store, None, labels, True, key_hashes=_key_hashes(work, state.entities))
+    labels = _label_file(work, store)
+    hashes = _key_hashes(work, state.entities)
+    write_name_indexes(store, None, labels, True, key_hashes=hashes, memory=options.memory)
     del labels
     (store / RELATIONS).write_text(json.dumps(state.relations, ensure_ascii=False))
     inverses = _inverses(store, state, work, options.memory)
@@ -346,23 +347,31 @@ def _finish(work: Path, dump: Path, state: BuildState, options: DumpOptions) -> 
     return manifest
 
 
-def _key_hashes(work: Path, n: int, block: int = 1 << 20) -> np.ndarray:
-    """hash_many of every key, a block at a time (never all keys as str at once)."""
-    parts = [np.zeros(0, np.uint64)]
+def _key_hashes(work: Path, n: int, block: int = 1 << 20) -> Iterator[np.ndarray]:
+    """hash_many of every key, a block at a time (never all keys as str, nor all hashes)."""
     for a in range(0, n, block):
-        parts.append(hash_bytes(runs.read(work / "keys.S", KEY, a, min(block, n - a)).tolist()))
-    return np.concatenate(parts)
+        yield hash_bytes(runs.read(work / "keys.S", KEY, a, min(block, n - a)).tolist())
 
 
-def _label_table(work: Path) -> StringTable:
-    """The labels stage's output as a table over its file: read a block at a time."""
-    lens = runs.read(work / "labels.len.npy.raw", np.int64, runs.HEADER // 8)
-    off = np.zeros(len(lens) + 1, dtype=np.int64)
-    np.cumsum(lens, out=off[1:])
-    raw = work / "labels.blob.npy.raw"
-    size = int(off[-1])
-    blob = np.memmap(raw, np.uint8, "r", runs.HEADER, (size,)) if size else np.zeros(0, np.uint8)
-    return StringTable(blob.view(np.ndarray), off)
+def _label_file(work: Path, store: Path) -> StringFile:
+    """The labels stage's output as the store's labels table, read from its files: the
+    blob moved in (unless an interrupted finish already did), the offsets written from
+    the lengths a block at a time."""
+    blob = runs.NpyRaw(work / "labels.blob.npy", np.uint8)
+    if blob.raw.exists():
+        blob.finish(store)
+    lens = work / "labels.len.npy.raw"
+    off = runs.NpyRaw(work / "labels.off.npy", np.int64)
+    off.raw.unlink(missing_ok=True)
+    off.start()
+    off.append(np.zeros(1, np.int64))
+    total, n, block = 0, runs.items(lens, np.int64, header=runs.HEADER), 1 << 20
+    for a in range(0, n, block):
+        part = runs.read(lens, np.int64, runs.HEADER // 8 + a, min(block, n - a))
+        off.append(total + np.cumsum(part))
+        total += int(part.sum())
+    off.finish(store)
+    return StringFile(store, "labels")
 
 
 def _inverses(store: Path, state: BuildState, work: Path, memory: int) -> list[dict[str, object]]:

@@ -135,6 +135,15 @@ class StringTable:
     def strings(self, a: int, b: int) -> list[str]:
         return [x.decode() for x in self.encoded(a, b)]
 
+    def slab(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+        """(the bytes of strings a..b-1, their offsets into those bytes: b - a + 1 values)."""
+        off = np.asarray(self._off[a : b + 1], dtype=np.int64)
+        return np.asarray(self._blob[off[0] : off[-1]]), off - off[0]
+
+    def many_encoded(self, ids: Sequence[int]) -> list[bytes]:
+        off = self._off
+        return [self._blob[off[i] : off[i + 1]].tobytes() for i in ids]
+
     def __len__(self) -> int:
         return len(self._off) - 1
 
