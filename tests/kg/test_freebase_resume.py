@@ -69,6 +69,8 @@ def _killed_build(dump: Path, out: Path, target: str, call: int) -> int:
         ("kgreason.kg.freebase.stages.fwd_bucket", 2),
         ("kgreason.kg.freebase.stages.rev_bucket", 1),
         ("kgreason.kg.freebase.stages.label_bucket", 2),
+        ("kgreason.kg.freebase.build._label_file", 1),
+        ("kgreason.kg.store.build_norms._write_groups", 1),
         ("kgreason.kg.freebase.build.write_name_indexes", 1),
         ("kgreason.kg.freebase.build._swap_in", 1),
     ],
