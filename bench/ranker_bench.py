@@ -7,7 +7,8 @@ Prints:
    per hop on the whole validation part, training time, parameters and artefact size;
 2. on the first N validation questions per hop, every ranking on the SAME candidate paths:
    today's LLM-free ranking (whole-path similarity, static and MiniLM, length penalty 0.02),
-   the zero-shot hop-aligned ranking, and the trained ranker (loaded from its artefact);
+   the zero-shot hop-aligned and order-aligned rankings, and the trained ranker (loaded
+   from its artefact);
 3. scoring latency per question (median / p95, ms) of each ranking on those questions;
 4. PathQuestion (PQ/PQL 2H/3H, different KGs and relations): the MetaQA-trained ranker, the
    hop-aligned ranking and today's, per file.
@@ -192,7 +193,7 @@ async def main(argv: list[str] | None = None) -> None:
     from kgreason.kg.open import open_kg
     from kgreason.kg.settings import KGSettings
     from kgreason.pog.ranker.artefact import load_ranker
-    from kgreason.pog.ranker.zeroshot import HopAlignedRanker
+    from kgreason.pog.ranker.zeroshot import HopAlignedRanker, OrderAlignedRanker
 
     kg = open_kg(KGSettings())
     parts = [SupervisedSet.load(Path(p)) for p in args.supervision.split(",") if p]
@@ -243,6 +244,7 @@ async def main(argv: list[str] | None = None) -> None:
     rankings: dict[str, Ranking] = {
         "today static (whole path)": today(FuzzySelector(static)),
         "zero-shot hop-aligned": scorer(zero),
+        "zero-shot order-aligned": scorer(OrderAlignedRanker(static)),
         f"trained ({ranker.spec['model']['kind']})": scorer(ranker),
     }
     sup = SupervisedSet.load(cache)

@@ -111,3 +111,25 @@ def test_ask_time_scoring_equals_the_training_feature_rows(trained, embedder):
         fast = ranker.score(q, ["film9"], paths, ["film9"])
         slow = ranker.score_rows(q, ["film9"], paths, ["film9"])
         assert np.allclose(fast, slow, atol=1e-3), np.abs(fast - slow).max()
+
+
+def test_order_feature_at_training_equals_the_ask_time_feature(trained, embedder):
+    """New artefacts list `order_align` last in features.scalars; the column training
+    computed from the labelled set is the one ask time computes from the paths."""
+    from kgreason.pog.ranker.align import unit
+    from kgreason.pog.ranker.features import relation_text
+    from kgreason.pog.ranker.supervision import PathEnumerator
+    from kgreason.pog.ranker.train import order_rows
+
+    kg, sup, _va, _res, out = trained
+    ranker = load_ranker(out, embedder)
+    assert ranker.ordered and ranker.spec["features"]["scalars"][-1] == "order_align"
+    rel_unit = unit(np.asarray(embedder.embed([relation_text(r) for r in sup.vocab])))
+    column = order_rows(sup, embedder, rel_unit)[:, 0]
+    assert np.ptp(column) > 0
+    enum = PathEnumerator(kg, PoGSettings())
+    for i in range(0, len(sup), max(1, len(sup) // 12)):
+        q = sup.questions[i]
+        paths = asyncio.run(enum.paths(q.topic_ids))
+        scalars = ranker._features(q.text, q.mentions, paths, q.topic_ids)[3]
+        assert np.allclose(scalars[:, -1], column[sup.candidates(i)], atol=1e-4), q.text

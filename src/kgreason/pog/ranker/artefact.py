@@ -37,6 +37,12 @@ from kgreason.pog.ranker.features import (
     relation_text,
 )
 from kgreason.pog.ranker.model import Projection, Scorer, score_one_question
+from kgreason.pog.ranker.order import (
+    ORDER_SCALARS,
+    order_alignment,
+    question_phrases,
+    reading_keys,
+)
 from kgreason.pog.ranker.supervision import answer_size
 from kgreason.pog.types import ReasoningPath
 
@@ -65,10 +71,16 @@ class PathRanker:
     @property
     def aligned(self) -> bool:
         """Whether the artefact's features include the alignment scalars (align.py)."""
-        return list(self.spec.get("features", {}).get("scalars", [])) == [
-            *SCALARS,
-            *ALIGN_SCALARS,
-        ]
+        return self._scalars[: len(SCALARS) + len(ALIGN_SCALARS)] == [*SCALARS, *ALIGN_SCALARS]
+
+    @property
+    def ordered(self) -> bool:
+        """Whether they also include the order-aware alignment (order.py)."""
+        return self._scalars == [*SCALARS, *ALIGN_SCALARS, *ORDER_SCALARS]
+
+    @property
+    def _scalars(self) -> list[str]:
+        return list(self.spec.get("features", {}).get("scalars", []))
 
     def unit_vectors(self, texts: Sequence[str]) -> np.ndarray:
         """Unit embedder vectors of `texts` (relation texts, question words), cached."""
@@ -104,6 +116,8 @@ class PathRanker:
         q = self.proj(np.asarray(self.embedder.embed([mask_question(question, mentions)])))[0]
         vocab: dict[str, int] = {}
         rel, sign = encode_slots([path_keys(p) for p in paths], vocab)
+        if self.ordered:  # after rel: the primary relations keep their rows
+            read_rel, read_sign = encode_slots([reading_keys(p) for p in paths], vocab)
         rels = sorted(vocab, key=vocab.__getitem__)
         relvec = self.relation_vectors(rels)
         n_topics = len(dict.fromkeys(topics))
@@ -115,6 +129,21 @@ class PathRanker:
             rv = self.unit_vectors([relation_text(r) for r in rels])
             wv = self.unit_vectors(words) if words else rv[:0]
             scalars = np.concatenate([scalars, align_scalars(wv, rv, rel)], axis=1)
+        if self.ordered:
+            from kgreason.pog.ranker.zeroshot import STOPWORDS
+
+            phrases, known = question_phrases(mask_question(question, mentions), STOPWORDS)
+            texts = [relation_text(r) for r in rels]
+            order = order_alignment(
+                phrases,
+                known,
+                self.unit_vectors,
+                read_rel,
+                read_sign,
+                texts,
+                rel_vectors=rv,
+            )
+            scalars = np.concatenate([scalars, order[:, None].astype(np.float32)], axis=1)
         return q, rel, sign, scalars, relvec
 
     def score(

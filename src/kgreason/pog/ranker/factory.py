@@ -1,5 +1,6 @@
 """From settings to the FuzzySelector PoG and the LLM-free mode use: plain SBERT similarity,
-a trained ranker, or the zero-shot hop-aligned ranking (see PoGSettings.ranker/fuzzy_stage)."""
+a trained ranker, or a zero-shot ranking: hop-aligned, or order-aligned (the question's
+relation words in the hop order its English implies; see PoGSettings.ranker/fuzzy_stage)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,17 @@ from kgreason.kg.base import KnowledgeGraph
 from kgreason.pog.fuzzy import FuzzySelector
 from kgreason.pog.ranker.artefact import PathRanker, RankerError, check_kg, load_ranker, read_spec
 from kgreason.pog.ranker.selector import RankerSelector
-from kgreason.pog.ranker.zeroshot import HopAlignedRanker
+from kgreason.pog.ranker.zeroshot import HopAlignedRanker, OrderAlignedRanker
 from kgreason.pog.settings import PoGSettings
 
 log = logging.getLogger(__name__)
+
+
+#: the zero-shot rankings `pog.ranker` may name (zeroshot.py)
+ZERO_SHOT: dict[str, type[HopAlignedRanker] | type[OrderAlignedRanker]] = {
+    "hop-aligned": HopAlignedRanker,
+    "order-aligned": OrderAlignedRanker,
+}
 
 
 def bundled_ranker_path() -> Path:
@@ -93,8 +101,8 @@ def build_selector(
         if not llm_free:
             raise RankerError(f"pog.fuzzy_stage={settings.fuzzy_stage!r} needs pog.ranker")
         return None, []
-    if choice == "hop-aligned":
-        zs = HopAlignedRanker(embedder)
+    if choice in ZERO_SHOT:
+        zs = ZERO_SHOT[choice](embedder)
         mode = _mode(settings, llm_free)
         return RankerSelector(
             zs, embedder, mode=mode, answers=False, prefilter_top=settings.fuzzy_prefilter
@@ -150,6 +158,8 @@ def describe_ranker(
         return {"ranker": kind, "why": why}
     if isinstance(ranker, HopAlignedRanker):
         return {"ranker": "zero-shot hop-aligned", "why": "pog.ranker = hop-aligned"}
+    if isinstance(ranker, OrderAlignedRanker):
+        return {"ranker": "zero-shot order-aligned", "why": "pog.ranker = order-aligned"}
     if choice == "auto":
         why = (
             "pog.ranker = auto: the bundled ranker was trained on another KG; "

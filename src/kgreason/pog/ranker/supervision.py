@@ -35,6 +35,7 @@ from kgreason.pog.ranker.features import (
     path_keys,
     path_scalars,
 )
+from kgreason.pog.ranker.order import reading_keys
 from kgreason.pog.settings import PoGSettings
 from kgreason.pog.types import ReasoningPath
 
@@ -179,6 +180,16 @@ class SupervisedSet:
     kg_name: str = ""
     kg_fingerprint: str = ""
     meta: dict = field(default_factory=dict)
+    #: rel / sign of each hop as read forward when it can be (order.reading_keys): what the
+    #: order-aware alignment reads; None in sets labelled before it (then rel / sign)
+    read_rel: np.ndarray | None = None
+    read_sign: np.ndarray | None = None
+
+    def readings(self) -> tuple[np.ndarray, np.ndarray]:
+        """(read_rel, read_sign), or (rel, sign) for a set labelled without them."""
+        if self.read_rel is None or self.read_sign is None:
+            return self.rel, self.sign
+        return self.read_rel, self.read_sign
 
     def __len__(self) -> int:
         return len(self.questions)
@@ -198,16 +209,18 @@ class SupervisedSet:
 
     def save(self, path: Path) -> None:
         base = str(path).removesuffix(".npz")
-        np.savez_compressed(
-            base + ".npz",
-            offsets=self.offsets,
-            rel=self.rel,
-            sign=self.sign,
-            scalars=self.scalars,
-            f1=self.f1,
-            hit=self.hit,
-            first_hit=self.first_hit,
-        )
+        arrays: dict[str, np.ndarray] = {
+            "offsets": self.offsets,
+            "rel": self.rel,
+            "sign": self.sign,
+            "scalars": self.scalars,
+            "f1": self.f1,
+            "hit": self.hit,
+            "first_hit": self.first_hit,
+        }
+        if self.read_rel is not None and self.read_sign is not None:
+            arrays.update(read_rel=self.read_rel, read_sign=self.read_sign)
+        np.savez_compressed(base + ".npz", **arrays)  # type: ignore[arg-type]
         side = {
             "questions": [q.__dict__ for q in self.questions],
             "masked": self.masked,
@@ -248,6 +261,8 @@ class SupervisedSet:
             side["kg_name"],
             side["kg_fingerprint"],
             side["meta"],
+            z["read_rel"] if "read_rel" in z.files else None,
+            z["read_sign"] if "read_sign" in z.files else None,
         )
 
 
@@ -268,6 +283,7 @@ async def supervise(
     by_key: dict[str, str] = {}
     offsets = [0]
     rels, signs, scal, f1s, hits, firsts = [], [], [], [], [], []
+    read_rels, read_signs = [], []
     # per topic tuple: each path's normalised answer names and first shown answer
     per_topic: dict[tuple[str, ...], list[tuple[frozenset[str], str | None, int]]] = {}
     held = 0  # paths described in per_topic
@@ -298,6 +314,9 @@ async def supervise(
         r, s = encode_slots([path_keys(p) for p in paths], vocab)
         rels.append(r)
         signs.append(s)
+        r, s = encode_slots([reading_keys(p) for p in paths], vocab)
+        read_rels.append(r)
+        read_signs.append(s)
         for p, (got_set, first, size) in zip(paths, per_topic[q.topic_ids], strict=True):
             f, h = set_f1(got_set, gold)
             f1s.append(f)
@@ -321,16 +340,19 @@ async def supervise(
         sorted(vocab, key=vocab.__getitem__),
         kg_name=getattr(kg, "name", ""),
         kg_fingerprint=kg.fingerprint(),
+        read_rel=np.concatenate(read_rels) if read_rels else np.zeros((0, 3), np.int64),
+        read_sign=np.concatenate(read_signs) if read_signs else np.zeros((0, 3), np.float32),
     )
 
 
 def concat_sets(sets: Sequence[SupervisedSet]) -> SupervisedSet:
     """One set from several labelled on the same KG (relation indexes remapped)."""
     vocab: dict[str, int] = {}
-    rels, offsets = [], [np.zeros(1, np.int64)]
+    rels, reads, offsets = [], [], [np.zeros(1, np.int64)]
     for s in sets:
         remap = np.array([vocab.setdefault(r, len(vocab)) for r in s.vocab] + [-1], np.int64)
         rels.append(remap[s.rel])  # -1 (empty slot) indexes the trailing -1
+        reads.append(remap[s.readings()[0]])
         offsets.append(s.offsets[1:] + offsets[-1][-1])
     first = sets[0]
     return SupervisedSet(
@@ -347,4 +369,6 @@ def concat_sets(sets: Sequence[SupervisedSet]) -> SupervisedSet:
         first.kg_name,
         first.kg_fingerprint,
         {"parts": [s.meta for s in sets]},
+        np.concatenate(reads),
+        np.concatenate([s.readings()[1] for s in sets]),
     )

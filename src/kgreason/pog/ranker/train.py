@@ -19,6 +19,7 @@ from kgreason.embed.base import Embedder
 from kgreason.pog.ranker.align import ALIGN_SCALARS, align_scalars, unit
 from kgreason.pog.ranker.features import N_SLOTS, SCALARS, build_rows, n_features, relation_text
 from kgreason.pog.ranker.model import Adam, Projection, Scorer, init_scorer, listwise_step
+from kgreason.pog.ranker.order import ORDER_SCALARS
 from kgreason.pog.ranker.supervision import SupervisedSet
 
 #: candidate rows the feature standardisation reads at most: 2,000 questions of a 1M-triple
@@ -41,10 +42,14 @@ class TrainConfig:
     valid_fraction: float = 0.2
     #: add the word-to-hop alignment scalars (align.py), which carry across KGs
     align: bool = True
+    #: and the order-aware alignment (order.py; only with `align`)
+    order: bool = True
 
     @property
     def scalars(self) -> tuple[str, ...]:
-        return SCALARS + ALIGN_SCALARS if self.align else SCALARS
+        if not self.align:
+            return SCALARS
+        return SCALARS + ALIGN_SCALARS + (ORDER_SCALARS if self.order else ())
 
 
 @dataclass
@@ -67,12 +72,15 @@ def encode(
     proj: Projection | None = None,
     *,
     align: bool = False,
+    order: bool = False,
 ) -> Encoded:
     q_raw = np.asarray(embedder.embed(sup.masked), dtype=np.float32)
     rel_raw = np.asarray(embedder.embed([relation_text(r) for r in sup.vocab]), dtype=np.float32)
     if proj is None:
         proj = Projection.fit(np.vstack([q_raw, rel_raw]), pca_dim)
     extra = alignment_rows(sup, embedder, unit(rel_raw)) if align else None
+    if extra is not None and order:
+        extra = np.concatenate([extra, order_rows(sup, embedder, unit(rel_raw))], axis=1)
     return Encoded(q_raw, rel_raw, proj, proj(q_raw), proj(rel_raw), extra)
 
 
@@ -89,6 +97,38 @@ def alignment_rows(sup: SupervisedSet, embedder: Embedder, rel_unit: np.ndarray)
         sl = sup.candidates(i)
         wv = vecs[[row[w] for w in ws]] if ws else vecs[:0]
         out[sl] = align_scalars(wv, rel_unit, sup.rel[sl])
+    return out
+
+
+def order_rows(sup: SupervisedSet, embedder: Embedder, rel_unit: np.ndarray) -> np.ndarray:
+    """order_alignment (order.py) for every candidate row, question by question, from the
+    hops as read forward (SupervisedSet.readings)."""
+    from kgreason.pog.ranker.order import order_alignment, question_phrases
+    from kgreason.pog.ranker.zeroshot import STOPWORDS
+
+    cache: dict[str, np.ndarray] = {}
+
+    def vectors(texts: Sequence[str]) -> np.ndarray:
+        todo = [t for t in dict.fromkeys(texts) if t not in cache]
+        if todo:
+            cache.update(zip(todo, unit(np.asarray(embedder.embed(todo))), strict=True))
+        return np.vstack([cache[t] for t in texts])
+
+    texts = [relation_text(r) for r in sup.vocab]
+    rel, sign = sup.readings()
+    out = np.zeros((len(sup.rel), len(ORDER_SCALARS)), np.float32)
+    for i, masked in enumerate(sup.masked):
+        sl = sup.candidates(i)
+        phrases, known = question_phrases(masked, STOPWORDS)
+        out[sl, 0] = order_alignment(
+            phrases,
+            known,
+            vectors,
+            rel[sl],
+            sign[sl],
+            texts,
+            rel_vectors=rel_unit,
+        )
     return out
 
 
@@ -225,7 +265,7 @@ def train(
     """Train every kind in `cfg.kinds`; keep, per kind, the epoch with the best validation
     Hits@1; return the kind with the best validation Hits@1."""
     rng = np.random.default_rng(cfg.seed)
-    enc = encode(sup, embedder, cfg.pca_dim, align=cfg.align)
+    enc = encode(sup, embedder, cfg.pca_dim, align=cfg.align, order=cfg.align and cfg.order)
     positive = sup.positive()
     tr = np.array([i for i in train_idx if positive[i]], dtype=np.int64)
     # feature standardisation from a sample of training rows
