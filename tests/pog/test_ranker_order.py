@@ -126,3 +126,15 @@ def test_a_hop_is_read_forward_through_its_clustered_alternative():
     paths = asyncio.run(PathEnumerator(kg, PoGSettings()).paths(["Anna"]))
     first = [p for p in paths if p.length == 1 and answer_set(p, ["Anna"]) == ("Karl",)]
     assert first and reading_keys(first[0]) == (("parents", True),)
+
+
+def test_a_backward_hop_costs_beta_matched_or_not():
+    # one phrase; path A: one backward hop answering it; path B: an extra backward hop
+    # first, then a forward hop answering it. B must not win by leaving its backward hop
+    # unmatched (MetaQA's "what did [X] act in" is `starred_actors` backwards).
+    single = np.array([[[0.8 - 0.5], [-np.inf]], [[0.1 - 0.5], [0.8]]])
+    cost = np.array([[0.5, 0.0], [0.5, 0.0]])
+    a, b = monotone_alignment(single, np.full_like(single, -np.inf), 0.2, 0.1, cost)
+    assert a == pytest.approx(0.8 - 0.5 - 0.2)
+    assert b == pytest.approx(-0.2 - 0.5 + 0.8 - 0.2)
+    assert a > b

@@ -149,18 +149,26 @@ def hop_order(question: str, mentions: Sequence[str] = ()) -> list[str]:
 
 
 def monotone_alignment(
-    single: np.ndarray, joined: np.ndarray, tau: float, rho: float
+    single: np.ndarray,
+    joined: np.ndarray,
+    tau: float,
+    rho: float,
+    hop_cost: np.ndarray | None = None,
 ) -> np.ndarray:
     """Best monotone alignment score per path. single: (P, K, M) gain-free sims of hop k
     with phrase j (-inf where hop k does not exist); joined: (P, K, M) sims of hop k with
     phrases j and j+1 read as one (-inf where they cannot be). A path's hops are the first
     K' <= K (the rest -inf). Each matched pair gains sim - tau; an unmatched hop costs tau,
-    an unmatched phrase rho. Vectorised over paths; K and M are small."""
+    an unmatched phrase rho; hop_cost (P, K), when given, is what an unmatched hop costs
+    beyond tau (the callers put a backward hop's cost into `single` and here alike, so a
+    hop read backwards costs the same matched or not). Vectorised over paths; K and M are
+    small."""
     p, k_max, m = single.shape
     present = np.isfinite(single).any(2) if m else np.zeros((p, k_max), bool)
     if m == 0:
         return -tau * present.sum(1).astype(np.float64)
     n_hops = present.sum(1)
+    extra = np.zeros((p, k_max)) if hop_cost is None else hop_cost
     neg = -np.inf
     # best[k, j]: hops < k and phrases < j consumed
     best = np.full((k_max + 1, m + 1, p), neg)
@@ -173,7 +181,8 @@ def monotone_alignment(
             if k < k_max:
                 live = present[:, k]
                 # hop k matched to nothing
-                best[k + 1, j] = np.maximum(best[k + 1, j], np.where(live, cur - tau, neg))
+                unmatched = cur - tau - extra[:, k]
+                best[k + 1, j] = np.maximum(best[k + 1, j], np.where(live, unmatched, neg))
                 if j < m:
                     s = single[:, k, j]
                     best[k + 1, j + 1] = np.maximum(
@@ -239,12 +248,14 @@ def order_alignment(
     used = np.unique(rel[present])
     if adaptive and m and len(used):
         tau = tau + float(np.median(one[:, used]))
-    back = np.where(sign < 0, beta, 0.0)[:, :, None]
+    cost = np.where(present & (sign < 0), beta, 0.0)
+    back = cost[:, :, None]
     single = np.where(present[:, :, None], one.T[idx] - back, -np.inf)  # (n, K, M)
     joined = np.where(present[:, :, None], two.T[idx] - back, -np.inf)
-    score = monotone_alignment(single, joined, tau, rho)
+    score = monotone_alignment(single, joined, tau, rho, cost)
     if not known and m > 1:  # order unknown: the better of text order and its reverse
         rev_joined = np.full_like(joined, -np.inf)
         rev_joined[:, :, :-1] = joined[:, :, ::-1][:, :, 1:]
-        score = np.maximum(score, monotone_alignment(single[:, :, ::-1], rev_joined, tau, rho))
+        rev = monotone_alignment(single[:, :, ::-1], rev_joined, tau, rho, cost)
+        score = np.maximum(score, rev)
     return score
