@@ -9,15 +9,15 @@ Per KG, the rankings:
   MetaQA-trained    the bundled ranker (trained on MetaQA dev over the movie KG)
   label-free        `kgreason train ranker --kg STORE` on THAT KG: questions generated from
                     its triples, no labelled question (the real command's code path:
-                    a store built by `kg build`, then run_training); with --no-order-too
-                    also trained without the order feature (the artefacts before it)
+                    a store built by `kg build`, then run_training); with --order-too also
+                    trained with the order-aware feature (TrainConfig.order, off by default)
 Metrics (ranker_bench.compare): Hits@1 (first answer of the top path is gold), set F1,
 gold-in-top-path; scoring latency per question. Label-free training: wall time and the
 process's peak RSS so far (the first KG's is training's own). No question scored here was trained on: the
 label-free rankers see only generated questions, the bundled one only MetaQA.
 
     python bench/ranker_transfer.py [--pq 300] [--per-hop 800] [--encoders static,minilm]
-        [--no-order-too]
+        [--order-too]
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def build(tsv: Path, out: Path) -> Path:
 
 
 async def label_free(
-    store: Path, out: Path, per_hop: int, *, order: bool = True
+    store: Path, out: Path, per_hop: int, *, order: bool = False
 ) -> tuple[Path, float, float, dict]:
     import functools
 
@@ -92,7 +92,7 @@ async def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--per-hop", type=int, default=800, help="generated questions per hop")
     ap.add_argument("--encoders", default="static", help="order-aligned with these encoders")
     ap.add_argument(
-        "--no-order-too", action="store_true", help="label-free also without the order feature"
+        "--order-too", action="store_true", help="label-free also with the order feature"
     )
     args = ap.parse_args(argv)
 
@@ -133,11 +133,11 @@ async def main(argv: list[str] | None = None) -> None:
                 else await rb.pq_questions(kg, qfile, args.pq)
             )
             rankings = {**common, "label-free (this KG)": rb.scorer(load_ranker(art, static))}
-            if args.no_order_too:
-                old, *_ = await label_free(
-                    store, Path(tmp) / f"{tsv.stem}-lf-no-order", args.per_hop, order=False
+            if args.order_too:
+                new, *_ = await label_free(
+                    store, Path(tmp) / f"{tsv.stem}-lf-order", args.per_hop, order=True
                 )
-                rankings["label-free, no order feature"] = rb.scorer(load_ranker(old, static))
+                rankings["label-free + order_align"] = rb.scorer(load_ranker(new, static))
             res = await rb.compare(kg, qs, rankings)
             tr = rep["training"]
             rb.print_table(

@@ -72,9 +72,11 @@ def synth_questions() -> list[tuple[TrainQuestion, int]]:
     return out
 
 
-def train_synth(out, *, epochs: int = 8):  # -> (kg, SupervisedSet, valid idx, TrainResult)
+def train_synth(out, *, epochs: int = 8, order: bool = True):
     """Train on phrasings 0-2 of the synthetic questions, validate on phrasing 3, and save the
-    artefact to `out` (static embedder, PCA 10: the synthetic set has 16 distinct phrasings)."""
+    artefact to `out` (static embedder, PCA 10: the synthetic set has 16 distinct phrasings);
+    with the order-aware feature unless `order` is False. Returns (kg, SupervisedSet, valid
+    idx, TrainResult)."""
     import asyncio
 
     from kgreason.embed import build_embedder
@@ -89,7 +91,7 @@ def train_synth(out, *, epochs: int = 8):  # -> (kg, SupervisedSet, valid idx, T
     sup = asyncio.run(supervise(kg, [q for q, _ in pairs], PoGSettings()))
     tr = [i for i, (_, n) in enumerate(pairs) if n < 3]
     va = [i for i, (_, n) in enumerate(pairs) if n == 3]  # the fourth phrasing: never seen
-    cfg = TrainConfig(epochs=epochs, pca_dim=10, hidden=32, k=32, seed=0)
+    cfg = TrainConfig(epochs=epochs, pca_dim=10, hidden=32, k=32, seed=0, order=order)
     res = train(sup, build_embedder(EmbedSettings(backend="static")), cfg, tr, va)
     meta = {
         "embedder": {"backend": "static"},

@@ -42,8 +42,10 @@ class TrainConfig:
     valid_fraction: float = 0.2
     #: add the word-to-hop alignment scalars (align.py), which carry across KGs
     align: bool = True
-    #: and the order-aware alignment (order.py; only with `align`)
-    order: bool = True
+    #: and the order-aware alignment (order.py; only with `align`). Off by default: on
+    #: label-free training it moved PathQuestion Hits@1 both ways (docs/ranker.md) and cost
+    #: the company KG's "where is [Initech] headquartered" its 1-hop answer
+    order: bool = False
 
     @property
     def scalars(self) -> tuple[str, ...]:
