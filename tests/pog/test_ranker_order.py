@@ -138,3 +138,17 @@ def test_a_backward_hop_costs_beta_matched_or_not():
     assert a == pytest.approx(0.8 - 0.5 - 0.2)
     assert b == pytest.approx(-0.2 - 0.5 + 0.8 - 0.2)
     assert a > b
+
+
+def test_pog_ranker_order_aligned_ranks_says_so_and_does_not_answer(family):
+    from kgreason.pog.pipeline import PoG
+    from kgreason.pog.ranker.factory import build_selector, describe_ranker
+
+    kg, _ = family
+    static = build_embedder(EmbedSettings(backend="static"))
+    settings = PoGSettings(ranker="order-aligned")
+    fuzzy, warnings = build_selector(settings, kg, static, llm_free=True)
+    assert warnings == [] and isinstance(fuzzy.ranker, OrderAlignedRanker)
+    assert describe_ranker(settings, kg, fuzzy)["ranker"] == "zero-shot order-aligned"
+    r = PoG(kg, None, static, PoGSettings(), fuzzy=fuzzy).ask("who is the father of [Anna]'s son")
+    assert r.ok and r.answers == [] and [c.name for c in r.candidates[:1]] == ["Enno"]
