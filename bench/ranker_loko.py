@@ -12,8 +12,9 @@ training on one and scoring the other would not be a new KG):
   pql      PQL-2H / PQL-3H, the same way
   company  tests/data/ownkg (12 questions): scored only, never trained on (too few)
 
-Per left-out group: the LOKO ranker (trained on every other group), the bundled
-MetaQA-trained ranker, zero-shot hop-aligned and today's default (whole-path similarity),
+Per left-out group: the LOKO ranker (trained on every other group, with the alignment and
+order-alignment features), the bundled MetaQA-trained ranker, zero-shot hop-aligned and
+order-aligned, and today's default (whole-path similarity),
 all on the same paths (ranker_bench.compare): Hits@1 and set F1 per file and hop. Labelled
 sets are cached in --work, so the folds share their labelling.
 
@@ -100,7 +101,7 @@ def train_on(sets: list, out: Path, embedder):
 
     sup = concat_sets(sets)
     tr, va = template_split(sup.questions, valid_fraction=0.2, seed=0)
-    cfg = TrainConfig(epochs=4, seed=0)
+    cfg = TrainConfig(epochs=4, seed=0, order=True)  # every scalar that carries across KGs
     t0 = time.perf_counter()
     res = train(sup, embedder, cfg, tr, va)
     meta = {
@@ -130,12 +131,13 @@ async def main(argv: list[str] | None = None) -> None:
     from kgreason.pog.fuzzy import FuzzySelector
     from kgreason.pog.ranker.artefact import load_ranker
     from kgreason.pog.ranker.factory import bundled_ranker_path
-    from kgreason.pog.ranker.zeroshot import HopAlignedRanker
+    from kgreason.pog.ranker.zeroshot import HopAlignedRanker, OrderAlignedRanker
 
     static = build_embedder(EmbedSettings(backend="static"))
     common = {
         "today's default (whole path)": rb.today(FuzzySelector(static)),
         "hop-aligned": rb.scorer(HopAlignedRanker(static)),
+        "order-aligned": rb.scorer(OrderAlignedRanker(static)),
         "MetaQA-trained (bundled)": rb.scorer(load_ranker(bundled_ranker_path(), static)),
     }
     summary: list[tuple[str, str, str, int, float, float]] = []

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from kgreason.cli import app
 from kgreason.pog.labels import SIMILARITY_LABEL as LLM_FREE_LABEL
+from kgreason.pog.labels import ZERO_SHOT_LABEL
 
 runner = CliRunner()
 
@@ -99,18 +100,18 @@ def test_ask_unreadable_replies_exit_with_one_line(store, env, monkeypatch) -> N
 
 
 def test_ask_without_llm_is_labelled_llm_free(store, env) -> None:
-    r = runner.invoke(
-        app, ["ask", QUESTION, "--kg", str(store), "--topic", NIJMEGEN, "--topic", FRANCE]
-    )
+    args = ["ask", QUESTION, "--kg", str(store), "--topic", NIJMEGEN, "--topic", FRANCE]
+    similarity = [*args, "--ranker", "none"]
+    r = runner.invoke(app, similarity)
     assert r.exit_code == 0, r.stderr
     assert LLM_FREE_LABEL in r.stdout and "Answer:" not in r.stdout
-    r = runner.invoke(
-        app,
-        ["ask", QUESTION, "--kg", str(store), "--topic", NIJMEGEN, "--topic", FRANCE, "--json"],
-    )
-    data = json.loads(r.stdout)
+    data = json.loads(runner.invoke(app, [*similarity, "--json"]).stdout)
     assert data["mode"] == "llm-free" and data["label"] == LLM_FREE_LABEL
     assert data["answers"] == [] and data["candidates"] and data["paths"]
+    # the default on a KG no ranker was trained on: a zero-shot ranking answers, and says so
+    data = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
+    assert data["mode"] == "llm-free" and data["label"] == ZERO_SHOT_LABEL
+    assert data["answers"] or data["abstained"]
 
 
 def test_ask_errors_are_one_line(store, env) -> None:

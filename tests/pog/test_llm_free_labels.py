@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 import kgreason
 from kgreason.cli import app
-from kgreason.pog.labels import RANKER_LABEL, RANKER_NOTE, SIMILARITY_LABEL
+from kgreason.pog.labels import RANKER_LABEL, RANKER_NOTE, SIMILARITY_LABEL, ZERO_SHOT_LABEL
 
 runner = CliRunner()
 
@@ -46,12 +46,28 @@ def test_similarity_ranking_says_candidates_on_success_and_error(no_llm, tmp_pat
     src.write_text("alpha\tknows\tbeta\nbeta\tlikes\tgamma\n", encoding="utf-8")
     kg = tmp_path / "store"
     assert runner.invoke(app, ["kg", "build", str(src), "--out", str(kg)]).exit_code == 0
-    ok = _ask("who does [alpha] know", "--kg", str(kg))
-    bad = _ask("who does [omega] know", "--kg", str(kg))
+    similarity = ("--kg", str(kg), "--ranker", "none")
+    ok = _ask("who does [alpha] know", *similarity)
+    bad = _ask("who does [omega] know", *similarity)
     assert ok["ok"] and not ok["answers"] and ok["candidates"]
     assert ok["label"] == bad["label"] == SIMILARITY_LABEL
-    text = runner.invoke(app, ["ask", "who does [alpha] know", "--kg", str(kg)]).stdout
+    text = runner.invoke(app, ["ask", "who does [alpha] know", *similarity]).stdout
     assert SIMILARITY_LABEL in text
+
+
+def test_a_kg_no_ranker_was_trained_on_gets_a_zero_shot_answer(no_llm, tmp_path):
+    """pog.ranker = auto there: the order-aligned ranking answers, labelled zero-shot, on
+    success and error alike."""
+    src = tmp_path / "kg.tsv"
+    src.write_text("alpha\tknows\tbeta\nbeta\tlikes\tgamma\n", encoding="utf-8")
+    kg = tmp_path / "store"
+    assert runner.invoke(app, ["kg", "build", str(src), "--out", str(kg)]).exit_code == 0
+    ok = _ask("who does [alpha] know", "--kg", str(kg))
+    bad = _ask("who does [omega] know", "--kg", str(kg))
+    assert ok["ok"] and [a["name"] for a in ok["answers"]] == ["beta"]
+    assert ok["label"] == bad["label"] == ZERO_SHOT_LABEL
+    text = runner.invoke(app, ["ask", "who does [alpha] know", "--kg", str(kg)]).stdout
+    assert ZERO_SHOT_LABEL in text and "Answer: beta" in text
 
 
 def test_text_output_shows_the_same_label(no_llm):

@@ -139,10 +139,14 @@ def test_every_answer_says_which_ranker_and_why(trained):
     r = runner.invoke(app, ["--json", "ask", q, "--kg", str(store), "--ranker", str(out)])
     rec = _ranker_record(r.stdout)
     assert rec["ranker"] == "label-free, trained on this KG" and str(out) in rec["why"]
-    # no ranker for this KG: similarity, and the reason says how to train one
+    # no ranker for this KG: the zero-shot order-aligned ranking, and the reason says why
+    # and how to train one
     r = runner.invoke(app, ["--json", "ask", q, "--kg", str(store)])
     rec = _ranker_record(r.stdout)
-    assert rec["ranker"].startswith("none") and "train ranker --kg" in rec["why"]
+    assert rec["ranker"] == "zero-shot order-aligned" and "train ranker --kg" in rec["why"]
+    assert "no ranker was trained on this KG" in rec["why"]
+    r = runner.invoke(app, ["--json", "ask", q, "--kg", str(store), "--ranker", "none"])
+    assert _ranker_record(r.stdout)["ranker"].startswith("none")
     text = runner.invoke(app, ["ask", q, "--kg", str(store), "--ranker", "hop-aligned"]).stdout
     assert "Ranker: zero-shot hop-aligned (pog.ranker = hop-aligned)" in text
     bundled = _ranker_record(runner.invoke(app, ["--json", "ask", "who directed [Heat]"]).stdout)
@@ -156,10 +160,48 @@ def test_auto_uses_a_ranker_trained_beside_the_store_and_kg_build_says_how(tmp_p
     assert f"kgreason train ranker --kg {store} --out {store}/ranker" in r.stdout
     q = "who founded [Globex]"
     before = _ranker_record(runner.invoke(app, ["--json", "ask", q, "--kg", str(store)]).stdout)
-    assert before["ranker"].startswith("none")
+    assert before["ranker"] == "zero-shot order-aligned"
     args = ["train", "ranker", "--kg", str(store), "--out", str(store / "ranker")]
     assert runner.invoke(app, [*args, "--limit", "60"]).exit_code == 0
     r = runner.invoke(app, ["--json", "ask", q, "--kg", str(store)])
     rec = _ranker_record(r.stdout)
     assert rec["ranker"] == "label-free, trained on this KG" and "beside the store" in rec["why"]
     assert json.loads(r.stdout)["answers"], r.stdout
+
+
+# --- out of the box (issue 37): the company KG and its 12 questions, no ranker trained ---
+
+OWN_QUESTIONS = [
+    ln.split("\t")
+    for ln in (OWN / "questions.tsv").read_text().splitlines()
+    if ln.strip() and not ln.startswith("#")
+]
+#: the one question the default ranking gets wrong today (it answers the 2-hop "born in",
+#: Lakeview, where the wh-noun "region" asks one hop more): kept, so a fix shows
+MISSED = {"in which region was the founder of [Initech] born"}
+
+
+@pytest.fixture(scope="module")
+def own_store(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("own-default")
+    r = runner.invoke(app, ["kg", "build", str(OWN / "company.tsv"), "--out", str(d / "store")])
+    assert r.exit_code == 0, r.output
+    return d / "store"
+
+
+@pytest.mark.parametrize(
+    ("question", "gold", "hops"),
+    [
+        pytest.param(*row, marks=pytest.mark.xfail(strict=True, reason="wh-noun hop"))
+        if row[0] in MISSED
+        else row
+        for row in OWN_QUESTIONS
+    ],
+)
+def test_a_fresh_kg_is_answered_out_of_the_box(own_store, question, gold, hops, monkeypatch):
+    monkeypatch.setenv("KGREASON_EMBED__BACKEND", "static")
+    r = runner.invoke(app, ["--json", "ask", question, "--kg", str(own_store)])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    assert _ranker_record(r.stdout)["ranker"] == "zero-shot order-aligned"
+    assert not d["abstained"] and [a["name"] for a in d["answers"]] == [gold], (hops, d["answers"])

@@ -16,6 +16,7 @@ from kgreason.pog.pipeline import PoG
 from kgreason.pog.ranker.artefact import RankerError
 from kgreason.pog.ranker.factory import build_selector
 from kgreason.pog.ranker.selector import RankerSelector
+from kgreason.pog.ranker.zeroshot import OrderAlignedRanker
 from kgreason.pog.settings import PoGSettings
 
 
@@ -74,8 +75,12 @@ def test_combined_stage_and_settings_errors(artefact, embedder):
         build_selector(
             PoGSettings(ranker="none", fuzzy_stage="learned"), kg, embedder, llm_free=False
         )
-    # auto: the bundled ranker only on the KG it was trained on
-    assert build_selector(PoGSettings(), kg, embedder, llm_free=True) == (None, [])
+    # auto: the bundled ranker only on the KG it was trained on; elsewhere the zero-shot
+    # order-aligned ranking, which answers (LLM-free), and no ranker at all for PoG's sbert
+    sel, warnings = build_selector(PoGSettings(), kg, embedder, llm_free=True)
+    assert isinstance(sel.ranker, OrderAlignedRanker) and sel.answers and sel.zero_shot
+    assert warnings == []
+    assert build_selector(PoGSettings(ranker="none"), kg, embedder, llm_free=True) == (None, [])
 
 
 def test_llm_free_mode_answers_with_the_top_path_and_keeps_its_label(artefact, embedder):

@@ -15,10 +15,12 @@ if TYPE_CHECKING:
 #: banner, the explorer), by what ranks the paths, whatever the question's outcome; and the
 #: trace notes that say the same at length.
 RANKER_LABEL = "LLM-free mode: a learned path ranker's answer, not PoG's"
+#: a zero-shot ranking answers (pog.ranker = auto on a KG no ranker was trained on)
+ZERO_SHOT_LABEL = "LLM-free mode: a zero-shot path ranking's answer, not PoG's"
 SIMILARITY_LABEL = "LLM-free mode: candidates ranked by similarity, not PoG's answer"
 RANKER_NOTE = (
-    "LLM-free mode: a learned path ranker scored the paths; the answer is the top path's "
-    "answer set (a learned path ranker's answer, not PoG's); the next paths are evidence."
+    "LLM-free mode: a path ranker scored the paths; the answer is the top path's "
+    "answer set (a path ranker's answer, not PoG's); the next paths are evidence."
 )
 #: what every surface says when the ranker's top path does not answer what was asked
 NO_CONFIDENT_ANSWER = "no confident answer"
@@ -33,9 +35,12 @@ SIMILARITY_NOTE = (
 )
 
 
-def mode_label(ranker_answers: bool) -> str:
-    """The label of an LLM-free run: a learned ranker answers, or similarity ranks."""
-    return RANKER_LABEL if ranker_answers else SIMILARITY_LABEL
+def mode_label(ranker_answers: bool, zero_shot: bool = False) -> str:
+    """The label of an LLM-free run: a learned ranker or a zero-shot ranking answers, or
+    similarity ranks."""
+    if not ranker_answers:
+        return SIMILARITY_LABEL
+    return ZERO_SHOT_LABEL if zero_shot else RANKER_LABEL
 
 
 def result_label(result: PoGResult) -> str | None:

@@ -238,7 +238,7 @@ async def run_llm_free(
     result.trace.append(
         {
             "stage": "llm-free",
-            "label": mode_label(fuzzy.answers),
+            "label": mode_label(fuzzy.answers, getattr(fuzzy, "zero_shot", False)),
             "note": RANKER_NOTE if fuzzy.answers else SIMILARITY_NOTE,
             **describe_ranker(settings, kg, fuzzy),
         }

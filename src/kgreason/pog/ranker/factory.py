@@ -122,7 +122,7 @@ def build_selector(
                     f"pog.fuzzy_stage={settings.fuzzy_stage!r}: the bundled ranker was trained "
                     f"on the bundled KG; pass a ranker trained on {getattr(kg, 'name', '?')}"
                 )
-            return None, []
+            return unfamiliar_kg_selector(settings, embedder), []
     else:
         path = Path(choice).expanduser()
     ranker, warnings = load_checked(path, kg)
@@ -130,6 +130,26 @@ def build_selector(
     return RankerSelector(
         ranker, embedder, mode=mode, prefilter_top=settings.fuzzy_prefilter
     ), warnings
+
+
+def unfamiliar_kg_selector(settings: PoGSettings, embedder: Embedder) -> RankerSelector:
+    """`pog.ranker = auto` on a KG no ranker was trained on (the LLM-free mode): the
+    zero-shot order-aligned ranking, which ranked best across the KGs left out of training
+    (docs/ranker.md, bench/ranker_loko.py), and answers with its top path (abstaining when
+    that path's relations do not match the question: pog.llm_free_abstain_below). It reads
+    words with the vendored static model whatever the pipeline embeds with: MiniLM scored
+    within 2 points of it on PathQuestion at 20-400x the time per question."""
+    from kgreason.embed.static import StaticEmbedder
+
+    inner = getattr(embedder, "inner", embedder)
+    words = embedder if isinstance(inner, StaticEmbedder) else StaticEmbedder()
+    return RankerSelector(
+        OrderAlignedRanker(words),
+        embedder,
+        mode="learned",
+        answers=True,
+        prefilter_top=settings.fuzzy_prefilter,
+    )
 
 
 def describe_ranker(
@@ -159,6 +179,14 @@ def describe_ranker(
     if isinstance(ranker, HopAlignedRanker):
         return {"ranker": "zero-shot hop-aligned", "why": "pog.ranker = hop-aligned"}
     if isinstance(ranker, OrderAlignedRanker):
+        if choice == "auto":
+            why = (
+                "pog.ranker = auto: no ranker was trained on this KG, and order-aligned ranks "
+                "best on KGs no ranker was trained on (docs/ranker.md); a ranker trained "
+                "beside the store (`kgreason train ranker --kg STORE --out STORE/ranker`) is "
+                "used instead when there is one"
+            )
+            return {"ranker": "zero-shot order-aligned", "why": why}
         return {"ranker": "zero-shot order-aligned", "why": "pog.ranker = order-aligned"}
     if choice == "auto":
         why = (

@@ -23,6 +23,7 @@ import numpy as np
 
 from kgreason.embed.base import Embedder
 from kgreason.pog.fuzzy import FuzzySelector, ScoredPath, is_transformer
+from kgreason.pog.ranker.artefact import PathRanker
 from kgreason.pog.render import render_path
 from kgreason.pog.types import ReasoningPath
 
@@ -59,6 +60,8 @@ class RankerSelector(FuzzySelector):
         self.mode = mode
         self.weight = weight
         self.answers = answers
+        #: a zero-shot ranking (no trained artefact): its answers are labelled so
+        self.zero_shot = not isinstance(ranker, PathRanker)
         self.prefilter_top = prefilter_top
         self._costly = is_transformer(embedder)
 
