@@ -230,9 +230,9 @@ def is_transformer(embedder: Embedder) -> bool:
     return bool(getattr(getattr(embedder, "inner", embedder), "transformer", False))
 
 
-def prefilter_note(n_paths: int, kept: int) -> str:
+def prefilter_note(n_paths: int, kept: int, by: str = "the embedder") -> str:
     """The bound a prefiltered ranking reports (PoGResult.bounds_hit, the pruning funnel)."""
     return (
         f"fuzzy ranking: {n_paths:,} paths ranked by the static model first, its best {kept}"
-        f" by the embedder (pog.fuzzy_prefilter)"
+        f" by {by} (pog.fuzzy_prefilter)"
     )

@@ -261,7 +261,8 @@ async def run_llm_free(
     result.bounds_hit = [*run.prepared.bounds_hit, *run.search.bounds_hit()]
     pre = fuzzy.prefiltered(len(run.search.paths), settings.w1)
     if pre is not None:
-        result.bounds_hit.append(prefilter_note(len(run.search.paths), pre))
+        by = getattr(fuzzy, "prefilter_by", "the embedder")
+        result.bounds_hit.append(prefilter_note(len(run.search.paths), pre, by))
     result.timings_s = {"topics": t_topics, **run.timings_s}
     lap = _Laps(result.timings_s)
     result.trace.append(

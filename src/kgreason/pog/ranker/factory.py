@@ -145,7 +145,7 @@ def unfamiliar_kg_selector(settings: PoGSettings, embedder: Embedder) -> RankerS
     words = embedder if isinstance(inner, StaticEmbedder) else StaticEmbedder()
     return RankerSelector(
         OrderAlignedRanker(words),
-        embedder,
+        words,  # the static model's whole-path similarity prefilters a hub's many paths
         mode="learned",
         answers=True,
         prefilter_top=settings.fuzzy_prefilter,
