@@ -54,6 +54,20 @@ def content_words(question: str) -> list[str]:
     return [w for w in words if w not in _STOP and w != MASK.lower()]
 
 
+def cached_vectors(
+    embedder: Embedder, cache: dict[str, np.ndarray], texts: Sequence[str], *, unit: bool
+) -> np.ndarray:
+    """The texts' vectors (unit length when `unit`), each embedded once into `cache`."""
+    todo = [t for t in dict.fromkeys(texts) if t not in cache]
+    if todo:
+        got = np.asarray(embedder.embed(todo))
+        if unit:
+            got = got.astype(np.float32)
+            got /= np.maximum(np.linalg.norm(got, axis=1, keepdims=True), 1e-9)
+        cache.update(zip(todo, got, strict=True))
+    return np.vstack([cache[t] for t in texts]) if texts else np.zeros((0, 1))
+
+
 @dataclass
 class HopAlignedRanker:
     embedder: Embedder
@@ -61,10 +75,7 @@ class HopAlignedRanker:
     _vec: dict[str, np.ndarray] = field(default_factory=dict)
 
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
-        todo = [t for t in dict.fromkeys(texts) if t not in self._vec]
-        if todo:
-            self._vec.update(zip(todo, np.asarray(self.embedder.embed(todo)), strict=True))
-        return np.vstack([self._vec[t] for t in texts]) if texts else np.zeros((0, 1))
+        return cached_vectors(self.embedder, self._vec, texts, unit=False)
 
     def score(
         self,
@@ -118,12 +129,7 @@ class OrderAlignedRanker:
     _vec: dict[str, np.ndarray] = field(default_factory=dict)
 
     def _unit(self, texts: Sequence[str]) -> np.ndarray:
-        todo = [t for t in dict.fromkeys(texts) if t not in self._vec]
-        if todo:
-            got = np.asarray(self.embedder.embed(todo), dtype=np.float32)
-            got /= np.maximum(np.linalg.norm(got, axis=1, keepdims=True), 1e-9)
-            self._vec.update(zip(todo, got, strict=True))
-        return np.vstack([self._vec[t] for t in texts]) if texts else np.zeros((0, 1))
+        return cached_vectors(self.embedder, self._vec, texts, unit=True)
 
     def score(
         self,
