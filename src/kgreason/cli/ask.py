@@ -215,7 +215,9 @@ def register(app: typer.Typer) -> None:
             False, "--no-summary", help="No path summaries: raw paths in the answering prompts."
         ),
         ranker: str | None = typer.Option(
-            None, "--ranker", help="Path ranker: auto | none | hop-aligned | order-aligned | artefact DIR."
+            None,
+            "--ranker",
+            help="Path ranker: auto | none | hop-aligned | order-aligned | artefact DIR.",
         ),
         embedder: EmbedderOption = None,
         full: bool = typer.Option(

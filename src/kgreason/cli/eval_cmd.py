@@ -201,7 +201,9 @@ def register(app: typer.Typer) -> None:
         dialect: str | None = typer.Option(None, help="freebase | wikidata | generic"),
         no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the LLM response cache."),
         ranker: str | None = typer.Option(
-            None, "--ranker", help="Path ranker: auto | none | hop-aligned | order-aligned | artefact DIR."
+            None,
+            "--ranker",
+            help="Path ranker: auto | none | hop-aligned | order-aligned | artefact DIR.",
         ),
         include_trained: bool = typer.Option(
             False,
