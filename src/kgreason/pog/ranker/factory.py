@@ -105,7 +105,12 @@ def build_selector(
         zs = ZERO_SHOT[choice](embedder)
         mode = _mode(settings, llm_free)
         return RankerSelector(
-            zs, embedder, mode=mode, answers=False, prefilter_top=settings.fuzzy_prefilter
+            zs,
+            embedder,
+            mode=mode,
+            answers=False,
+            prefilter_top=settings.fuzzy_prefilter,
+            zero_shot=True,
         ), []
     if choice == "auto":
         path = bundled_ranker_path()
@@ -149,6 +154,7 @@ def unfamiliar_kg_selector(settings: PoGSettings, embedder: Embedder) -> RankerS
         mode="learned",
         answers=True,
         prefilter_top=settings.fuzzy_prefilter,
+        zero_shot=True,
     )
 
 

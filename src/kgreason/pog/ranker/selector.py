@@ -30,7 +30,6 @@ from kgreason.pog.fuzzy import (
     path_texts,
     top_scores,
 )
-from kgreason.pog.ranker.artefact import PathRanker
 from kgreason.pog.render import render_path
 from kgreason.pog.types import ReasoningPath
 
@@ -61,14 +60,16 @@ class RankerSelector(FuzzySelector):
         weight: float = 0.5,
         answers: bool = True,
         prefilter_top: int = 0,
+        zero_shot: bool = False,
     ):
         super().__init__(embedder)
         self.ranker = ranker
         self.mode = mode
         self.weight = weight
         self.answers = answers
-        #: a zero-shot ranking (no trained artefact): its answers are labelled so
-        self.zero_shot = not isinstance(ranker, PathRanker)
+        #: a zero-shot ranking (zeroshot.py, no trained artefact): its answers are labelled
+        #: so, and past prefilter_top paths it scores the whole-path similarity's best
+        self.zero_shot = zero_shot
         self.prefilter_top = prefilter_top
         self._costly = is_transformer(embedder)
 
