@@ -87,6 +87,10 @@ class FuzzySelector:
     learned: bool = False
     #: the LLM-free mode answers with the top path's end set (not only candidates)
     answers: bool = False
+    #: a zero-shot ranking answers (pog/ranker/zeroshot.py): labelled so
+    zero_shot: bool = False
+    #: what ranks the paths a prefilter keeps (the bound's report, prefilter_note)
+    prefilter_by: str = "the embedder"
     #: paths the transformer embeds when there are more (0: all); see the module docstring
     prefilter_top: int = 0
     _prefilter_load: Callable[[], Embedder] | None = None

@@ -238,7 +238,7 @@ async def run_llm_free(
     result.trace.append(
         {
             "stage": "llm-free",
-            "label": mode_label(fuzzy.answers, getattr(fuzzy, "zero_shot", False)),
+            "label": mode_label(fuzzy.answers, fuzzy.zero_shot),
             "note": RANKER_NOTE if fuzzy.answers else SIMILARITY_NOTE,
             **describe_ranker(settings, kg, fuzzy),
         }
@@ -261,8 +261,7 @@ async def run_llm_free(
     result.bounds_hit = [*run.prepared.bounds_hit, *run.search.bounds_hit()]
     pre = fuzzy.prefiltered(len(run.search.paths), settings.w1)
     if pre is not None:
-        by = getattr(fuzzy, "prefilter_by", "the embedder")
-        result.bounds_hit.append(prefilter_note(len(run.search.paths), pre, by))
+        result.bounds_hit.append(prefilter_note(len(run.search.paths), pre, fuzzy.prefilter_by))
     result.timings_s = {"topics": t_topics, **run.timings_s}
     lap = _Laps(result.timings_s)
     result.trace.append(

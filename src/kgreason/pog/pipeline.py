@@ -129,7 +129,7 @@ class PoG:
         whether its path ranker answers, whatever a question's outcome."""
         from kgreason.pog.labels import mode_label
 
-        return mode_label(self.fuzzy.answers, getattr(self.fuzzy, "zero_shot", False))
+        return mode_label(self.fuzzy.answers, self.fuzzy.zero_shot)
 
     @classmethod
     def from_settings(

@@ -45,6 +45,23 @@ def unit(x: np.ndarray) -> np.ndarray:
     return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-9)
 
 
+def cached_vectors(
+    embed: Callable[[list[str]], np.ndarray],
+    cache: dict[str, np.ndarray],
+    texts: Sequence[str],
+    *,
+    as_unit: bool = True,
+) -> np.ndarray:
+    """The texts' vectors (unit length when `as_unit`), each embedded once into `cache`."""
+    todo = [t for t in dict.fromkeys(texts) if t not in cache]
+    if todo:
+        got = np.asarray(embed(todo))
+        cache.update(zip(todo, unit(got) if as_unit else got, strict=True))
+    if not texts:
+        return np.zeros((0, 1), np.float32 if as_unit else np.float64)
+    return np.vstack([cache[t] for t in texts])
+
+
 def align_scalars(words: np.ndarray, relvec: np.ndarray, rel: np.ndarray) -> np.ndarray:
     """(n, len(ALIGN_SCALARS)) for the paths of ONE question.
     words: (W, d) unit vectors of its content words (W may be 0); relvec: (V, d) unit

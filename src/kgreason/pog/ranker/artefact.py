@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from kgreason.embed.base import Embedder
-from kgreason.pog.ranker.align import ALIGN_SCALARS, align_scalars, unit
+from kgreason.pog.ranker.align import ALIGN_SCALARS, align_scalars, cached_vectors
 from kgreason.pog.ranker.features import (
     N_SLOTS,
     SCALARS,
@@ -84,12 +84,7 @@ class PathRanker:
 
     def unit_vectors(self, texts: Sequence[str]) -> np.ndarray:
         """Unit embedder vectors of `texts` (relation texts, question words), cached."""
-        todo = [t for t in dict.fromkeys(texts) if t not in self._rawvec]
-        if todo:
-            self._rawvec.update(zip(todo, unit(self.embedder.embed(todo)), strict=True))
-        if not texts:
-            return np.zeros((0, 1), np.float32)
-        return np.vstack([self._rawvec[t] for t in texts])
+        return cached_vectors(self.embedder.embed, self._rawvec, texts)
 
     @property
     def trained_on(self) -> dict[str, Any]:

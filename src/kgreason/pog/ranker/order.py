@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kgreason.pog.ranker.features import MASK
-from kgreason.pog.types import ReasoningPath
+from kgreason.pog.types import Hop, ReasoningPath
 
 #: the ranker feature (features.scalars) of new artefacts: order_alignment's score
 ORDER_SCALARS = ("order_align",)
@@ -201,11 +201,13 @@ def reading_keys(path: ReasoningPath) -> tuple[tuple[str, bool], ...]:
     is forward, else the first forward one of the hop's clustered alternatives, else the
     primary (backward). "children" backward clustered with "parents" forward reads
     "parents", which is what the question asks with ("[X] 's father")."""
-    out = []
-    for h in path.hops:
-        keys = h.relation_keys()
-        out.append(next((k for k in keys if k[1]), keys[0]))
-    return tuple(out)
+    return tuple(reading_key(h) for h in path.hops)
+
+
+def reading_key(hop: Hop) -> tuple[str, bool]:
+    """One hop's reading (reading_keys)."""
+    keys = hop.relation_keys()
+    return next((k for k in keys if k[1]), keys[0])
 
 
 def order_alignment(

@@ -70,6 +70,8 @@ class RankerSelector(FuzzySelector):
         #: a zero-shot ranking (zeroshot.py, no trained artefact): its answers are labelled
         #: so, and past prefilter_top paths it scores the whole-path similarity's best
         self.zero_shot = zero_shot
+        if zero_shot:
+            self.prefilter_by = "the zero-shot ranking"
         self.prefilter_top = prefilter_top
         self._costly = is_transformer(embedder)
 
@@ -80,16 +82,14 @@ class RankerSelector(FuzzySelector):
         scores only the whole-path similarity's best `prefilter_top` (a 10M hub question's
         20,000 paths: ~50 ms more per question otherwise)."""
         if self.zero_shot and self.mode == "learned":
-            cut = self.prefilter_top
-            return cut if cut and n_paths > cut else None
+            return self._zero_shot_cut(n_paths)
         if self.mode != "combined" or not self._costly:
             return None
         return self._cut(n_paths, top)
 
-    @property
-    def prefilter_by(self) -> str:
-        """What ranks the prefiltered paths (the bound's report)."""
-        return "the zero-shot ranking" if self.zero_shot else "the embedder"
+    def _zero_shot_cut(self, n_paths: int) -> int | None:
+        cut = self.prefilter_top
+        return cut if self.zero_shot and cut and n_paths > cut else None
 
     def scored(
         self,
@@ -100,7 +100,7 @@ class RankerSelector(FuzzySelector):
         top: int | None,
     ) -> list[ScoredPath]:
         """The ranker's scores (combined: with the cosine's, z-scored)."""
-        keep = self.prefiltered(len(paths), top) if self.zero_shot else None
+        keep = self._zero_shot_cut(len(paths)) if self.mode == "learned" else None
         if keep is not None:  # the whole-path similarity's best, then the zero-shot ranking
             tree = path_texts(paths, names, max_items)
             cos = path_cosines(self.cache, self.cache.embed([indicator])[0], tree)

@@ -19,6 +19,7 @@ import numpy as np
 
 from kgreason.embed.base import Embedder
 from kgreason.pog.linking import QUESTION_STOPWORDS
+from kgreason.pog.ranker.align import cached_vectors
 from kgreason.pog.ranker.features import MASK, mask_question, path_keys, relation_text
 from kgreason.pog.types import ReasoningPath
 
@@ -54,20 +55,6 @@ def content_words(question: str) -> list[str]:
     return [w for w in words if w not in _STOP and w != MASK.lower()]
 
 
-def cached_vectors(
-    embedder: Embedder, cache: dict[str, np.ndarray], texts: Sequence[str], *, unit: bool
-) -> np.ndarray:
-    """The texts' vectors (unit length when `unit`), each embedded once into `cache`."""
-    todo = [t for t in dict.fromkeys(texts) if t not in cache]
-    if todo:
-        got = np.asarray(embedder.embed(todo))
-        if unit:
-            got = got.astype(np.float32)
-            got /= np.maximum(np.linalg.norm(got, axis=1, keepdims=True), 1e-9)
-        cache.update(zip(todo, got, strict=True))
-    return np.vstack([cache[t] for t in texts]) if texts else np.zeros((0, 1))
-
-
 @dataclass
 class HopAlignedRanker:
     embedder: Embedder
@@ -75,7 +62,7 @@ class HopAlignedRanker:
     _vec: dict[str, np.ndarray] = field(default_factory=dict)
 
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
-        return cached_vectors(self.embedder, self._vec, texts, unit=False)
+        return cached_vectors(self.embedder.embed, self._vec, texts, as_unit=False)
 
     def score(
         self,
@@ -129,7 +116,7 @@ class OrderAlignedRanker:
     _vec: dict[str, np.ndarray] = field(default_factory=dict)
 
     def _unit(self, texts: Sequence[str]) -> np.ndarray:
-        return cached_vectors(self.embedder, self._vec, texts, unit=True)
+        return cached_vectors(self.embedder.embed, self._vec, texts)
 
     def score(
         self,
@@ -169,7 +156,10 @@ def hop_readings(paths: Sequence[ReasoningPath]) -> tuple[np.ndarray, np.ndarray
     """(rel, sign, texts) of order.order_alignment: each hop's forward reading
     (order.reading_keys) as an index into `texts` (-1 past a path's end) and +1/-1.
     Read once per distinct hop object and relation: a 10M hub question's 9,000-20,000
-    paths share their prefixes' hops, and reading every hop of every path took ~110 ms."""
+    paths share their prefixes' hops, and reading every hop of every path, each relation's
+    text made anew, took ~110 ms under the profiler."""
+    from kgreason.pog.ranker.order import reading_key
+
     vocab: dict[str, int] = {}
     text_of: dict[str, int] = {}
     read_of: dict[int, tuple[int, float]] = {}
@@ -180,8 +170,7 @@ def hop_readings(paths: Sequence[ReasoningPath]) -> tuple[np.ndarray, np.ndarray
         for k, h in enumerate(p.hops):
             got = read_of.get(id(h))
             if got is None:
-                keys = h.relation_keys()  # as order.reading_keys reads a hop
-                r, fwd = next((key for key in keys if key[1]), keys[0])
+                r, fwd = reading_key(h)
                 j = text_of.get(r)
                 if j is None:
                     j = text_of[r] = vocab.setdefault(relation_text(r), len(vocab))
