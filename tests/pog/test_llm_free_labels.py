@@ -11,7 +11,13 @@ from typer.testing import CliRunner
 
 import kgreason
 from kgreason.cli import app
-from kgreason.pog.labels import RANKER_LABEL, RANKER_NOTE, SIMILARITY_LABEL, ZERO_SHOT_LABEL
+from kgreason.pog.labels import (
+    JOIN_NOTE,
+    RANKER_LABEL,
+    RANKER_NOTE,
+    SIMILARITY_LABEL,
+    ZERO_SHOT_LABEL,
+)
 
 runner = CliRunner()
 
@@ -68,6 +74,23 @@ def test_a_kg_no_ranker_was_trained_on_gets_a_zero_shot_answer(no_llm, tmp_path)
     assert ok["label"] == bad["label"] == ZERO_SHOT_LABEL
     text = runner.invoke(app, ["ask", "who does [alpha] know", "--kg", str(kg)]).stdout
     assert ZERO_SHOT_LABEL in text and "Answer: beta" in text
+
+
+def test_the_zero_shot_ranking_does_not_answer_a_join(no_llm, tmp_path):
+    """Two topic entities: the top path joins them, and which entity on it is asked for is
+    not what word-to-hop alignment can tell; the path's entities lead the candidates, the
+    answer is "no confident answer", with the reason (the Nijmegen question on Virtuoso
+    answered all 8 entities on a 6-hop join before)."""
+    src = tmp_path / "kg.tsv"
+    src.write_text("alpha\tknows\tbeta\nbeta\tlikes\tgamma\n", encoding="utf-8")
+    kg = tmp_path / "store"
+    assert runner.invoke(app, ["kg", "build", str(src), "--out", str(kg)]).exit_code == 0
+    r = _ask("who does [alpha] know that likes [gamma]", "--kg", str(kg))
+    assert r["ok"] and r["answers"] == [] and r["abstained"]
+    assert r["candidates"][0]["name"] == "beta" and r["label"] == ZERO_SHOT_LABEL
+    assert [t["note"] for t in r["trace"] if t.get("stage") == "ranker"] == [JOIN_NOTE]
+    text = runner.invoke(app, ["ask", "who does [alpha] know that likes [gamma]", "--kg", str(kg)])
+    assert "no confident answer (the top path joins several topic entities" in text.stdout
 
 
 def test_text_output_shows_the_same_label(no_llm):

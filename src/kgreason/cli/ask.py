@@ -127,14 +127,18 @@ def print_result(result: PoGResult, names: dict[str, str]) -> None:
 
         print_ranker_line(out, result)
         if result.abstained:
-            from kgreason.pog.labels import NO_CONFIDENT_ANSWER
+            from kgreason.pog.labels import JOIN_NOTE, NO_CONFIDENT_ANSWER
 
             why = result.trace_record("ranker")
-            out.print(
-                f"[bold red]Answer[/]: {NO_CONFIDENT_ANSWER} (the top path's relations match "
-                f"the question's words at {why.get('alignment', 0):.2f}, below "
-                f"{why.get('abstain_below', 0):.2f}: the KG may not hold this answer)"
+            reason = (
+                "the top path joins several topic entities; a zero-shot ranking "
+                "cannot tell which entity on it is asked for"
+                if why.get("note") == JOIN_NOTE
+                else f"the top path's relations match the question's words at "
+                f"{why.get('alignment', 0):.2f}, below {why.get('abstain_below', 0):.2f}: "
+                "the KG may not hold this answer"
             )
+            out.print(f"[bold red]Answer[/]: {NO_CONFIDENT_ANSWER} ({reason})")
         cands = ", ".join(_label(c.name, c.id) for c in result.candidates[:20])
         out.print(f"[bold]Candidates[/] (ranked): {cands or '(none)'}")
     else:

@@ -29,6 +29,13 @@ ABSTAIN_NOTE = (
     "question asks (word-to-hop alignment below pog.llm_free_abstain_below); its answers "
     "are shown as candidates only."
 )
+#: the zero-shot ranking's top path joins several topic entities: which entity on it is
+#: asked for is not something word-to-hop alignment can tell, so it does not answer
+JOIN_NOTE = (
+    "LLM-free mode: no confident answer: the top path joins several topic entities, and a "
+    "zero-shot ranking answers questions about one; the entities on it are shown as "
+    "candidates only."
+)
 SIMILARITY_NOTE = (
     "LLM-free mode: candidates are entities on the paths ranked most similar to the question; "
     "they are retrieval candidates, not an answer produced by PoG."

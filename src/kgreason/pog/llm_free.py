@@ -16,7 +16,9 @@ Differences from PoG, all forced by the absence of an LLM and labelled in the re
 - when no path joins all topic entities, each topic entity's own paths (length <= D_max) are
   ranked instead, and the trace says so (`fallback`);
 - the result has mode="llm-free", `answers` empty unless a trained ranker answers (its top
-  path's end set, pog/ranker/answer.py), `candidates` = entities of the top-ranked
+  path's end set, pog/ranker/answer.py) or the zero-shot ranking does (only when its top
+  path starts from one topic entity: it cannot tell which entity on a join is asked for),
+  `candidates` = entities of the top-ranked
   paths (the end sets for one topic entity; the non-topic entities on the path otherwise),
   ranked by path rank, then within a set by the number of chains through them, and a trace
   entry saying these are retrieval candidates.
@@ -327,6 +329,9 @@ async def run_llm_free(
             [t.id for t in topics],
             alignment=alignment,
             abstain_below=threshold,
+            # a learned ranker was trained on joins' answer sets; a zero-shot ranking
+            # cannot tell which entity on a join is asked for (tests/pog/test_e2e_virtuoso)
+            answer_joins=not fuzzy.zero_shot,
         )
         lap("answer")
     cited = [t for p in result.paths for t in p.triples()]

@@ -15,7 +15,7 @@ import numpy as np
 
 from kgreason.kg.base import UNNAMED
 from kgreason.pog.fuzzy import ScoredPath
-from kgreason.pog.labels import ABSTAIN_NOTE, RANKER_NOTE
+from kgreason.pog.labels import ABSTAIN_NOTE, JOIN_NOTE, RANKER_NOTE
 from kgreason.pog.ranker.supervision import answer_set, order_answers
 from kgreason.pog.render import NameBook
 from kgreason.pog.types import AnswerEntity, PoGResult
@@ -38,10 +38,12 @@ async def apply_answer(
     *,
     alignment: float | None = None,
     abstain_below: float = 0.0,
+    answer_joins: bool = True,
 ) -> None:
     """Fill `result.answers` from the top path and put them first among the candidates;
-    with `alignment` (the top path's, align.path_alignment) below `abstain_below`, abstain:
-    the same answers lead the candidates, and `answers` stays empty."""
+    with `alignment` (the top path's, align.path_alignment) below `abstain_below`, or with
+    a top path that joins several topic entities and not `answer_joins`, abstain: the same
+    answers lead the candidates, and `answers` stays empty."""
     if not ranked:
         return
     ids = answer_set(ranked[0].path, topics)
@@ -50,11 +52,13 @@ async def apply_answer(
     top = [AnswerEntity(book.get(e), e) for e in named]
     first = {a.id for a in top}
     result.candidates = top + [c for c in result.candidates if c.id not in first]
-    result.abstained = alignment is not None and alignment < abstain_below
+    join = not answer_joins and len(set(ranked[0].path.entity_list)) > 1
+    unaligned = alignment is not None and alignment < abstain_below
+    result.abstained = join or unaligned
     result.answers = [] if result.abstained else top
     entry = {
         "stage": "ranker",
-        "note": ABSTAIN_NOTE if result.abstained else RANKER_NOTE,
+        "note": JOIN_NOTE if join else ABSTAIN_NOTE if unaligned else RANKER_NOTE,
         "confidence": round(confidence(ranked), 4),
         "answer_set_size": len(named),
     }
