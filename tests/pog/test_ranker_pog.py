@@ -97,11 +97,18 @@ def test_llm_free_mode_answers_with_the_top_path_and_keeps_its_label(artefact, e
     assert [(h.relation, h.forward) for h in r.paths[0].hops] == [("p1", True)]
 
 
-def test_zero_shot_ranker_ranks_but_does_not_answer(embedder):
+def test_a_zero_shot_ranker_named_in_settings_answers_like_auto(embedder):
+    """`--ranker hop-aligned` answers in the LLM-free mode, labelled zero-shot, as the
+    order-aligned ranking does under auto on an unfamiliar KG (it ranked but did not answer
+    before: the same ranking answered or not by how it was chosen)."""
+    from kgreason.pog.labels import ZERO_SHOT_LABEL
+
     kg = synth_kg()
     fuzzy, _ = build_selector(PoGSettings(ranker="hop-aligned"), kg, embedder, llm_free=True)
+    assert fuzzy.answers and fuzzy.zero_shot
     r = PoG(kg, None, embedder, PoGSettings(), fuzzy=fuzzy).ask("who directed [film4]")
-    assert r.ok and r.answers == [] and r.candidates
+    assert r.ok and r.answers and r.answers == r.candidates[: len(r.answers)]
+    assert r.label == ZERO_SHOT_LABEL
 
 
 def test_same_kg_by_fingerprint_or_by_the_files_a_store_was_built_from():

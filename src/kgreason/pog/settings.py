@@ -104,9 +104,12 @@ class PoGSettings(BaseModel):
     #: 450 held-out MetaQA dev questions abstains (bench/abstention.py --per-hop 150); on
     #: another 450 it abstains on 2.0%, and on 92% of 50 out-of-KG questions.
     llm_free_abstain_below: float = 0.13
-    #: Path ranker (pog/ranker): "auto" = the ranker shipped with the bundled KG
-    #: when the KG is the one it was trained on; "none"; "hop-aligned" (zero-shot, no
-    #: training); or the directory of a ranker artefact (`kgreason train ranker`).
+    #: Path ranker (pog/ranker): "auto" = the ranker shipped with the bundled KG when the
+    #: KG is the one it was trained on, a ranker trained beside the store, else the
+    #: zero-shot "order-aligned" ranking; "none" (similarity candidates, no answer);
+    #: "hop-aligned" or "order-aligned" (zero-shot, no training; in the LLM-free mode they
+    #: answer, labelled zero-shot); or the directory of a ranker artefact
+    #: (`kgreason train ranker`).
     ranker: str = "auto"
     #: PoG's FuzzySelect with an LLM: "sbert" (the paper), "learned" (the ranker instead of
     #: SBERT) or "combined" (both, z-scored). The LLM-free mode uses the ranker whenever one

@@ -102,6 +102,8 @@ def build_selector(
             raise RankerError(f"pog.fuzzy_stage={settings.fuzzy_stage!r} needs pog.ranker")
         return None, []
     if choice in ZERO_SHOT:
+        if llm_free:  # the same ranking, words and answers as auto on an unfamiliar KG
+            return unfamiliar_kg_selector(settings, embedder, ZERO_SHOT[choice]), []
         zs = ZERO_SHOT[choice](embedder)
         mode = _mode(settings, llm_free)
         return RankerSelector(
@@ -137,19 +139,25 @@ def build_selector(
     ), warnings
 
 
-def unfamiliar_kg_selector(settings: PoGSettings, embedder: Embedder) -> RankerSelector:
+def unfamiliar_kg_selector(
+    settings: PoGSettings,
+    embedder: Embedder,
+    ranking: type[HopAlignedRanker] | type[OrderAlignedRanker] = OrderAlignedRanker,
+) -> RankerSelector:
     """`pog.ranker = auto` on a KG no ranker was trained on (the LLM-free mode): the
     zero-shot order-aligned ranking, which ranked best across the KGs left out of training
     (docs/ranker.md, bench/ranker_loko.py), and answers with its top path (abstaining when
-    that path's relations do not match the question: pog.llm_free_abstain_below). It reads
-    words with the vendored static model whatever the pipeline embeds with: MiniLM scored
-    within 2 points of it on PathQuestion at 20-400x the time per question."""
+    that path's relations do not match the question: pog.llm_free_abstain_below, a
+    threshold set with static vectors). It reads words with the vendored static model
+    whatever the pipeline embeds with: MiniLM scored within 2 points of it on PathQuestion
+    at 20-400x the time per question. A zero-shot ranking named in pog.ranker gets the
+    same treatment (`ranking`)."""
     from kgreason.embed.static import StaticEmbedder
 
     inner = getattr(embedder, "inner", embedder)
     words = embedder if isinstance(inner, StaticEmbedder) else StaticEmbedder()
     return RankerSelector(
-        OrderAlignedRanker(words),
+        ranking(words),
         words,  # the static model's whole-path similarity prefilters a hub's many paths
         mode="learned",
         answers=True,
