@@ -53,7 +53,9 @@ async def questions(kg, name: str, lo: int, hi: int) -> list:
         from kgreason.eval.ranker_data import load_questions
 
         hop = int(name[-2])
-        qs, _ = await load_questions(kg, "metaqa", split="dev", hops=(hop,), limit=hi)
+        # questions whose topic does not resolve are dropped: read past `hi` records so that
+        # the slice is full (index lo.. of the resolved questions is record lo.. or later)
+        qs, _ = await load_questions(kg, "metaqa", split="dev", hops=(hop,), limit=hi + 1000)
         return qs[lo:hi]
     return (await rb.pq_questions(kg, name, hi))[lo:hi]
 

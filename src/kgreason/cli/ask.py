@@ -127,13 +127,16 @@ def print_result(result: PoGResult, names: dict[str, str]) -> None:
 
         print_ranker_line(out, result)
         if result.abstained:
-            from kgreason.pog.labels import JOIN_NOTE, NO_CONFIDENT_ANSWER
+            from kgreason.pog.labels import JOIN_NOTE, LOW_CONFIDENCE_NOTE, NO_CONFIDENT_ANSWER
 
             why = result.trace_record("ranker")
             reason = (
                 "the top path joins several topic entities; a zero-shot ranking "
                 "cannot tell which entity on it is asked for"
                 if why.get("note") == JOIN_NOTE
+                else f"the zero-shot ranking's calibrated confidence {why.get('confidence', 0):.2f} "
+                f"is below {why.get('confidence_below', 0):.2f}"
+                if why.get("note") == LOW_CONFIDENCE_NOTE
                 else f"the top path's relations match the question's words at "
                 f"{why.get('alignment', 0):.2f}, below {why.get('abstain_below', 0):.2f}: "
                 "the KG may not hold this answer"

@@ -36,6 +36,11 @@ JOIN_NOTE = (
     "zero-shot ranking answers questions about one; the entities on it are shown as "
     "candidates only."
 )
+#: a zero-shot ranking's calibrated confidence (ranker/calibration.py) is too low
+LOW_CONFIDENCE_NOTE = (
+    "LLM-free mode: no confident answer: the zero-shot ranking's calibrated confidence is "
+    "below pog.llm_free_confidence_below; its answers are shown as candidates only."
+)
 SIMILARITY_NOTE = (
     "LLM-free mode: candidates are entities on the paths ranked most similar to the question; "
     "they are retrieval candidates, not an answer produced by PoG."

@@ -317,9 +317,11 @@ async def run_llm_free(
         emb = getattr(ranker, "embedder", None) or fuzzy.cache
         vectors = getattr(ranker, "unit_vectors", None) or (lambda t: unit(emb.embed(t)))
         mentions = [m for t in topics for m in (t.keyword, t.name) if m]
+        # a zero-shot ranking's calibrated confidence reads the alignment too
+        calibration = getattr(ranker, "calibration", None)
         alignment = (
             path_alignment(ranked_question, mentions, path_keys(ranked[0].path), vectors)
-            if threshold > 0 and ranked
+            if (threshold > 0 or calibration) and ranked
             else None
         )
         await apply_answer(
@@ -332,6 +334,8 @@ async def run_llm_free(
             # a learned ranker was trained on joins' answer sets; a zero-shot ranking
             # cannot tell which entity on a join is asked for (tests/pog/test_e2e_virtuoso)
             answer_joins=not fuzzy.zero_shot,
+            calibration=calibration,
+            confidence_below=settings.llm_free_confidence_below,
         )
         lap("answer")
     cited = [t for p in result.paths for t in p.triples()]

@@ -104,6 +104,13 @@ class PoGSettings(BaseModel):
     #: 450 held-out MetaQA dev questions abstains (bench/abstention.py --per-hop 150); on
     #: another 450 it abstains on 2.0%, and on 92% of 50 out-of-KG questions.
     llm_free_abstain_below: float = 0.13
+    #: LLM-free mode with a zero-shot ranking (pog.ranker = auto on an unfamiliar KG): also
+    #: abstain when its calibrated confidence (ranker/calibration.py) is below this; 0 never.
+    #: 0.25: the highest on a 0.05 grid at which at most 5% of the right answers of a choose
+    #: slice (PathQuestion 600-700 per file, MetaQA dev 4300-4400 per hop) abstain
+    #: (bench/zero_shot_calibration.py); on other questions 2.5% of the right answers and
+    #: 22.7% of the wrong ones abstain, and 82.9% of 70 out-of-KG questions (78.6% without).
+    llm_free_confidence_below: float = 0.25
     #: Path ranker (pog/ranker): "auto" = the ranker shipped with the bundled KG when the
     #: KG is the one it was trained on, a ranker trained beside the store, else the
     #: zero-shot "order-aligned" ranking; "none" (similarity candidates, no answer);

@@ -14,12 +14,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
 from kgreason.embed.base import Embedder
 from kgreason.pog.linking import QUESTION_STOPWORDS
 from kgreason.pog.ranker.align import cached_vectors
+from kgreason.pog.ranker.calibration import ORDER_ALIGNED, Calibration
 from kgreason.pog.ranker.features import MASK, mask_question, path_keys, relation_text
 from kgreason.pog.types import ReasoningPath
 
@@ -114,6 +116,8 @@ class OrderAlignedRanker:
     #: tau above the median word-relation similarity of the question (order_alignment)
     adaptive: bool = True
     _vec: dict[str, np.ndarray] = field(default_factory=dict)
+    #: what its answer's confidence is (its scores are no logits): calibration.py
+    calibration: ClassVar[Calibration] = ORDER_ALIGNED
 
     def _unit(self, texts: Sequence[str]) -> np.ndarray:
         return cached_vectors(self.embedder.embed, self._vec, texts)
