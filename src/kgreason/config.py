@@ -71,7 +71,13 @@ RANGES: dict[str, Range] = {
     **dict.fromkeys(("pog.set_items", "pog.set_tokens", "pog.select_set_tokens"), AT_LEAST_1),
     **dict.fromkeys(("pog.exploration_temperature", "pog.reasoning_temperature"), AT_LEAST_0),
     **dict.fromkeys(
-        ("pog.link_threshold", "pog.llm_free_length_penalty", "pog.llm_free_abstain_below"), UNIT
+        (
+            "pog.link_threshold",
+            "pog.llm_free_length_penalty",
+            "pog.llm_free_abstain_below",
+            "pog.llm_free_confidence_below",
+        ),
+        UNIT,
     ),
     **dict.fromkeys(("tog.exploration_temperature", "tog.reasoning_temperature"), AT_LEAST_0),
     "tog.max_tokens": AT_LEAST_1,
