@@ -13,24 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
 from kgreason.kg.base import UNNAMED
 from kgreason.pog.fuzzy import ScoredPath
 from kgreason.pog.labels import ABSTAIN_NOTE, JOIN_NOTE, LOW_CONFIDENCE_NOTE, RANKER_NOTE
-from kgreason.pog.ranker.calibration import Calibration, signals
+from kgreason.pog.ranker.calibration import Calibration, confidence, signals
 from kgreason.pog.ranker.supervision import answer_set, order_answers
 from kgreason.pog.render import NameBook
 from kgreason.pog.types import AnswerEntity, PoGResult
-
-
-def confidence(ranked: Sequence[ScoredPath]) -> float:
-    """Softmax weight of the first path among `ranked` (scores are logits)."""
-    if not ranked:
-        return 0.0
-    s = np.array([r.score for r in ranked], dtype=np.float64)
-    e = np.exp(s - s.max())
-    return float(e[0] / e.sum())
 
 
 async def apply_answer(

@@ -24,19 +24,28 @@ from kgreason.pog.fuzzy import ScoredPath
 SIGNALS = ("softmax", "align", "top", "gap", "hops")
 
 
+def confidence(ranked: Sequence[ScoredPath]) -> float:
+    """Softmax weight of the first path among `ranked`: a trained ranker's confidence
+    (its scores are logits), and one of the signals below."""
+    if not ranked:
+        return 0.0
+    s = np.array([r.score for r in ranked], dtype=np.float64)
+    e = np.exp(s - s.max())
+    return float(e[0] / e.sum())
+
+
 def signals(ranked: Sequence[ScoredPath], alignment: float | None) -> dict[str, float]:
     """softmax: the top path's softmax weight among the ranked; align: its word-to-hop
     alignment (align.path_alignment); top: its score; gap: its lead over the second path;
     hops: its length. Nothing here decodes an answer set (a hub's are large)."""
     if not ranked:
         return dict.fromkeys(SIGNALS, 0.0)
-    s = np.array([r.score for r in ranked], dtype=np.float64)
-    e = np.exp(s - s.max())
+    top = float(ranked[0].score)
     return {
-        "softmax": float(e[0] / e.sum()),
+        "softmax": confidence(ranked),
         "align": float(alignment or 0.0),
-        "top": float(s[0]),
-        "gap": float(s[0] - s[1]) if len(s) > 1 else float(abs(s[0])),
+        "top": top,
+        "gap": top - float(ranked[1].score) if len(ranked) > 1 else abs(top),
         "hops": float(ranked[0].path.length),
     }
 
