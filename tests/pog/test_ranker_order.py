@@ -42,6 +42,19 @@ from kgreason.pog.settings import PoGSettings
         # words after the topic that no possessive links come last
         ("where was the founder of [Globex] born", ["founder", "born"]),
         ("where did [Anna] 's daughter die", ["daughter", "die"]),
+        # an agent noun right after the topic reads as a possessive ("[X] 's director")
+        (
+            "the languages of the films directed by the [Heat] director",
+            ["director", "films", "directed", "languages"],
+        ),
+        (
+            "what genres are the movies starred by [Heat] actors",
+            ["actors", "movies", "starred", "genres"],
+        ),
+        ("who are the [Initech] founders", ["founders"]),
+        # ... but not after do-support (a verb), and not when it is no agent noun
+        ("which element did [Anna] discover", ["element", "discover"]),
+        ("where was the founder of [Globex] born", ["founder", "born"]),
     ],
 )
 def test_hop_order_follows_the_english(question, order):

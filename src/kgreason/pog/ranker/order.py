@@ -8,6 +8,9 @@ predictable order around the topic mention, whatever the KG:
     "which B is [X] 's A"    the wh-noun comes last, after the possessive chain: A, B
     "the B of [X] 's A"      possessives first, then the 'of' phrases: A, B
     "where was the A of [X] born"  words after the topic that no possessive links come last
+    "the films of the [X] director"  an agent noun right after the topic (-er, -or, -ist,
+                                      -ian, -ress, plural or not) reads as "[X] 's director";
+                                      after do-support ("what did [X] direct") it is a verb
 So the expected hop order is: the possessive chain after the topic (left to right), then the
 phrases before the topic (nearest first), then the other words after it. A phrase is a run
 of content words (`other half`, `parent company`); two phrases joined by 'of' may also be
@@ -41,6 +44,10 @@ ORDER_SCALARS = ("order_align",)
 _TOKEN = re.compile(r"'s\b|[A-Za-z][A-Za-z'-]*(?:_[A-Za-z][A-Za-z'-]*)*")
 #: words that may sit between two phrases that still name ONE relation ("place of birth")
 _JOINERS = frozenset({"of"})
+#: a noun that names who does something ("director", "actors", "screenwriters", "members")
+_AGENT = re.compile(r"[a-z]+(?:er|or|ist|ian|ress)(?:e?s)?")
+#: do-support: after these, the word following the subject is a verb ("did [X] discover")
+_DO = frozenset({"do", "does", "did"})
 
 
 @dataclass(frozen=True)
@@ -125,6 +132,12 @@ def question_phrases(masked: str, stop: frozenset[str]) -> tuple[list[Phrase], b
     before = [r for r in runs if r[1] <= x]
     after = [r for r in runs if r[0] > x]
     chain: list[tuple[int, int]] = []
+    if _agent_after(toks, x, after):
+        # "[X] director": the noun is the first link of the chain, as "[X] 's director"
+        toks = [*toks[: x + 1], "'s", *toks[x + 1 :]]
+        runs = _runs(toks, stop)
+        before = [r for r in runs if r[1] <= x]
+        after = [r for r in runs if r[0] > x]
     if x + 1 < len(toks) and toks[x + 1] == "'s":
         # the possessive chain: runs linked by 's (or 'of' inside a name) from the topic on
         prev_end = x + 1
@@ -137,6 +150,14 @@ def question_phrases(masked: str, stop: frozenset[str]) -> tuple[list[Phrase], b
                 break
     rest = [r for r in after if r not in chain]
     return make(chain + before[::-1] + rest), True
+
+
+def _agent_after(toks: list[str], x: int, after: list[tuple[int, int]]) -> bool:
+    """An agent noun follows the topic (x) directly, not after do-support."""
+    if not after or after[0][0] != x + 1 or _AGENT.fullmatch(toks[x + 1].lower()) is None:
+        return False
+    prev = [t.lower() for t in toks[:x] if t.lower() not in {"the", "a", "an"}]
+    return not prev or prev[-1] not in _DO
 
 
 def hop_order(question: str, mentions: Sequence[str] = ()) -> list[str]:
