@@ -56,45 +56,62 @@ def _lines(path: Path) -> list[str]:
     return [ln for ln in path.read_text().splitlines() if ln.strip() and not ln.startswith("#")]
 
 
+def _templated(kind: str) -> list[str]:
+    """Each template of {kind}_out_of_kg_templates.txt twice (filled with two subjects)."""
+    return [t for t in _lines(OWN / f"{kind}_out_of_kg_templates.txt") for _ in range(2)]
+
+
+async def films(kg) -> list[str]:
+    """Films of the bundled KG for the movie templates: topics of MetaQA 1-hop dev questions
+    5000.. (after both slices) that ask about a film, every third, in order."""
+    qs = await questions(kg, "MetaQA-1H", 5000, 6500)
+    film_words = ("movie", "film", "popular", "language")
+    picked = [q.topic_ids[0] for q in qs if any(w in q.text for w in film_words)]
+    return list(dict.fromkeys(picked))[::3]
+
+
 class Watch:
-    """Wraps the answer stage to keep the ranked paths (and alignment) of the last question."""
+    """Wraps the answer stage to keep what the last question's ranking saw."""
 
     def __init__(self) -> None:
         import kgreason.pog.ranker.answer as answer
 
         self.module, self.orig = answer, answer.apply_answer
         self.ranked: list = []
-        self.alignment: float | None = None
+        self.scalars: dict | None = None
         answer.apply_answer = self._spy  # type: ignore[assignment]
 
     async def _spy(self, result, ranked, book, topics, **kw):
-        self.ranked, self.alignment = list(ranked), kw.get("alignment")
+        self.ranked, self.scalars = list(ranked), kw.get("scalars")
         await self.orig(result, ranked, book, topics, **kw)
 
     def close(self) -> None:
         self.module.apply_answer = self.orig  # type: ignore[assignment]
 
 
-def signals(r, watch: Watch) -> dict[str, float]:
-    """The product's calibration signals (calibration.signals, the same function), and the
-    confidence the product reported."""
+def signals(r, watch: Watch) -> dict:
+    """The product's calibration signals (calibration.signals, the same function, with the
+    answer set size the answer stage counted), and the confidence the product reported."""
     from kgreason.pog.ranker.calibration import signals as product_signals
 
-    sig = product_signals(watch.ranked, watch.alignment)
-    return {**sig, "product": float(r.trace_record("ranker").get("confidence", 0.0))}
+    rec = r.trace_record("ranker")
+    sig = product_signals(watch.ranked, watch.scalars, int(rec.get("answer_set_size", 0)))
+    return {**sig, "ranked": bool(watch.ranked), "product": float(rec.get("confidence", 0.0))}
 
 
 def run_one(pog, watch: Watch, text: str, topics, gold: set[str] | None) -> dict:
     from kgreason.eval.metrics import normalize_answer
 
-    watch.ranked, watch.alignment = [], None
+    watch.ranked, watch.scalars = [], None
     t0 = time.perf_counter()
     r = pog.ask(text, topics)
     ms = 1000 * (time.perf_counter() - t0)
     shown = r.answers or (r.candidates if r.abstained else [])
     first = shown[0].name if shown else None
     ok = gold is not None and first is not None and normalize_answer(first) in gold
-    return {"ok": ok, "abstained": r.abstained, "ms": ms, **signals(r, watch)}
+    # no answer at all (no topic entity found, no path) is no confident answer either
+    abstained = r.abstained or not r.answers
+    return {"ok": ok, "abstained": abstained, "ms": ms, **signals(r, watch)}
 
 
 async def collect(args) -> dict[str, list[dict]]:
@@ -104,7 +121,12 @@ async def collect(args) -> dict[str, list[dict]]:
     from kgreason.eval.metrics import normalize_answer
     from kgreason.pog.settings import PoGSettings
 
-    rows: dict[str, list[dict]] = {"choose": [], "report": [], "out-of-KG": []}
+    rows: dict[str, list[dict]] = {
+        "choose": [],
+        "report": [],
+        "out-of-KG": [],
+        "out-of-KG choose": [],
+    }
     watch = Watch()
     try:
         for f in [*PQ_FILES, *METAQA, "company"]:
@@ -122,6 +144,15 @@ async def collect(args) -> dict[str, list[dict]]:
                     gold = {normalize_answer(g) for g in q.gold}
                     row = run_one(pog, watch, q.text, list(q.topic_ids), gold)
                     rows[part].append({"file": f, **row})
+            if f == "MetaQA-1H":
+                # choose: film templates; report: the issue's 50 (topics linked from text)
+                tpls, subjects = _templated("movie"), await films(kg)
+                assert len(subjects) >= len(tpls), "too few films for the movie templates"
+                for tpl, film in zip(tpls, subjects[: len(tpls)], strict=True):
+                    row = run_one(pog, watch, tpl.format(film), [film], None)
+                    rows["out-of-KG choose"].append({"file": f, **row})
+                for text in _lines(OWN / "out_of_kg.txt"):
+                    rows["out-of-KG"].append({"file": f, **run_one(pog, watch, text, None, None)})
             if f == "company":
                 for text in _lines(OWN / "out_of_kg_company.txt"):
                     rows["out-of-KG"].append({"file": f, **run_one(pog, watch, text, None, None)})
@@ -151,6 +182,33 @@ def fit_logistic(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, 
     return w, mu, sd
 
 
+def cross_validated(x: np.ndarray, y: np.ndarray, folds: int = 5) -> float:
+    """AUROC of out-of-fold predictions (how well the fit generalises within its slices)."""
+    idx = np.random.default_rng(0).permutation(len(y))
+    pred = np.zeros(len(y))
+    for part in np.array_split(idx, folds):
+        train = np.setdiff1d(idx, part)
+        w, mu, sd = fit_logistic(x[train], y[train])
+        pred[part] = 1 / (1 + np.exp(-(((x[part] - mu) / sd) @ w[:-1] + w[-1])))
+    return auroc(pred, y.astype(bool))
+
+
+def threshold(ch: list[dict], w, mu, sd) -> None:
+    """pog.llm_free_confidence_below: the highest on a 0.05 grid at which at most 5 % of the
+    choose slice's right answers abstain, with the alignment rule (pog.llm_free_abstain_below)
+    beside it, as the product abstains."""
+    from kgreason.pog.settings import PoGSettings
+
+    below = PoGSettings().llm_free_abstain_below
+    ok = [r for r in ch if r["ok"]]
+    aligned_out = np.array([r["align"] < below for r in ok])
+    fit = np.array([r["fit"] for r in ok])
+    grid = [t for t in np.round(np.arange(0.0, 0.95, 0.05), 2)
+            if (aligned_out | (fit < t)).mean() <= 0.05]  # fmt: skip
+    print(f"confidence_below rule (choose slice's right answers abstain <= 5 %, with align < "
+          f"{below}): {max(grid):.2f}")  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--per-file", type=int, default=100, help="questions per file and slice")
@@ -170,15 +228,21 @@ def main(argv: list[str] | None = None) -> None:
         return np.array([[r[k] for k in SIGNALS] for r in rs], dtype=np.float64)
 
     ch = rows["choose"]
-    w, mu, sd = fit_logistic(mat(ch), np.array([r["ok"] for r in ch], dtype=np.float64))
-    print("logistic fit on the choose slice (calibration.py's ORDER_ALIGNED):")
+    # fitted on the choose slice and the out-of-KG questions written for fitting (movie
+    # templates); a question with no ranked path gets no confidence in the product, nor here
+    fit_rows = [r for r in ch + rows["out-of-KG choose"] if r["ranked"]]
+    y = np.array([r["ok"] for r in fit_rows], dtype=np.float64)
+    w, mu, sd = fit_logistic(mat(fit_rows), y)
+    print(f"5-fold cross-validated AUROC on the fit set: {cross_validated(mat(fit_rows), y):.3f}")
+    print("logistic fit on the choose slices (calibration.py's ORDER_ALIGNED):")
     r4 = lambda v: tuple(round(float(x), 4) for x in v)  # noqa: E731
     print(f"  Calibration(weights={r4(w[:-1])}, bias={round(float(w[-1]), 4)}, "
-          f"mean={r4(mu)}, std={r4(sd)})")  # fmt: skip
+          f"mean={r4(mu)}, std={r4(sd)}, names={SIGNALS})")  # fmt: skip
     for part in rows.values():
         for r in part:
             z = (np.array([r[k] for k in SIGNALS]) - mu) / sd
-            r["fit"] = float(1 / (1 + np.exp(-(z @ w[:-1] + w[-1]))))
+            r["fit"] = float(1 / (1 + np.exp(-(z @ w[:-1] + w[-1])))) if r["ranked"] else 0.0
+    threshold(ch, w, mu, sd)
     report, ook = rows["report"], rows["out-of-KG"]
     pooled = report + ook
     label = np.array([r["ok"] for r in pooled])

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from kgreason.cli import app
 from kgreason.pog.fuzzy import ScoredPath
-from kgreason.pog.ranker.calibration import ORDER_ALIGNED, SIGNALS, signals
+from kgreason.pog.ranker.calibration import ORDER_ALIGNED, SIGNALS, Calibration, signals
 from kgreason.pog.types import Hop, ReasoningPath
 
 OWN = Path(__file__).resolve().parents[1] / "data" / "ownkg"
@@ -28,11 +28,25 @@ def _path(n_hops: int) -> ReasoningPath:
 
 def test_signals_read_the_ranked_scores_and_the_top_path():
     ranked = [ScoredPath(_path(2), 1.5, ""), ScoredPath(_path(1), 1.0, "")]
-    sig = signals(ranked, 0.4)
+    scal = {"align_assign": 0.4, "align_word_min": 0.1, "word_count": 3.0}
+    sig = signals(ranked, scal, answers=4)
     assert set(sig) == set(SIGNALS)
     assert sig["top"] == 1.5 and sig["gap"] == 0.5 and sig["hops"] == 2 and sig["align"] == 0.4
+    assert sig["lead3"] == 0.5 and sig["word_min"] == 0.1 and sig["words"] == 3.0
+    assert sig["answers"] == pytest.approx(math.log(5))
     assert sig["softmax"] == pytest.approx(1 / (1 + math.exp(-0.5)))
+    more = [*ranked, ScoredPath(_path(1), 0.5, ""), ScoredPath(_path(3), 0.0, "")]
+    assert signals(more, None)["lead3"] == pytest.approx(1.0)
+    assert signals(ranked, None)["align"] == 0.0  # an opaque relation: no alignment
     assert signals([], None) == dict.fromkeys(SIGNALS, 0.0)
+
+
+def test_a_calibration_names_the_signals_it_reads():
+    with pytest.raises(ValueError, match="mismatched"):
+        Calibration(weights=(1.0,), bias=0.0, mean=(0.0,), std=(1.0,), names=("nope",))
+    with pytest.raises(ValueError, match="mismatched"):
+        Calibration(weights=(1.0, 2.0), bias=0.0, mean=(0.0,), std=(1.0,), names=("top",))
+    assert set(ORDER_ALIGNED.names) <= set(SIGNALS)
 
 
 def test_a_clearer_lead_and_alignment_mean_more_confidence():

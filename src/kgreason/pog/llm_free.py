@@ -305,7 +305,7 @@ async def run_llm_free(
     result.candidates = [AnswerEntity(run.book.get(c), c) for c in named[:max_candidates]]
     lap("candidates")
     if fuzzy.answers:
-        from kgreason.pog.ranker.align import path_alignment, unit
+        from kgreason.pog.ranker.align import path_scalars, unit
         from kgreason.pog.ranker.answer import apply_answer
         from kgreason.pog.ranker.features import path_keys
 
@@ -319,11 +319,12 @@ async def run_llm_free(
         mentions = [m for t in topics for m in (t.keyword, t.name) if m]
         # a zero-shot ranking's calibrated confidence reads the alignment too
         calibration = getattr(ranker, "calibration", None)
-        alignment = (
-            path_alignment(ranked_question, mentions, path_keys(ranked[0].path), vectors)
+        scalars = (
+            path_scalars(ranked_question, mentions, path_keys(ranked[0].path), vectors)
             if (threshold > 0 or calibration) and ranked
             else None
         )
+        alignment = None if scalars is None else scalars["align_assign"]
         await apply_answer(
             result,
             ranked,
@@ -336,6 +337,7 @@ async def run_llm_free(
             answer_joins=not fuzzy.zero_shot,
             calibration=calibration,
             confidence_below=settings.llm_free_confidence_below,
+            scalars=scalars,
         )
         lap("answer")
     cited = [t for p in result.paths for t in p.triples()]

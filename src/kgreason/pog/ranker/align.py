@@ -129,17 +129,35 @@ def path_alignment(
     a hop's relation name is opaque (Wikidata's "P57"): words cannot be matched to it, and
     only a ranker trained on the KG knows what it means. `vectors` maps texts to unit
     vectors (PathRanker.unit_vectors: the ranker's embedder and its cache)."""
+    got = path_scalars(question, mentions, path_keys, vectors)
+    return None if got is None else got["align_assign"]
+
+
+def path_scalars(
+    question: str,
+    mentions: Sequence[str],
+    path_keys: Sequence[tuple[str, bool]],
+    vectors: Callable[[Sequence[str]], np.ndarray],
+) -> dict[str, float] | None:
+    """Every ALIGN_SCALARS value of one path, and `align_word_min` (the least answered
+    content word's best similarity with a hop: an out-of-KG question's key word, "height",
+    "budget", matches no relation of the path however well the rest do); all 0 when the
+    question has no content word or the path no hop. None when a relation name is opaque
+    (path_alignment)."""
     from kgreason.pog.ranker.features import encode_slots, mask_question, relation_text
     from kgreason.pog.ranker.zeroshot import content_words
 
     if any(opaque(relation_text(r)) for r, _ in path_keys):
         return None
-
     words = content_words(mask_question(question, mentions))
+    out = dict.fromkeys((*ALIGN_SCALARS, "align_word_min"), 0.0)
     if not words or not path_keys:
-        return 0.0
+        return out
     vocab: dict[str, int] = {}
     rel, _ = encode_slots([tuple(path_keys)], vocab)
     rels = sorted(vocab, key=vocab.__getitem__)
     rv = vectors([relation_text(r) for r in rels])
-    return float(align_scalars(vectors(words), rv, rel)[0, 3])
+    wv = vectors(words)
+    out.update(zip(ALIGN_SCALARS, map(float, align_scalars(wv, rv, rel)[0]), strict=True))
+    out["align_word_min"] = float((wv @ rv[rel[0][rel[0] >= 0]].T).max(1).min())
+    return out

@@ -11,7 +11,7 @@ learned ranker's answer, not PoG's.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from kgreason.kg.base import UNNAMED
 from kgreason.pog.fuzzy import ScoredPath
@@ -33,13 +33,15 @@ async def apply_answer(
     answer_joins: bool = True,
     calibration: Calibration | None = None,
     confidence_below: float = 0.0,
+    scalars: Mapping[str, float] | None = None,
 ) -> None:
     """Fill `result.answers` from the top path and put them first among the candidates;
     with `alignment` (the top path's, align.path_alignment) below `abstain_below`, or with
     a top path that joins several topic entities and not `answer_joins`, abstain: the same
     answers lead the candidates, and `answers` stays empty. The confidence is the top
     path's softmax weight, or `calibration`'s probability (a zero-shot ranking's), which
-    abstains too below `confidence_below`."""
+    abstains too below `confidence_below`; it reads the top path's word-to-hop `scalars`
+    (align.path_scalars)."""
     if not ranked:
         return
     ids = answer_set(ranked[0].path, topics)
@@ -48,7 +50,11 @@ async def apply_answer(
     top = [AnswerEntity(book.get(e), e) for e in named]
     first = {a.id for a in top}
     result.candidates = top + [c for c in result.candidates if c.id not in first]
-    conf = calibration(signals(ranked, alignment)) if calibration else confidence(ranked)
+    if calibration is not None:
+        scal = scalars if scalars is not None else {"align_assign": alignment or 0.0}
+        conf = calibration(signals(ranked, scal, len(named)))
+    else:
+        conf = confidence(ranked)
     join = not answer_joins and len(set(ranked[0].path.entity_list)) > 1
     unaligned = alignment is not None and alignment < abstain_below
     unsure = calibration is not None and conf < confidence_below

@@ -20,8 +20,32 @@ import numpy as np
 
 from kgreason.pog.fuzzy import ScoredPath
 
-#: the signals, in the model's order
-SIGNALS = ("softmax", "align", "top", "gap", "hops")
+#: every signal `signals` reads; a Calibration names those it uses
+SIGNALS = (
+    "softmax",
+    "align",
+    "top",
+    "gap",
+    "hops",
+    "lead3",
+    "answers",
+    "hop_mean",
+    "hop_min",
+    "word_cov",
+    "word_min",
+    "repeat",
+    "words",
+)
+#: align.path_scalars' names of the word-to-hop signals
+_SCALARS = {
+    "align": "align_assign",
+    "hop_mean": "align_hop_mean",
+    "hop_min": "align_hop_min",
+    "word_cov": "align_word_cov",
+    "word_min": "align_word_min",
+    "repeat": "repeat_relation",
+    "words": "word_count",
+}
 
 
 def confidence(ranked: Sequence[ScoredPath]) -> float:
@@ -34,35 +58,51 @@ def confidence(ranked: Sequence[ScoredPath]) -> float:
     return float(e[0] / e.sum())
 
 
-def signals(ranked: Sequence[ScoredPath], alignment: float | None) -> dict[str, float]:
-    """softmax: the top path's softmax weight among the ranked; align: its word-to-hop
-    alignment (align.path_alignment); top: its score; gap: its lead over the second path;
-    hops: its length. Nothing here decodes an answer set (a hub's are large)."""
+def signals(
+    ranked: Sequence[ScoredPath], scalars: Mapping[str, float] | None, answers: int = 0
+) -> dict[str, float]:
+    """What the ranking saw, per `SIGNALS`. Of the ranked paths: softmax (the top path's
+    softmax weight), top (its score), gap (its lead over the second path), lead3 (over the
+    mean of the next three), hops (its length). Of the top path's word-to-hop alignment
+    (align.path_scalars; all 0 when None): align (one-to-one), hop_mean / hop_min (how well
+    its hops are asked for), word_cov / word_min (how well the question's words are
+    answered), repeat (relations used twice), words (content words). answers: log(1 + the
+    answer set's size), which the answer stage has counted anyway."""
     if not ranked:
         return dict.fromkeys(SIGNALS, 0.0)
-    top = float(ranked[0].score)
+    scores = [float(r.score) for r in ranked]
+    top = scores[0]
+    sc = scalars or {}
     return {
         "softmax": confidence(ranked),
-        "align": float(alignment or 0.0),
         "top": top,
-        "gap": top - float(ranked[1].score) if len(ranked) > 1 else abs(top),
+        "gap": top - scores[1] if len(scores) > 1 else abs(top),
+        "lead3": top - float(np.mean(scores[1:4])) if len(scores) > 1 else abs(top),
         "hops": float(ranked[0].path.length),
+        "answers": math.log1p(answers),
+        **{k: float(sc.get(v, 0.0)) for k, v in _SCALARS.items()},
     }
 
 
 @dataclass(frozen=True)
 class Calibration:
-    """Logistic regression over standardised `SIGNALS`."""
+    """Logistic regression over standardised signals (`names`, a subset of `SIGNALS`)."""
 
     weights: tuple[float, ...]
     bias: float
     mean: tuple[float, ...]
     std: tuple[float, ...]
+    names: tuple[str, ...] = ("softmax", "align", "top", "gap", "hops")
+
+    def __post_init__(self) -> None:
+        sizes = {len(self.weights), len(self.mean), len(self.std), len(self.names)}
+        if len(sizes) != 1 or not set(self.names) <= set(SIGNALS):
+            raise ValueError(f"calibration: {len(self.names)} signals {self.names} mismatched")
 
     def __call__(self, sig: Mapping[str, float]) -> float:
         z = sum(
             w * (sig[k] - m) / sd
-            for w, k, m, sd in zip(self.weights, SIGNALS, self.mean, self.std, strict=True)
+            for w, k, m, sd in zip(self.weights, self.names, self.mean, self.std, strict=True)
         )
         return 1.0 / (1.0 + math.exp(-(z + self.bias)))
 
