@@ -1,7 +1,8 @@
 """Entity-path search on integer arrays (pog/arrays/search.py) finds exactly what paths.py's
 set-based search finds: same hops (sets, relations, alternative relations), same order,
-same bound and reason, on a skewed synthetic KG (hubs, inverse-like parallel relations)
-and on the bundled MetaQA KB."""
+same bound and reason, on a skewed synthetic KG (hubs, inverse-like parallel relations),
+on small random KGs with self-loops and inverse pairs (Budget.revisit_when_empty on and
+off, both level expansions, numpy and compiled) and on the bundled MetaQA KB."""
 
 from __future__ import annotations
 
@@ -13,10 +14,14 @@ import pytest
 from tests.pog.synth_graphs import synth_graphs, two_hops_from
 
 from kgreason.kg.base import Triple
+from kgreason.pog.arrays import search as fastpaths
+from kgreason.pog.arrays import steps as fastsets
 from kgreason.pog.arrays.graph import ArrayClusteredGraph
-from kgreason.pog.clustering import ClusteredGraph
+from kgreason.pog.arrays.names import NodeIndex, NodeNames, dict_lookup
+from kgreason.pog.clustering import ClusteredGraph, Key
 from kgreason.pog.order_free import order_free_paths
 from kgreason.pog.paths import find_entity_paths
+from kgreason.pog.ranker.supervision import answer_set, answer_size
 
 
 def _pair(h, r, t, names, rels):
@@ -33,27 +38,31 @@ def graphs():
     return fast, slow, [names[i] for i in np.flatnonzero(deg > 0)]
 
 
-def _same(fast, slow, ents, lo, hi, max_paths):
-    a = find_entity_paths(fast, ents, min_len=lo, max_len=hi, max_paths=max_paths)
-    b = find_entity_paths(slow, ents, min_len=lo, max_len=hi, max_paths=max_paths)
+def _same(fast, slow, ents, lo, hi, max_paths, revisit=False):
+    kw = {"min_len": lo, "max_len": hi, "max_paths": max_paths, "revisit_when_empty": revisit}
+    a = find_entity_paths(fast, ents, **kw)
+    b = find_entity_paths(slow, ents, **kw)
     assert [p.hops for p in a.paths] == [p.hops for p in b.paths], ents
     assert (a.bound_hit, a.bound_reason, a.missing) == (b.bound_hit, b.bound_reason, b.missing)
     assert a.expansions == b.expansions
     return a
 
 
-def test_free_paths_match(graphs):
+@pytest.mark.parametrize("revisit", [False, True])
+def test_free_paths_match(graphs, revisit):
     fast, slow, nodes = graphs
     rng = random.Random(3)
     hubs = sorted(nodes, key=lambda v: -len(slow.neighbors_undirected(v)))[:3]
-    bounded = alts = 0
+    bounded = alts = back = 0
     for start in hubs + rng.sample(nodes, 12):
         for max_paths in (7, 300):
-            a = _same(fast, slow, [start], 1, 3, max_paths)
+            a = _same(fast, slow, [start], 1, 3, max_paths, revisit)
             bounded += a.bound_hit
             alts += any(h.alt_relations for p in a.paths for h in p.hops)
-        _same(fast, slow, [start], 3, 3, 300)  # the topic-entity window: min_len > 1
+            back += any(start in h.dst for p in a.paths for h in p.hops)
+        _same(fast, slow, [start], 3, 3, 300, revisit)  # the topic-entity window: min_len > 1
     assert bounded and alts  # both the bound and relation clustering were exercised
+    assert bool(back) == revisit  # paths return to the start only with the flag
 
 
 def test_segment_paths_match(graphs):
@@ -93,9 +102,83 @@ def test_bundled_metaqa_paths_match(tmp_path_factory):
         prep = asyncio.run(prepare_graph(kg, ts, PoGSettings()))
         assert isinstance(prep.graph, ArrayClusteredGraph)
         slow = ClusteredGraph.from_triples(prep.graph.triples(), isolated=ts)
-        a = order_free_paths(prep.graph, ts, d_max=3, max_paths=2000)
-        b = order_free_paths(slow, ts, d_max=3, max_paths=2000)
-        assert a.paths and [p.hops for p in a.paths] == [p.hops for p in b.paths], ts
-        assert (a.bound_hit, a.bound_reason) == (b.bound_hit, b.bound_reason)
-        ma, mb = a.materialize(a.paths[:10]), b.materialize(b.paths[:10])
-        assert [p.hops for p in ma] == [p.hops for p in mb]
+        for revisit in (False, True):
+            kw = {"d_max": 3, "max_paths": 2000, "revisit_when_empty": revisit}
+            a = order_free_paths(prep.graph, ts, **kw)
+            b = order_free_paths(slow, ts, **kw)
+            assert a.paths and [p.hops for p in a.paths] == [p.hops for p in b.paths], ts
+            assert (a.bound_hit, a.bound_reason) == (b.bound_hit, b.bound_reason)
+            ma, mb = a.materialize(a.paths[:10]), b.materialize(b.paths[:10])
+            assert [p.hops for p in ma] == [p.hops for p in mb]
+
+
+def loop_graphs(triples: list[Triple]) -> tuple[ClusteredGraph, ArrayClusteredGraph]:
+    """Both forms of `triples` with their self-loops KEPT (ClusteredGraph.from_triples and
+    ArrayClusteredGraph.build drop them), so the search's handling of a step that reaches
+    only its own set is compared too."""
+    triples = sorted(set(triples))
+    adj: dict[str, dict[Key, list[str]]] = {}
+    for t in triples:
+        for node, key, other in (
+            (t.head, (t.relation, True), t.tail),
+            (t.tail, (t.relation, False), t.head),
+        ):
+            adj.setdefault(node, {}).setdefault(key, []).append(other)
+    slow = ClusteredGraph(adj={e: {k: tuple(v) for k, v in ks.items()} for e, ks in adj.items()})
+    names = np.array(sorted(adj), dtype=object)
+    rels = sorted({t.relation for t in triples})
+    idx, ridx = {v: i for i, v in enumerate(names)}, {r: i for i, r in enumerate(rels)}
+    rows = sorted({(idx[t.head], ridx[t.relation], idx[t.tail]) for t in triples})
+    h, r, t_ = (np.array(x, dtype=np.int64) for x in zip(*rows, strict=True))
+    nn = NodeNames.given(names)
+    index = NodeIndex(nn, dict_lookup(names))
+    fast = ArrayClusteredGraph(h, r, t_, nn, rels, index)._with_isolated(index, ())
+    return slow, fast
+
+
+def _random_family(rng: random.Random) -> list[Triple]:
+    """A small random KG with self-loops, inverse pairs (parents / children, most edges
+    mirrored) and leaves: steps left empty by the exclusions are common."""
+    nodes = [f"e{i:02d}" for i in range(rng.randrange(4, 24))]
+    rels = ["children", "genre", "nationality", "parents", "tracks"]
+    out = set()
+    for _ in range(rng.randrange(len(nodes), 3 * len(nodes))):
+        a, b, r = rng.choice(nodes), rng.choice(nodes), rng.choice(rels)
+        b = a if rng.random() < 0.15 else b
+        out.add(Triple(a, r, b))
+        if r == "parents" and rng.random() < 0.7:
+            out.add(Triple(b, "children", a))
+    return sorted(out)
+
+
+@pytest.mark.parametrize("jit", ["0", "1"])
+@pytest.mark.parametrize("level", ["distinct-sets", "distinct-sets-batched", "per-path"])
+def test_random_graphs_with_self_loops_match(monkeypatch, jit, level):
+    """Budget.revisit_when_empty on and off: the same paths, order, bounds and reasons in
+    every expansion (LevelSteps, batched, _RowSteps; numpy and compiled), and the segment
+    search (which the flag does not change) the same with it on as off."""
+    monkeypatch.setenv("KGREASON_JIT", jit)
+    monkeypatch.setattr(fastpaths, "SMALL_LEVEL_ROWS", 1 << 40 if level == "per-path" else 0)
+    if level == "distinct-sets-batched":
+        monkeypatch.setattr(fastsets, "BATCH_ROWS", 7)
+        monkeypatch.setattr(fastsets, "CHUNK_PATHS", 3)
+    rng = random.Random(8)
+    back = loops = 0
+    for _ in range(40):
+        slow, fast = loop_graphs(_random_family(rng))
+        loops += any(v in slow.adj[v].get(k, ()) for v in slow.adj for k in slow.adj[v])
+        nodes = sorted(slow.adj)
+        for start in rng.sample(nodes, min(3, len(nodes))):
+            for revisit in (False, True):
+                for lo, hi, max_paths in ((1, 3, 500), (1, 4, 9), (3, 3, 60), (2, 4, 3)):
+                    a = _same(fast, slow, [start], lo, hi, max_paths, revisit)
+                    ends = [start in p.end_entities() for p in a.paths]
+                    assert revisit or not any(ends)  # off: the start is never reached
+                    back += any(ends)
+                    for p in a.paths[:20]:  # counted on ids as answer_set reads the names
+                        assert answer_size(p, [start]) == len(answer_set(p, [start]))
+        a, b = rng.sample(nodes, 2) if len(nodes) > 1 else (nodes[0], nodes[0])
+        on = _same(fast, slow, [a, b], 1, 4, 50, True)
+        off = find_entity_paths(fast, [a, b], min_len=1, max_len=4, max_paths=50)
+        assert [p.hops for p in on.paths] == [p.hops for p in off.paths]
+    assert back and loops

@@ -116,7 +116,12 @@ class Explorer:
         paths_t: list[ReasoningPath] = []
         for depth in range(min(ctx.analysis.predicted_depth, s.d_max), s.d_max + 1):
             search = topic_entity_paths(
-                g, list_t, depth, max_paths=s.max_paths, max_level_rows=s.max_level_rows
+                g,
+                list_t,
+                depth,
+                max_paths=s.max_paths,
+                max_level_rows=s.max_level_rows,
+                revisit_when_empty=s.revisits(),
             )
             self.bounds_hit += search.bounds_hit()
             kept, out = await self._step(
@@ -216,6 +221,7 @@ class Explorer:
                 d_max=s.d_max,
                 max_paths=s.max_paths,
                 max_level_rows=s.max_level_rows,
+                revisit_when_empty=s.revisits(),
             )
             self.bounds_hit += search.bounds_hit()
             await book.ensure(displayed_ids(search.paths))

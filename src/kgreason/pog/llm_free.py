@@ -107,6 +107,7 @@ async def explore_llm_free(
         max_paths=settings.max_paths,
         reference=reference,
         max_level_rows=settings.max_level_rows,
+        revisit_when_empty=settings.revisits(fuzzy.zero_shot),
     )
     fallback = ""
     if not search.paths and len(prepared.topics) > 1:
@@ -122,6 +123,7 @@ async def explore_llm_free(
                 max_len=settings.d_max,
                 max_paths=settings.max_paths,
                 max_level_rows=settings.max_level_rows,
+                revisit_when_empty=settings.revisits(fuzzy.zero_shot),
             )
             for t in prepared.topics
         ]

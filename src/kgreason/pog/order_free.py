@@ -93,6 +93,7 @@ def order_free_paths(
     max_paths: int,
     reference: Sequence[str] | None = None,
     max_level_rows: int | None = MAX_LEVEL_ROWS,
+    revisit_when_empty: bool = False,
 ) -> PathSearch:
     """Supplement-condition entity paths (length <= |Topic| * D_max) through all topics, for
     every order of them, each path once, oriented by `reference` (default: ids sorted; use
@@ -106,6 +107,7 @@ def order_free_paths(
             d_max=d_max,
             max_paths=max_paths,
             max_level_rows=max_level_rows,
+            revisit_when_empty=revisit_when_empty,
         )
     orders = (
         list(itertools.permutations(sorted(ents))) if len(ents) <= MAX_PERMUTED else [tuple(ents)]
@@ -123,6 +125,7 @@ def order_free_paths(
             d_max=d_max,
             max_paths=max_paths,
             max_level_rows=max_level_rows,
+            revisit_when_empty=revisit_when_empty,
         )
         first = first or res
         expansions += res.expansions

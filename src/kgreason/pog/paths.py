@@ -25,6 +25,13 @@ Rules not in the paper:
   direction, for any relation of the previous hop) does not return to the previous hop's
   source entities ("films that share a
   director with X" exclude X); a hop left empty is not taken;
+- a path from ONE entity never reaches it again. With `revisit_when_empty` (Budget's,
+  from PoGSettings; off by default) a step that these two exclusions leave empty reaches
+  what they excluded (its set before them) instead of being dropped: X -> P -> X when X
+  is P's only child, so PathQuestion's "the child of X's parent" and X -> P -> X -> Z
+  chains exist; with a sibling Y the step reaches Y only, as without the flag. Relation
+  clustering groups by the set finally reached; segments (several entities) keep both
+  exclusions;
 - a segment never passes through its own start again, nor through its target before its end,
   nor through the other entities of the list (the order of the list is the order on the path);
 - paths come out shortest first, then by relation sequence (deterministic);
@@ -52,9 +59,12 @@ you keep (do this before citing paths or checking faithfulness).
 
 API:
     length_window(n_topics, depth) -> (min_len, max_len)
-    topic_entity_paths(graph, entity_list, depth, *, max_paths, max_level_rows) -> PathSearch
-    supplement_paths(graph, entity_list, *, n_topics, d_max, max_paths, max_level_rows)
-    find_entity_paths(graph, entity_list, *, min_len, max_len, max_paths, max_level_rows)
+    topic_entity_paths(graph, entity_list, depth, *, max_paths, max_level_rows,
+                       revisit_when_empty) -> PathSearch
+    supplement_paths(graph, entity_list, *, n_topics, d_max, max_paths, max_level_rows,
+                     revisit_when_empty)
+    find_entity_paths(graph, entity_list, *, min_len, max_len, max_paths, max_level_rows,
+                      revisit_when_empty)
     PathSearch.materialize(paths) -> list[ReasoningPath];  path_signature(path) -> hashable
 """
 
@@ -137,9 +147,16 @@ def _hop(src: Iterable[str], group: _Group, dst: Iterable[str]) -> Hop:
 
 
 class Budget:
-    def __init__(self, max_paths: int, max_level_rows: int | None = MAX_LEVEL_ROWS):
+    def __init__(
+        self,
+        max_paths: int,
+        max_level_rows: int | None = MAX_LEVEL_ROWS,
+        revisit_when_empty: bool = False,
+    ):
         self.max_paths = max_paths
         self.max_level_rows = max_level_rows
+        #: a single-entity step left empty by its exclusions reaches what they excluded
+        self.revisit_when_empty = revisit_when_empty
         self.hit = False
         self.reason = ""
         self.expansions = 0
@@ -187,16 +204,21 @@ def _steps(
     groups: tuple[_Group, ...],
     sets: tuple,
     keep: Callable[[str], bool] | None = None,
+    revisit: bool = False,
 ) -> list[tuple[_Group, set[str]]]:
     """The clustered steps from sets[-1]: relations reaching the same set are one step
-    (relation clustering); backtracking and `keep` filters applied; empty steps dropped."""
+    (relation clustering); backtracking and `keep` filters applied; empty steps dropped,
+    or, with `revisit`, a step they empty reaches what it reached before them."""
     back = {(r, not f) for r, f in groups[-1]} if groups else set()
     by_set: dict[frozenset[str], list[Key]] = {}
     for key, reached in sorted(graph.expand_all(sets[-1]).items()):
+        before = reached.copy() if revisit else reached
         if key in back:
             reached.difference_update(sets[-2])
         if keep is not None:
             reached = {v for v in reached if keep(v)}
+        if revisit and not reached:
+            reached = before
         if reached:
             by_set.setdefault(frozenset(reached), []).append(key)
     return sorted(((tuple(ks), set(fs)) for fs, ks in by_set.items()), key=lambda x: x[0])
@@ -215,7 +237,8 @@ def _free_paths(
         nxt = []
         for groups, sets, hops in frontier:
             budget.expansions += 1
-            for group, reached in _steps(graph, groups, sets, lambda v: v != start):
+            steps = _steps(graph, groups, sets, lambda v: v != start, budget.revisit_when_empty)
+            for group, reached in steps:
                 hop_chain = (*hops, _hop(sets[-1], group, reached))
                 if k >= min_len:
                     if len(found) >= budget.max_paths:
@@ -320,9 +343,10 @@ def find_entity_paths(
     max_len: int,
     max_paths: int,
     max_level_rows: int | None = MAX_LEVEL_ROWS,
+    revisit_when_empty: bool = False,
 ) -> PathSearch:
     ents = tuple(dict.fromkeys(entity_list))  # a repeated entity (predicted = topic) once
-    budget = Budget(max_paths, max_level_rows)
+    budget = Budget(max_paths, max_level_rows, revisit_when_empty)
     missing = [e for e in ents if e not in graph]
     result = PathSearch([], ents, min_len, max_len, graph, missing=missing)
     if not ents or missing or max_len < 1:
@@ -361,6 +385,7 @@ def topic_entity_paths(
     *,
     max_paths: int,
     max_level_rows: int | None = MAX_LEVEL_ROWS,
+    revisit_when_empty: bool = False,
 ) -> PathSearch:
     """Paths_t of section 4.2: |Topic|*(D-1) < length <= |Topic|*D."""
     lo, hi = length_window(len(entity_list), depth)
@@ -371,6 +396,7 @@ def topic_entity_paths(
         max_len=hi,
         max_paths=max_paths,
         max_level_rows=max_level_rows,
+        revisit_when_empty=revisit_when_empty,
     )
 
 
@@ -382,6 +408,7 @@ def supplement_paths(
     d_max: int,
     max_paths: int,
     max_level_rows: int | None = MAX_LEVEL_ROWS,
+    revisit_when_empty: bool = False,
 ) -> PathSearch:
     """Paths_s of section 4.2: length <= |Topic|*D_max for List_S = Topic + predicted entity."""
     return find_entity_paths(
@@ -391,4 +418,5 @@ def supplement_paths(
         max_len=n_topics * d_max,
         max_paths=max_paths,
         max_level_rows=max_level_rows,
+        revisit_when_empty=revisit_when_empty,
     )

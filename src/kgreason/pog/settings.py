@@ -86,6 +86,15 @@ class PoGSettings(BaseModel):
     #: synthetic 10M single-topic level more than 2.4M; two-topic levels reached 60M+.
     #: None = unbounded.
     max_level_rows: int | None = Field(default=MAX_LEVEL_ROWS, ge=1)
+    #: single-topic path search (pog/paths.py): a step that the exclusions (never the topic
+    #: again, no immediate backtracking) leave empty reaches what they excluded instead of
+    #: being dropped. PathQuestion's gold chains revisit the topic ("the child of [X]'s
+    #: parent" when X is the only child: X -> P -> X), which the exclusions made unfindable
+    #: for about half of PQ-3H (zero-shot Hits@1 70.3 -> 89.0, docs/ranker.md). "auto": on
+    #: for a zero-shot ranking in the LLM-free mode; off for a trained ranker (it learned
+    #: on candidates without revisits: the bundled one lost 0.3 on MetaQA with them) and
+    #: for PoG's own exploration (the paper's paths). `revisits()` resolves it.
+    revisit_when_empty: Literal["auto", "on", "off"] = "auto"
     #: how `max_subgraph_triples` cuts a local store's subgraph (docs/scale.md, "The
     #: subgraph bound"): "edge-order" takes edges in discovery order and stops at the cap
     #: (the default, and the only rule for SPARQL/in-memory KGs); "relation-aware" shares a
@@ -144,6 +153,19 @@ class PoGSettings(BaseModel):
         if not re.fullmatch(r"\w[\w.-]{0,63}", v):
             raise ValueError(f"not a pruning strategy name: {v[:80]!r}")
         return v
+
+    @field_validator("revisit_when_empty", mode="before")
+    @classmethod
+    def _on_off(cls, v: object) -> object:
+        """true / false (TOML booleans, flags) are on / off."""
+        return {True: "on", False: "off"}.get(v, v) if isinstance(v, bool) else v
+
+    def revisits(self, zero_shot: bool = False) -> bool:
+        """Whether the single-topic search revisits (revisit_when_empty) for a pipeline
+        ranking with a zero-shot ranking or not."""
+        if self.revisit_when_empty == "auto":
+            return zero_shot
+        return self.revisit_when_empty == "on"
 
     @field_validator("max_subgraph_triples", mode="before")
     @classmethod

@@ -80,8 +80,10 @@ def _steps(
     p1: int,
     keep: np.ndarray,
     hv: np.ndarray,
+    revisit: bool = False,
 ) -> _Steps:
-    """paths.py's `_steps` for partial paths p0..p1-1 of `lv` at once (`hv`: node hashes)."""
+    """paths.py's `_steps` for partial paths p0..p1-1 of `lv` at once (`hv`: node hashes;
+    `revisit`: a (partial path, key) whose rows the filters drop all keeps them all)."""
     n, k2 = g.n, 2 * max(len(g.rel_names), 1)
     off = lv.offsets()
     members = lv.nodes[off[p0] : off[p1]]
@@ -98,6 +100,9 @@ def _steps(
         rows = rows[_member(back, own[rows] * k2 + key[rows])]
         if len(rows):
             ok[rows[prev.contains(lv.parent[own[rows]], nb[rows], n)]] = False
+    if revisit:
+        step = own * k2 + key
+        ok |= ~_member(unique_sorted(step[ok]), step)
     codes = unique_sorted((own[ok] * k2 + key[ok]) * n + nb[ok])
     prefix, nodes = np.divmod(codes, n)
     cut = np.flatnonzero(prefix[1:] != prefix[:-1]) + 1
@@ -159,13 +164,14 @@ class _RowSteps:
 
     def __init__(self, g: ArrayClusteredGraph, lv: _Level, prev: _Level | None, keep, hv, t=-1):
         self.g, self.lv, self.prev, self.keep, self.hv, self.t = g, lv, prev, keep, hv, t
+        self.revisit = -1  # as LevelSteps.revisit
 
     def chunks(self) -> list[tuple[int, int]]:
         return _chunks(self.g, self.lv)
 
     def steps(self, p0: int, p1: int) -> _Steps:
         g = self.g
-        st = _steps(g, self.lv, self.prev, p0, p1, self.keep, self.hv)
+        st = _steps(g, self.lv, self.prev, p0, p1, self.keep, self.hv, self.revisit >= 0)
         if self.t >= 0:
             k2 = 2 * max(len(g.rel_names), 1)
             st.has_t = _member(st.codes, (st.p * k2 + st.key) * g.n + self.t)

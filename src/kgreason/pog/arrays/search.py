@@ -65,14 +65,26 @@ SMALL_LEVEL_ROWS = 1 << 16
 
 
 def _level_steps(
-    g, lv: _Level, prev: _Level | None, keep: np.ndarray, rows: int, kept: KeptPrefix, t: int = -1
+    g,
+    lv: _Level,
+    prev: _Level | None,
+    keep: np.ndarray,
+    rows: int,
+    kept: KeptPrefix,
+    t: int = -1,
+    revisit: int = -1,
 ):
     """LevelSteps where a level reads many rows, _RowSteps where it reads few (`rows`: the
     edge rows of the level's sets, which the caller already summed for the level bound;
-    `kept`: the search's cache of the mask's counts over the segment pool)."""
+    `kept`: the search's cache of the mask's counts over the segment pool; `revisit`: the
+    free search's start when Budget.revisit_when_empty, else -1)."""
+    level: _RowSteps | LevelSteps
     if rows <= SMALL_LEVEL_ROWS:
-        return _RowSteps(g, lv, prev, keep, _node_hash(g), t)
-    return LevelSteps(g, lv, prev, keep, _node_hash(g), t, rows, kept)
+        level = _RowSteps(g, lv, prev, keep, _node_hash(g), t)
+    else:
+        level = LevelSteps(g, lv, prev, keep, _node_hash(g), t, rows, kept)
+    level.revisit = revisit
+    return level
 
 
 #: reached sets of one chunk: (sizes, members side by side, hashes or None)
@@ -128,6 +140,7 @@ def free_paths(
     prev: _Level | None = None
     total = 0  # paths found at the shorter lengths
     kept = KeptPrefix()  # (keep is the same at every length)
+    revisit = s if budget.revisit_when_empty else -1
     for k in range(1, max_len + 1):
         rows = int(g.degree[lv.nodes].sum())
         if budget.level_too_big(rows, len(lv.lens), k, f"from {start}"):
@@ -137,7 +150,7 @@ def free_paths(
         steps: list[tuple[np.ndarray, np.ndarray]] = []  # (p, primary key) of each chunk
         record = table.steps(k)
         made = found = 0  # partial paths of the next level made so far; paths found
-        level = _level_steps(g, lv, prev, keep, rows, kept)
+        level = _level_steps(g, lv, prev, keep, rows, kept, revisit=revisit)
         for p0, p1 in level.chunks():
             st = level.steps(p0, p1)
             steps.append((st.p, st.key))

@@ -13,6 +13,8 @@ last hop. So here:
 3. per partial path, the entries of its set are taken as they are, except the keys that
    reverse its last hop, whose reached set loses the members of the previous set
    (paths.py's `reached.difference_update(sets[-2])`), computed only for those keys;
+   with Budget.revisit_when_empty, a step both exclusions empty gets its set back, the
+   start included (the keys reaching the start are read from its own segments);
 4. equal reached sets of one partial path form one step (relation clustering), found by
    exact set ids; steps are ordered by (partial path, primary key) as paths.py orders them.
 
@@ -32,7 +34,7 @@ from kgreason.kg.store.build_index import ranges
 from kgreason.pog.arrays.csr import bits, pack
 from kgreason.pog.arrays.kernels.sums import sets_holding
 from kgreason.pog.arrays.segments import Expanded, Pool, expand_many, expand_segments, segment_table
-from kgreason.pog.arrays.segments import member_sorted as _member  # noqa: F401 (fastpaths, fastrestrict)
+from kgreason.pog.arrays.segments import member_sorted as _member  # (levels, restrict too)
 from kgreason.pog.arrays.set_ids import _hash_sets, canon, unique_sorted
 from kgreason.pog.arrays.table import group_arrays
 
@@ -224,6 +226,13 @@ class LevelSteps:
         self.tin = np.zeros(0, dtype=bool)
         self.bad_cum: np.ndarray | None = None
         self._flat: tuple[np.ndarray, np.ndarray] | None = None
+        #: the free search's start s under Budget.revisit_when_empty (set by
+        #: search._level_steps), else -1: a step the exclusions leave empty reaches what
+        #: they excluded. Per entry: whether its key reached s before `keep` (has_s), and
+        #: whether s was all it reached (only_s: the entry was added, its set {s} at s_at)
+        self.revisit = -1
+        self.has_s = self.only_s = np.zeros(0, dtype=bool)
+        self.s_at = -1
 
     def _groups(self) -> tuple[np.ndarray, np.ndarray]:
         """The key codes of every partial path's last hop, flat (offsets, codes); once per
@@ -260,12 +269,49 @@ class LevelSteps:
                 self.pool,
             )
             new.code = new.code + self.have * self.k2  # u numbering continues
+            if self.revisit >= 0:
+                new = self._with_start(new, upto)
             self.base = _append(self.base, new)
             if self.t >= 0:
                 tin = sets_holding(new.pool, new.a, new.ln, self.t)
                 self.tin = np.concatenate([self.tin, tin])
             self.have = upto
         return self.base
+
+    def _with_start(self, new: Expanded, upto: int) -> Expanded:
+        """`new` (the entries of sets have..upto) with has_s / only_s recorded, and an
+        entry reaching {s} for each key by which a set reached s only (`keep` emptied it,
+        so the expansion has none): s's own segments read backwards (keys_reaching) name
+        the keys, without expanding the sets again with s kept."""
+        s, k2, lv = self.revisit, self.k2, self.lv
+        off, reps = lv.offsets(), self.reps[self.have : upto]
+        lens = off[reps + 1] - off[reps]
+        owner = np.repeat(np.arange(self.have, upto, dtype=np.int64), lens)
+        to_s = keys_reaching(self.g, lv.nodes[ranges(off[reps], lens)], owner, s, k2)
+        has_s = _member(to_s, new.code)
+        only = to_s[~_member(new.code, to_s)]
+        only_s = np.zeros(len(new.code), dtype=bool)
+        if len(only):
+            assert self.pool is not None
+            if self.s_at < 0:
+                self.s_at = self.pool.append(np.array([s], dtype=np.int64))
+            one = np.ones(len(only), dtype=np.int64)
+            code = np.concatenate([new.code, only])
+            order = np.argsort(code, kind="stable")
+            new = Expanded(
+                code[order],
+                np.concatenate([new.a, one * self.s_at])[order],
+                np.concatenate([new.ln, one])[order],
+                np.concatenate([new.h, np.full(len(only), self.hv[s], dtype=np.uint64)])[order],
+                self.pool.view(),
+                new.shared,
+            )
+            new.estart = np.searchsorted(new.code // k2, np.arange(self.have, upto + 1))
+            has_s = np.concatenate([has_s, one > 0])[order]
+            only_s = np.concatenate([only_s, one > 0])[order]
+        self.has_s = np.concatenate([self.has_s, has_s])
+        self.only_s = np.concatenate([self.only_s, only_s])
+        return new
 
     def _ensure_hits(self, upto: int) -> Expanded:
         """Entries (u, key) whose reached set holds t, for the distinct sets below `upto`:
@@ -330,16 +376,28 @@ class LevelSteps:
             at = np.minimum(np.searchsorted(ecode, want), len(ecode) - 1)
             hit = ecode[at] == want
             at, bp = at[hit], bp[hit]
+            if self.revisit >= 0:  # a step that reached s only reaches {s}, whatever prev
+                other = ~self.only_s[e_sid[at]]
+                at, bp = at[other], bp[other]
             sid = e_sid[at]
             mem = pool[ranges(s_a[sid], s_ln[sid])]
             pair = np.repeat(np.arange(len(at)), s_ln[sid])
             inprev = self.prev.contains(lv.parent[bp][pair], mem, n)
             removed = np.bincount(pair, weights=inprev, minlength=len(at)).astype(np.int64)
             ch = removed > 0
+            back = np.zeros(len(at), dtype=bool)  # emptied, so s is put back in
+            if self.revisit >= 0:  # emptied: the set before both exclusions
+                emptied = ch & (removed == s_ln[sid])
+                ch &= ~emptied | self.has_s[sid]
+                back = emptied & ch
             if ch.any():
-                keepm = ~inprev & ch[pair]
+                keepm = (~inprev | back[pair]) & ch[pair]
                 m_pool = mem[keepm]
-                m_ln = (s_ln[sid] - removed)[ch]
+                m_ln = np.where(back, s_ln[sid] + 1, s_ln[sid] - removed)[ch]
+                if back.any():  # s joins those sets, in order
+                    m_own = np.concatenate([pair[keepm], np.flatnonzero(back)])
+                    m_pool = np.concatenate([m_pool, np.full(int(back.sum()), self.revisit)])
+                    m_pool = m_pool[np.lexsort((m_pool, m_own))]
                 m_rel = np.concatenate([[0], np.cumsum(m_ln)[:-1]]).astype(np.int64)
                 assert self.pool is not None
                 m_a = m_rel + self.pool.append(m_pool)

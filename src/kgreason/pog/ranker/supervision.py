@@ -65,10 +65,14 @@ class TrainQuestion:
 
 def answer_set(path: ReasoningPath, topics: Sequence[str]) -> tuple[str, ...]:
     """The entities a path answers: its end set for one topic entity; for a path joining
-    several, the non-topic entities along it (hop order)."""
+    several, the non-topic entities along it (hop order). Topics are left out, unless a
+    one-topic path ends in topics only: it returns to its topic (the search's
+    `revisit_when_empty`, pog/paths.py), which is then the answer."""
     skip = set(topics)
     if len(set(path.entity_list)) <= 1:
         ids: Iterable[str] = path.end_entities()
+        if ids and all(e in skip for e in ids):
+            return tuple(dict.fromkeys(ids))
     else:
         ids = [e for h in path.hops for e in h.dst]
     return tuple(e for e in dict.fromkeys(ids) if e not in skip)
@@ -153,6 +157,7 @@ class PathEnumerator:
                 d_max=s.d_max,
                 max_paths=s.max_paths,
                 max_level_rows=s.max_level_rows,
+                revisit_when_empty=s.revisits(),
             ).paths
         )
         if len(self._cache) > 50_000 or self._cached + len(found) > MAX_CACHED_PATHS:
