@@ -35,6 +35,7 @@ from kgreason.pog.types import TopicEntity
 SEARCH_LIMIT = 10
 DEFAULT_THRESHOLD = 0.85
 _WORDS = re.compile(r"[\w'’.&-]+")
+_POSSESSIVE = re.compile(r"['’]s$")
 #: function words of English questions (shared by the linker and the zero-shot path ranker)
 QUESTION_STOPWORDS = frozenset(
     [
@@ -181,7 +182,13 @@ def _spans(words: Sequence[str], max_ngram: int) -> list[tuple[int, int, str]]:
                 continue
             if n == 1 and len(gram[0]) < 3:
                 continue
-            out.append((i, n, " ".join(gram).strip(".")))
+            text = " ".join(gram).strip(".")
+            out.append((i, n, text))
+            # "Xena Ardent's parent": the name without its possessive too (an exact match
+            # then beats the fuzzy one with it; the mention leaves the 's to the question)
+            bare = _POSSESSIVE.sub("", text)
+            if bare != text and len(bare) >= 3:
+                out.append((i, n, bare))
     return out
 
 
