@@ -3,7 +3,9 @@ that the two exclusions (never the start again, no immediate backtracking) leave
 reaches what they excluded instead, so PathQuestion's chains through the topic ("who is
 the child of [X]'s parent" where X is the only child) are found; answer_set answers the
 topic when a single-topic path's end set holds only topics. Off (the default), nothing
-changes. The tiers' equality with the flag on is in test_fastgraph_paths.py."""
+changes. With revisits on, the question graph also keeps the KG's self-loops
+(prepare_graph's keep_self_loops): "the tracks of [Believe]'s tracks" reads
+(Believe, tracks, Believe). The tiers' equality is in test_fastgraph_paths.py."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from kgreason.kg.memory import MemoryKG
 from kgreason.pog.arrays.graph import ArrayClusteredGraph
 from kgreason.pog.clustering import ClusteredGraph, Key
 from kgreason.pog.graph import prepare_graph
-from kgreason.pog.paths import find_entity_paths
+from kgreason.pog.paths import find_entity_paths, materialize
 from kgreason.pog.ranker.supervision import PathEnumerator, answer_set, answer_size
 from kgreason.pog.settings import PoGSettings
 from kgreason.pog.types import ReasoningPath
@@ -83,8 +85,8 @@ def test_supervision_paths_follow_the_setting():
 
 
 def _self_loop_graphs() -> tuple[ClusteredGraph, ArrayClusteredGraph]:
-    """(B, tracks, B) and (B, genre, G) in both forms, the self-loop kept (the graphs'
-    constructors drop self-loops; tests/pog/test_fastgraph_paths.py builds them like this)."""
+    """(B, tracks, B) and (B, genre, G) in both forms, the self-loop kept (both builders'
+    keep_self_loops, as tests/pog/test_fastgraph_paths.py builds them)."""
     from tests.pog.test_fastgraph_paths import loop_graphs
 
     return loop_graphs([Triple("B", "tracks", "B"), Triple("B", "genre", "G")])
@@ -101,15 +103,108 @@ def test_self_loop_reaches_the_topic(form):
     assert not _with(_paths(g, "B", False), ("tracks", True), ("tracks", True))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ClusteredGraph.from_triples and ArrayClusteredGraph.build drop self-loops, so a "
-    "KG's (B, tracks, B) never reaches the search",
-)
-def test_self_loop_of_a_kg_reaches_the_topic():
-    kg = MemoryKG([("B", "tracks", "B"), ("B", "genre", "G")])
-    g = asyncio.run(prepare_graph(kg, ["B"], PoGSettings(revisit_when_empty=True))).graph
-    assert _with(_paths(g, "B", True), ("tracks", True), ("tracks", True))
+#: PathQuestion's KBs are keyed by names: the album "Believe" has the track "Believe", and
+#: "Bainbridge_Township#containedby#Indiana#recording#Indiana" reads a self-loop mid-path
+LOOPS = [
+    ("B", "tracks", "B"),
+    ("B", "genre", "G"),
+    ("Bainbridge_Township", "containedby", "Indiana"),
+    ("Indiana", "recording", "Indiana"),
+]
+
+
+def _kg(kind: str, tmp_path):
+    if kind == "memory":
+        return MemoryKG(LOOPS)
+    from kgreason.kg.loaders import Source
+    from kgreason.kg.store import StoreKG, build_store
+
+    (tmp_path / "kg.tsv").write_text("".join("\t".join(t) + "\n" for t in LOOPS))
+    build_store([Source(tmp_path / "kg.tsv")], tmp_path / "store")  # (keeps self-loops)
+    return StoreKG(tmp_path / "store")
+
+
+@pytest.mark.parametrize("kind", ["memory", "store"])
+def test_self_loop_of_a_kg_reaches_the_topic(kind, tmp_path):
+    """A KG's self-loop is in the question graph when revisits are on (prepare_graph's
+    keep_self_loops), so tracks,tracks from B answers B and containedby,recording reaches
+    Indiana; off, the graph is the one without self-loops and neither path exists."""
+    kg = _kg(kind, tmp_path)
+    loops = {Triple(*t) for t in LOOPS if t[0] == t[2]}
+    for revisit in (True, False):
+        settings = PoGSettings(revisit_when_empty=revisit)
+        g = asyncio.run(prepare_graph(kg, ["B"], settings, keep_self_loops=revisit)).graph
+        assert isinstance(g, ArrayClusteredGraph) == (kind == "store")
+        assert (Triple("B", "tracks", "B") in g.triples()) == revisit
+        assert g.triples() - loops == {Triple("B", "genre", "G")}
+        found = _with(_paths(g, "B", revisit), ("tracks", True), ("tracks", True))
+        assert len(found) == revisit
+        if revisit:
+            assert answer_set(found[0], ["B"]) == ("B",) == found[0].end_entities()
+            (m,) = materialize(g, found)
+            assert all(h.triples == (Triple("B", "tracks", "B"),) for h in m.hops)
+        t = "Bainbridge_Township"
+        g = asyncio.run(prepare_graph(kg, [t], settings, keep_self_loops=revisit)).graph
+        found = _with(_paths(g, t, revisit), ("containedby", True), ("recording", True))
+        assert [answer_set(p, [t]) for p in found] == [("Indiana",)] * revisit
+        # the flag alone does not matter: a search without revisits reads the loop too
+        found = _with(_paths(g, t, False), ("containedby", True), ("recording", True))
+        assert len(found) == revisit
+
+
+def test_supervision_keeps_self_loops_with_revisits():
+    """PathEnumerator's candidates (whole-KG graph or prepare_graph) read a KG's self-loops
+    exactly when the inference graph does: revisits on."""
+    for whole in (True, False):
+        for revisit in (True, False):
+            enum = PathEnumerator(
+                MemoryKG(LOOPS), PoGSettings(revisit_when_empty=revisit), whole=whole
+            )
+            paths = asyncio.run(enum.paths(["B"]))
+            found = _with(paths, ("tracks", True), ("tracks", True))
+            assert [answer_set(p, ["B"]) for p in found] == [("B",)] * revisit
+
+
+def test_ask_reads_a_self_loop(tmp_path, monkeypatch):
+    """`kgreason ask` in the LLM-free mode on a KG no ranker was trained on (revisits on:
+    "auto" with a zero-shot ranking) answers through a self-loop; off, it cannot."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from kgreason.cli import app
+
+    for v in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "KGREASON_LLM__BASE_URL", "KGREASON_CONFIG"):
+        monkeypatch.delenv(v, raising=False)
+    monkeypatch.setenv("KGREASON_EMBED__BACKEND", "static")
+    rows = [
+        ("Believe", "tracks", "Believe"),
+        ("Believe", "artist", "Cher"),
+        ("Cher", "genre", "Pop"),
+    ]
+    rows += [*LOOPS[2:], ("Indiana", "containedby", "United_States")]
+    (tmp_path / "kg.tsv").write_text("".join("\t".join(t) + "\n" for t in rows))
+    runner = CliRunner()
+    r = runner.invoke(app, ["kg", "build", str(tmp_path / "kg.tsv"), "--out", str(tmp_path / "s")])
+    assert r.exit_code == 0, r.stderr
+    for question, gold in (
+        ("what is the tracks of [Believe]'s tracks", "Believe"),
+        ("what is the recording of [Bainbridge_Township]'s containedby", "Indiana"),
+    ):
+        for mode in ("auto", "off"):
+            monkeypatch.setenv("KGREASON_POG__REVISIT_WHEN_EMPTY", mode)
+            r = runner.invoke(app, ["ask", question, "--kg", str(tmp_path / "s"), "--json"])
+            assert r.exit_code == 0, r.stderr
+            got = json.loads(r.stdout)
+            hops = [h for p in got["paths"] for h in p["hops"]]
+            loops = [
+                [tuple(t.values()) for t in h["triples"] if t["head"] == t["tail"]] for h in hops
+            ]
+            if mode == "auto":
+                assert [a["name"] for a in got["answers"]] == [gold], question
+                assert any(loops) and all(len(set(x)) == len(x) for x in loops)  # shown once
+            else:  # off: the graph has no self-loop, so no path reads one
+                assert not any(loops)
 
 
 def test_answer_of_a_path_ending_in_topics_only():

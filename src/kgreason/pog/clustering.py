@@ -18,8 +18,16 @@ pair, chosen by a random generator seeded with (seed, entity pair), so the choic
 reproducible, independent of triple order, and changes with the seed. Plain PoG keeps every
 relation.
 
+Self-loops: dropped by default (the graph PoG's exploration and the bundled ranker know).
+In a KG keyed by names a self-loop is a fact ("Believe" -tracks-> "Believe": the album has
+the title track) that PathQuestion's gold chains read ("the tracks of [Believe]'s tracks",
+from the topic with Budget.revisit_when_empty: pog/paths.py), so the graph keeps them when
+asked (`keep_self_loops`; prepare_graph asks when revisits are on): an entity with
+(e, r, e) then has e among both its (r, forward) and (r, backward) neighbours.
+
 API:
-    ClusteredGraph.from_triples(triples, *, variant="pog", seed=0) -> ClusteredGraph
+    ClusteredGraph.from_triples(triples, *, variant="pog", seed=0, isolated=(),
+                                keep_self_loops=False) -> ClusteredGraph
     g.keys(nodes) -> sorted [(relation, forward)] leaving any node of `nodes`
     g.step(nodes, key, exclude=()) -> set of entities reached
     g.hop_triples(src, key, dst) -> tuple[Triple, ...]
@@ -90,6 +98,7 @@ class ClusteredGraph:
         variant: Literal["pog", "pog-e"] = "pog",
         seed: int = 0,
         isolated: Iterable[str] = (),
+        keep_self_loops: bool = False,
     ) -> ClusteredGraph:
         ts: Iterable[Triple] = pog_e_sample(triples, seed) if variant == "pog-e" else set(triples)
         # plain dicts and lists: this runs on every question over up to ~10^5 triples.
@@ -97,8 +106,8 @@ class ClusteredGraph:
         groups: dict[str, dict[Key, list[str]]] = {}
         for t in ts:
             h, r, tl = t.head, t.relation, t.tail
-            if h == tl:
-                continue  # self-loops carry no path information
+            if h == tl and not keep_self_loops:
+                continue  # (module docstring, "Self-loops")
             for node, key, other in ((h, (r, True), tl), (tl, (r, False), h)):
                 g = groups.get(node)
                 if g is None:

@@ -3,7 +3,8 @@
 This is what both the LLM pipeline and the LLM-free mode run before exploring paths.
 
 API:
-    await prepare_graph(kg, topic_ids, settings, *, reduce_max_len=None) -> PreparedGraph
+    await prepare_graph(kg, topic_ids, settings, *, reduce_max_len=None,
+                        keep_self_loops=False) -> PreparedGraph
         .graph       the reduced clustered graph (search paths here: G_q)
         .clustered   the clustered graph before reduction
         .stats       SubgraphStats (sizes before/after, clustered edges, truncation)
@@ -48,8 +49,13 @@ async def prepare_graph(
     settings: PoGSettings,
     *,
     reduce_max_len: int | None = None,
+    keep_self_loops: bool = False,
 ) -> PreparedGraph:
-    """`reduce_max_len` defaults to |Topic| * D_max (see reduction.py)."""
+    """`reduce_max_len` defaults to |Topic| * D_max (see reduction.py). `keep_self_loops`:
+    keep the subgraph's self-loops (a KG keyed by names states facts such as (Believe,
+    tracks, Believe)). Callers pass whether the question's search revisits
+    (PoGSettings.revisits): the chains that read them are PathQuestion's, and off, the graph
+    stays the one PoG's exploration and trained rankers know (pog/clustering.py)."""
     topics = tuple(dict.fromkeys(topic_ids))
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -68,13 +74,16 @@ async def prepare_graph(
     fast_graph = None
     if store is not None:
         inv = known_inverses(kg)
-        clustered = fast_graph = from_store(store, walk.eids, topics, inv, rows=walk.rows)
+        clustered = fast_graph = from_store(
+            store, walk.eids, topics, inv, rows=walk.rows, keep_self_loops=keep_self_loops
+        )
     else:
         clustered = ClusteredGraph.from_triples(
             fold_inverse_triples(sub.triples, known_inverses(kg)),
             variant=settings.variant,
             seed=settings.seed,
             isolated=topics,
+            keep_self_loops=keep_self_loops,
         )
     t2 = time.perf_counter()
     timings["clustering"] = t2 - t1

@@ -96,7 +96,9 @@ async def explore_llm_free(
     top_w: int | None = None,
 ) -> LLMFreeRun:
     """Graph stages + fuzzy ranking (top `top_w`, default W1), each timed."""
-    prepared = await prepare_graph(kg, topics, settings)
+    revisit = settings.revisits(fuzzy.zero_shot)
+    # self-loops stay in the graph when the search revisits (prepare_graph)
+    prepared = await prepare_graph(kg, topics, settings, keep_self_loops=revisit)
     timings = dict(prepared.timings_s)
     t0 = time.perf_counter()
     reference = mention_order(await kg.names(list(prepared.topics)), question)
@@ -107,7 +109,7 @@ async def explore_llm_free(
         max_paths=settings.max_paths,
         reference=reference,
         max_level_rows=settings.max_level_rows,
-        revisit_when_empty=settings.revisits(fuzzy.zero_shot),
+        revisit_when_empty=revisit,
     )
     fallback = ""
     if not search.paths and len(prepared.topics) > 1:
@@ -123,7 +125,7 @@ async def explore_llm_free(
                 max_len=settings.d_max,
                 max_paths=settings.max_paths,
                 max_level_rows=settings.max_level_rows,
-                revisit_when_empty=settings.revisits(fuzzy.zero_shot),
+                revisit_when_empty=revisit,
             )
             for t in prepared.topics
         ]

@@ -215,7 +215,9 @@ class PoG:
                 st.note(topics=[t.id for t in topics])
             result.topic_entities = topics
             with tr.stage("graph", topics=len(topics)) as st:
-                prepared = await prepare_graph(self.kg, [t.id for t in topics], s)
+                prepared = await prepare_graph(
+                    self.kg, [t.id for t in topics], s, keep_self_loops=s.revisits()
+                )
                 st.size(triples=prepared.stats.triples, reduced=prepared.stats.reduced_triples)
                 st.note(reduction=prepared.reduction.note)
             result.timings_s.update(tr.timings_s)  # keys in the order they always had

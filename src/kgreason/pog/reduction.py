@@ -4,9 +4,11 @@ Bidirectional BFS: one breadth-first search from each topic entity gives its (un
 distance to every node; a node v lies on a connecting WALK of length <= L between topics
 a != b exactly when dist(a, v) + dist(v, b) <= L. Walks may go out and back along a dead end,
 which no simple path does, so non-topic nodes left with fewer than two neighbours are then
-removed repeatedly. The reduced graph is the subgraph induced by the remaining nodes (the
-paper "regenerates induced subgraphs" from the connecting paths). This is a superset of the
-nodes on simple connecting paths (exact membership would need path enumeration).
+removed repeatedly (a node is not its own neighbour: with self-loops kept, clustering.py,
+the same nodes remain as without them). The reduced graph is the subgraph induced by the
+remaining nodes (the paper "regenerates induced subgraphs" from the connecting paths). This
+is a superset of the nodes on simple connecting paths (exact membership would need path
+enumeration).
 
 L defaults to |Topic| * D_max, the longest entity path PoG ever searches (the supplement
 condition of section 4.2).
@@ -63,7 +65,10 @@ def bfs_distances(graph: ClusteredGraph, source: str, max_depth: int) -> Mapping
 
 def _prune_dead_ends(graph: ClusteredGraph, keep: set[str], topics: set[str]) -> set[str]:
     keep = set(keep)
-    deg = {v: len(graph.neighbors_undirected(v) & keep) for v in keep}
+    deg: dict[str, int] = {}
+    for v in keep:
+        ns = graph.neighbors_undirected(v)
+        deg[v] = len(ns & keep) - (v in ns)  # (a self-loop is no neighbour)
     stack = [v for v, d in deg.items() if d < 2 and v not in topics]
     while stack:
         v = stack.pop()

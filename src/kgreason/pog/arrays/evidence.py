@@ -72,10 +72,12 @@ def _edges(g: ArrayClusteredGraph, h: Hop, src: np.ndarray, dst: np.ndarray) -> 
     """The hop's edges from the (sorted) src members to the (sorted) dst members, relation
     key by key, each key's in src order: a membership test by binary search on the rows of
     the key's relation (no array over the whole graph: a candidate search reads this for
-    dozens of paths of a question)."""
+    dozens of paths of a question). A triple both keys of its relation read (a self-loop,
+    or both ends in both sets) is the earlier key's only, as the reference's."""
     rel_ids = g.rel_index
     parts = []
-    for rel, fwd in h.relation_keys():
+    keys = h.relation_keys()
+    for j, (rel, fwd) in enumerate(keys):
         rid = rel_ids.get(rel)
         if rid is None:
             continue
@@ -85,14 +87,24 @@ def _edges(g: ArrayClusteredGraph, h: Hop, src: np.ndarray, dst: np.ndarray) -> 
         owner = np.repeat(src, count)
         on_rel = np.flatnonzero(rels[pos] == rid)
         nb = nbrs[pos[on_rel]].astype(np.int64)
-        at = np.minimum(np.searchsorted(dst, nb), max(len(dst) - 1, 0))
-        keep = on_rel[dst[at] == nb] if len(dst) else on_rel[:0]
+        keep = on_rel[_within(dst, nb)]
         s, d = owner[keep], nbrs[pos[keep]].astype(np.int64)
+        if (rel, not fwd) in keys[:j]:  # read the other way round already: (d, s) there
+            again = _within(src, d) & _within(dst, s)
+            s, d = s[~again], d[~again]
         parts.append((s, d, np.full(len(s), rid, np.int64), np.full(len(s), fwd, bool)))
     if not parts:
         e = np.zeros(0, dtype=np.int64)
         return _Edges(e, e, e, np.zeros(0, dtype=bool))
     return _Edges(*(np.concatenate(x) for x in zip(*parts, strict=True)))
+
+
+def _within(ids: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Whether each of x is among the sorted `ids`."""
+    if not len(ids):
+        return np.zeros(len(x), dtype=bool)
+    at = np.minimum(np.searchsorted(ids, x), len(ids) - 1)
+    return ids[at] == x
 
 
 def _push(s: np.ndarray, d: np.ndarray, w: np.ndarray, n_to: int) -> np.ndarray:

@@ -13,8 +13,10 @@ Where the rest lives: names, the name index and the lazy `adj` view in pog/array
 subgraph in pog/arrays/build.py (`from_store`, `fold_inverse_arrays`).
 
 API:
-    ArrayClusteredGraph.from_arrays(h, r, t, node_names, rel_names, isolated=()) -> graph
-    ArrayClusteredGraph.build(h, r, t, names, rel_names, index, isolated) (local ids)
+    ArrayClusteredGraph.from_arrays(h, r, t, node_names, rel_names, isolated=(), *,
+                                    keep_self_loops=False) -> graph
+    ArrayClusteredGraph.build(h, r, t, names, rel_names, index, isolated, *,
+                              keep_self_loops=False) (local ids)
     g.distances(name, max_depth) -> dict[str, int];  g.local_distances(u, max_depth)
     g.restrict_mask(keep) -> induced subgraph (reduction.py prunes dead ends on it)
 """
@@ -56,7 +58,8 @@ class ArrayClusteredGraph(ClusteredGraph):
     graph (an induced subgraph keeps the local ids of its parent); `extra` holds topic names
     outside the store subgraph (isolated).
 
-    The edges (h, r, t) are distinct, without self-loops, sorted by (h, r, t): then they ARE
+    The edges (h, r, t) are distinct, sorted by (h, r, t), without self-loops unless the
+    builder kept them (`keep_self_loops`, as ClusteredGraph.from_triples): then they ARE
     the out-edge CSR (rows by h, grouped by relation, neighbours ascending). The in-edge CSR
     (`iptr`, `irel`, `isrc`; `idst` the row of each) is the same edges sorted by (t, r, h);
     `inbound` passes it when the caller has it (an induced subgraph filters its parent's),
@@ -141,9 +144,11 @@ class ArrayClusteredGraph(ClusteredGraph):
         node_names: np.ndarray,
         rel_names: Sequence[str],
         isolated: Iterable[str] = (),
+        *,
+        keep_self_loops: bool = False,
     ) -> ArrayClusteredGraph:
         """h, t index `node_names` (object array of str); ids are relabelled in name order,
-        self-loops dropped, duplicates merged."""
+        self-loops dropped (unless `keep_self_loops`), duplicates merged."""
         order = np.argsort(node_names, kind="stable")
         relabel = np.empty(len(order), dtype=np.int64)
         relabel[order] = np.arange(len(order))
@@ -157,6 +162,7 @@ class ArrayClusteredGraph(ClusteredGraph):
             rel_names,
             NodeIndex(nn, dict_lookup(names)),
             isolated,
+            keep_self_loops=keep_self_loops,
         )
 
     @classmethod
@@ -169,12 +175,16 @@ class ArrayClusteredGraph(ClusteredGraph):
         rel_names: Sequence[str],
         index: NodeIndex,
         isolated: Iterable[str] = (),
+        *,
+        keep_self_loops: bool = False,
     ) -> ArrayClusteredGraph:
-        keep = h != t
-        h, r, t = h[keep], r[keep], t[keep]
+        if not keep_self_loops:
+            keep = h != t
+            h, r, t = h[keep], r[keep], t[keep]
         w = edge_widths(len(names), len(rel_names))
         codes = unique_codes(pack((h, r, t), w), 1 << sum(w))
-        return cls.from_codes(codes, names, rel_names, index, isolated)
+        # (none left to drop when unwanted)
+        return cls.from_codes(codes, names, rel_names, index, isolated, keep_self_loops=True)
 
     @classmethod
     def from_codes(
@@ -184,13 +194,17 @@ class ArrayClusteredGraph(ClusteredGraph):
         rel_names: Sequence[str],
         index: NodeIndex,
         isolated: Iterable[str] = (),
+        *,
+        keep_self_loops: bool = False,
     ) -> ArrayClusteredGraph:
         """`build` from the distinct edge codes, sorted: (h, r, t) packed with
-        `edge_widths(len(names), len(rel_names))`; self-loops are dropped here."""
+        `edge_widths(len(names), len(rel_names))`; self-loops are dropped here unless
+        `keep_self_loops`."""
         h, r, t = unpack(codes, edge_widths(len(names), len(rel_names)))
-        loop = h == t
-        if loop.any():
-            h, r, t = h[~loop], r[~loop], t[~loop]
+        if not keep_self_loops:
+            loop = h == t
+            if loop.any():
+                h, r, t = h[~loop], r[~loop], t[~loop]
         return cls(h, r, t, names, rel_names, index)._with_isolated(index, isolated)
 
     @classmethod
@@ -203,7 +217,8 @@ class ArrayClusteredGraph(ClusteredGraph):
         isolated: Iterable[str] = (),
     ) -> ArrayClusteredGraph:
         """`from_codes` from the arrays kernels.cluster.cluster_compiled made: (h, r, t, optr,
-        idst, irel, isrc, iptr), the same arrays the constructor derives from the codes."""
+        idst, irel, isrc, iptr), the same arrays the constructor derives from the codes
+        (self-loops dropped: that loop never keeps them)."""
         h, r, t, optr, idst, irel, isrc, iptr = csr
         g = cls(h, r, t, names, rel_names, index, inbound=(idst, irel, isrc), ptrs=(optr, iptr))
         return g._with_isolated(index, isolated)

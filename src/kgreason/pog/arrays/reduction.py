@@ -76,14 +76,18 @@ def prune_dead_ends_mask(
 ) -> np.ndarray:
     """Non-topic nodes with fewer than two distinct kept neighbours removed repeatedly (the
     unique fixed point of reduction._prune_dead_ends), over the edges with both ends kept.
-    Large graphs: one compiled peel over both CSRs (kernels/reduce.py), same mask."""
+    Large graphs: one compiled peel over both CSRs (kernels/reduce.py), same mask. A node
+    is not its own neighbour: a graph with self-loops (kept by its builder) takes the numpy
+    form without them, as the compiled peel would count them."""
     from kgreason.pog.arrays.kernels.reduce import prune_compiled
 
     protected = np.zeros(len(keep), dtype=bool)
     protected[topics] = True
-    got = prune_compiled(keep, protected, [(g.optr, g.odst), (g.iptr, g.isrc)])
-    if got is not None:
-        return got
-    e = keep[g.h] & keep[g.t]
+    loop = g.h == g.t
+    if not loop.any():
+        got = prune_compiled(keep, protected, [(g.optr, g.odst), (g.iptr, g.isrc)])
+        if got is not None:
+            return got
+    e = keep[g.h] & keep[g.t] & ~loop
     a, b = undirected_pairs(g.h[e], g.t[e], g.n)
     return prune_dead_ends(keep, protected, a, b)

@@ -135,7 +135,11 @@ class PathEnumerator:
         self.kg = kg
         self.settings = settings
         triples = all_triples(kg) if whole else None
-        self.whole = ClusteredGraph.from_triples(triples) if triples is not None else None
+        self.whole = (
+            ClusteredGraph.from_triples(triples, keep_self_loops=settings.revisits())
+            if triples is not None
+            else None
+        )
         self._cache: dict[tuple[str, ...], list[ReasoningPath]] = {}
         self._cached = 0
 
@@ -147,7 +151,7 @@ class PathEnumerator:
         if self.whole is not None:
             graph = self.whole
         else:
-            graph = (await prepare_graph(self.kg, key, s)).graph
+            graph = (await prepare_graph(self.kg, key, s, keep_self_loops=s.revisits())).graph
         # a list: a search's TablePaths would keep its whole question graph in the cache
         found = list(
             supplement_paths(
