@@ -75,6 +75,27 @@ def test_two_words_across_of_are_offered_as_one_name():
     assert not known and [p.text for p in two] == ["father"]
 
 
+def test_a_wh_noun_and_a_closing_verb_are_offered_as_one_name():
+    """ "which university did [X] attend": the university and the attending are one relation
+    (alma mater), so one hop may take both; not when a possessive chain or more words follow."""
+    from kgreason.pog.ranker.features import mask_question
+    from kgreason.pog.ranker.order import question_phrases
+    from kgreason.pog.ranker.zeroshot import STOPWORDS
+
+    def joined(q: str) -> list[tuple[str, str]]:
+        phrases, known = question_phrases(mask_question(q), STOPWORDS)
+        assert known
+        return [(p.text, p.joined) for p in phrases]
+
+    got = joined("which university did the founder of [Umbrella Labs] attend")
+    assert got == [("founder", ""), ("university", "university attend"), ("attend", "")]
+    assert joined("which element did [Anna] discover ?")[0] == ("element", "element discover")
+    # no do-support, a possessive chain, or more than one word after the topic: no join
+    assert all(not j for _, j in joined("which nationality is [Anna] 's spouse"))
+    assert all(not j for _, j in joined("where was the founder of [Globex] born"))
+    assert all(not j for _, j in joined("which city did [Anna] move to in spring"))
+
+
 def test_monotone_alignment_prefers_hops_in_the_phrases_order():
     # phrases (son, father); path A: son then father; path B: father then son
     sim = {("son", "son"): 0.9, ("father", "father"): 0.9}

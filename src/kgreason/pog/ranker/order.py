@@ -48,6 +48,7 @@ _JOINERS = frozenset({"of"})
 _AGENT = re.compile(r"[a-z]+(?:er|or|ist|ian|ress)(?:e?s)?")
 #: do-support: after these, the word following the subject is a verb ("did [X] discover")
 _DO = frozenset({"do", "does", "did"})
+_WH = frozenset({"which", "what"})
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ def question_phrases(masked: str, stop: frozenset[str]) -> tuple[list[Phrase], b
         between = [t.lower() for t in toks[r1[1] : r2[0]]]
         return bool(between) and between[0] in _JOINERS and set(between[1:]) <= {"the", "a"}
 
-    def make(order: list[tuple[int, int]]) -> list[Phrase]:
+    def make(order: list[tuple[int, int]], pair: tuple[tuple[int, int], ...] = ()) -> list[Phrase]:
         out = []
         for n, r in enumerate(order):
             for i in range(*r):
@@ -118,10 +119,15 @@ def question_phrases(masked: str, stop: frozenset[str]) -> tuple[list[Phrase], b
                 first, second = (r, nxt) if r[0] < nxt[0] else (nxt, r)
                 # the join reads the last word of the earlier run and the first of the later
                 joined = ""
-                if of_between(first, second) and r[1] - r[0] == 1 == nxt[1] - nxt[0]:
+                single = r[1] - r[0] == 1 == nxt[1] - nxt[0]
+                if of_between(first, second) and single:
                     joined = " ".join(
                         t.lower().replace("_", " ") for t in toks[first[0] : second[1]]
                     )
+                elif (first, second) == pair and single:
+                    # "which university did [X] attend": one relation, asked for twice
+                    out.append(Phrase(word(i), f"{word(first[0])} {word(second[0])}"))
+                    continue
                 out.append(Phrase(word(i), joined, across_of=True))
         return out
 
@@ -149,7 +155,26 @@ def question_phrases(masked: str, stop: frozenset[str]) -> tuple[list[Phrase], b
             else:
                 break
     rest = [r for r in after if r not in chain]
-    return make(chain + before[::-1] + rest), True
+    # the wh-noun (the question's first run, after which/what) and a verb that ends the
+    # question after do-support come together in hop order and may name one relation
+    pair: tuple[tuple[int, int], ...] = ()
+    if before and rest and not chain and _wh_noun(toks, before[0]) and _do_verb(toks, x, rest):
+        pair = (before[0], rest[-1])
+    return make(chain + before[::-1] + rest, pair), True
+
+
+def _wh_noun(toks: list[str], run: tuple[int, int]) -> bool:
+    """The run directly follows which / what at the start ("which university ...")."""
+    return run[0] >= 1 and toks[run[0] - 1].lower() in _WH and run[0] <= 2
+
+
+def _do_verb(toks: list[str], x: int, rest: list[tuple[int, int]]) -> bool:
+    """One word after the topic ends the question, and do-support precedes the subject."""
+    if len(rest) != 1 or rest[0][1] - rest[0][0] != 1:
+        return False
+    tail = [t for t in toks[rest[0][1] :] if t not in {"?", "."}]
+    head = {t.lower() for t in toks[:x]}
+    return not tail and bool(head & _DO)
 
 
 def _agent_after(toks: list[str], x: int, after: list[tuple[int, int]]) -> bool:
