@@ -50,11 +50,20 @@ def test_a_calibration_names_the_signals_it_reads():
 
 
 def test_a_clearer_lead_and_alignment_mean_more_confidence():
-    base = {"softmax": 0.2, "align": 0.3, "top": 0.9, "gap": 0.1, "hops": 2.0}
-    p = ORDER_ALIGNED(base)
-    assert 0.0 < p < 1.0
-    assert ORDER_ALIGNED({**base, "gap": 0.6}) > p
-    assert ORDER_ALIGNED({**base, "align": 0.8, "top": 1.6}) > p
+    """A top path that leads clearly and whose hops and words pair up well (each of those
+    signals a standard deviation above the fitted slices' mean) is trusted more than one a
+    standard deviation below, and the middle is in between."""
+    cal = ORDER_ALIGNED
+    mean = dict(zip(cal.names, cal.mean, strict=True))
+    std = dict(zip(cal.names, cal.std, strict=True))
+    clear = ("softmax", "top", "gap", "lead3", "align", "hop_mean", "hop_min", "word_cov")
+    clear += ("word_min",)
+
+    def at(k: float) -> float:
+        return cal({n: mean[n] + (k * std[n] if n in clear else 0.0) for n in cal.names})
+
+    assert 0.0 < at(-1.0) < at(0.0) < at(1.0) < 1.0
+    assert at(1.0) > 0.9 and at(-1.0) < 0.5
 
 
 @pytest.fixture(scope="module")
