@@ -160,7 +160,12 @@ def question_phrases(masked: str, stop: frozenset[str]) -> tuple[list[Phrase], b
     pair: tuple[tuple[int, int], ...] = ()
     if before and rest and not chain and _wh_noun(toks, before[0]) and _do_verb(toks, x, rest):
         pair = (before[0], rest[-1])
-    return make(chain + before[::-1] + rest, pair), True
+    order = chain + before[::-1] + rest
+    if before and rest and not chain and _wh_noun(toks, before[0]):
+        # "in which region was the founder of [X] born": the verb after the subject is a
+        # hop, and the wh-noun asks for the last one
+        order = before[:0:-1] + rest + [before[0]]
+    return make(order, pair), True
 
 
 def _wh_noun(toks: list[str], run: tuple[int, int]) -> bool:
