@@ -25,8 +25,9 @@ Rules not in the paper:
   direction, for any relation of the previous hop) does not return to the previous hop's
   source entities ("films that share a
   director with X" exclude X); a hop left empty is not taken;
-- a path from ONE entity never reaches it again. With `revisit_when_empty` (Budget's,
-  from PoGSettings; off by default) a step that these two exclusions leave empty reaches
+- a path from ONE entity never reaches it again. With `revisit_when_empty` (Budget's; off
+  unless PoGSettings.revisits() says on: "auto" turns it on for a zero-shot ranking in the
+  LLM-free mode, pog/llm_free.py) a step that these two exclusions leave empty reaches
   what they excluded (its set before them) instead of being dropped: X -> P -> X when X
   is P's only child, so PathQuestion's "the child of X's parent" and X -> P -> X -> Z
   chains exist; with a sibling Y the step reaches Y only, as without the flag. Relation
