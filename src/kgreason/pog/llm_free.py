@@ -328,20 +328,18 @@ async def run_llm_free(
             if (threshold > 0 or calibration) and ranked
             else None
         )
-        alignment = None if scalars is None else scalars["align_assign"]
         await apply_answer(
             result,
             ranked,
             run.book,
             [t.id for t in topics],
-            alignment=alignment,
+            scalars=scalars,
             abstain_below=threshold,
             # a learned ranker was trained on joins' answer sets; a zero-shot ranking
             # cannot tell which entity on a join is asked for (tests/pog/test_e2e_virtuoso)
             answer_joins=not fuzzy.zero_shot,
             calibration=calibration,
             confidence_below=settings.llm_free_confidence_below,
-            scalars=scalars,
         )
         lap("answer")
     cited = [t for p in result.paths for t in p.triples()]

@@ -28,20 +28,19 @@ async def apply_answer(
     book: NameBook,
     topics: Sequence[str],
     *,
-    alignment: float | None = None,
+    scalars: Mapping[str, float] | None = None,
     abstain_below: float = 0.0,
     answer_joins: bool = True,
     calibration: Calibration | None = None,
     confidence_below: float = 0.0,
-    scalars: Mapping[str, float] | None = None,
 ) -> None:
     """Fill `result.answers` from the top path and put them first among the candidates;
-    with `alignment` (the top path's, align.path_alignment) below `abstain_below`, or with
-    a top path that joins several topic entities and not `answer_joins`, abstain: the same
+    with its alignment (`align_assign` of its word-to-hop `scalars`, align.path_scalars;
+    None when not computed or a relation is opaque) below `abstain_below`, or with a top
+    path that joins several topic entities and not `answer_joins`, abstain: the same
     answers lead the candidates, and `answers` stays empty. The confidence is the top
-    path's softmax weight, or `calibration`'s probability (a zero-shot ranking's), which
-    abstains too below `confidence_below`; it reads the top path's word-to-hop `scalars`
-    (align.path_scalars)."""
+    path's softmax weight, or `calibration`'s probability over the ranking's signals (a
+    zero-shot ranking's), which abstains too below `confidence_below`."""
     if not ranked:
         return
     ids = answer_set(ranked[0].path, topics)
@@ -50,9 +49,9 @@ async def apply_answer(
     top = [AnswerEntity(book.get(e), e) for e in named]
     first = {a.id for a in top}
     result.candidates = top + [c for c in result.candidates if c.id not in first]
+    alignment = None if scalars is None else scalars["align_assign"]
     if calibration is not None:
-        scal = scalars if scalars is not None else {"align_assign": alignment or 0.0}
-        conf = calibration(signals(ranked, scal, len(named)))
+        conf = calibration(signals(ranked, scalars, len(named)))
     else:
         conf = confidence(ranked)
     join = not answer_joins and len(set(ranked[0].path.entity_list)) > 1

@@ -155,17 +155,13 @@ def question_phrases(masked: str, stop: frozenset[str]) -> tuple[list[Phrase], b
             else:
                 break
     rest = [r for r in after if r not in chain]
-    # the wh-noun (the question's first run, after which/what) and a verb that ends the
-    # question after do-support come together in hop order and may name one relation
-    pair: tuple[tuple[int, int], ...] = ()
-    if before and rest and not chain and _wh_noun(toks, before[0]) and _do_verb(toks, x, rest):
-        pair = (before[0], rest[-1])
-    order = chain + before[::-1] + rest
-    if before and rest and not chain and _wh_noun(toks, before[0]):
-        # "in which region was the founder of [X] born": the verb after the subject is a
-        # hop, and the wh-noun asks for the last one
-        order = before[:0:-1] + rest + [before[0]]
-    return make(order, pair), True
+    if not (before and rest and not chain and _wh_noun(toks, before[0])):
+        return make(chain + before[::-1] + rest), True
+    # "in which region was the founder of [X] born": the verb after the subject is a hop,
+    # and the wh-noun asks for the last one; a verb that ends the question after do-support
+    # and the wh-noun may name one relation ("which university did [X] attend")
+    pair = (before[0], rest[-1]) if _do_verb(toks, x, rest) else ()
+    return make(before[:0:-1] + rest + [before[0]], pair), True
 
 
 def _wh_noun(toks: list[str], run: tuple[int, int]) -> bool:
