@@ -42,3 +42,18 @@ def shared_data() -> Path:
 def small_data() -> Path:
     """The vendored slices in tests/data (always present)."""
     return SMALL_DATA
+
+
+@pytest.fixture
+def llm_free_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No LLM endpoint or config file from the environment, and the static embedder: the
+    CLI runs its LLM-free mode as on a machine with nothing configured."""
+    for v in (
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "OPENAI_MODEL",
+        "KGREASON_LLM__BASE_URL",
+        "KGREASON_CONFIG",
+    ):
+        monkeypatch.delenv(v, raising=False)
+    monkeypatch.setenv("KGREASON_EMBED__BACKEND", "static")

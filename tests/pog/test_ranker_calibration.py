@@ -19,6 +19,7 @@ from kgreason.pog.types import Hop, ReasoningPath
 
 OWN = Path(__file__).resolve().parents[1] / "data" / "ownkg"
 runner = CliRunner()
+pytestmark = pytest.mark.usefixtures("llm_free_env")
 
 
 def _path(n_hops: int) -> ReasoningPath:
@@ -81,14 +82,7 @@ def _confidence(question: str, store: Path) -> tuple[bool, float]:
     return bool(data["answers"]), rec["confidence"]
 
 
-@pytest.fixture(autouse=True)
-def no_llm(monkeypatch):
-    for v in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "KGREASON_LLM__BASE_URL", "KGREASON_CONFIG"):
-        monkeypatch.delenv(v, raising=False)
-
-
-def test_answerable_questions_get_more_confidence_than_out_of_kg_ones(company, monkeypatch):
-    monkeypatch.setenv("KGREASON_EMBED__BACKEND", "static")
+def test_answerable_questions_get_more_confidence_than_out_of_kg_ones(company):
     lines = (OWN / "questions.tsv").read_text().splitlines()
     answerable = [ln.split("\t")[0] for ln in lines if ln and not ln.startswith("#")]
     outside = [
@@ -107,7 +101,6 @@ def test_answerable_questions_get_more_confidence_than_out_of_kg_ones(company, m
 def test_below_the_confidence_threshold_the_zero_shot_ranking_abstains(company, monkeypatch):
     from kgreason.pog.labels import LOW_CONFIDENCE_NOTE
 
-    monkeypatch.setenv("KGREASON_EMBED__BACKEND", "static")
     q = "who founded [Globex]"
     monkeypatch.setenv("KGREASON_POG__LLM_FREE_CONFIDENCE_BELOW", "0.0")
     answered, conf = _confidence(q, company)

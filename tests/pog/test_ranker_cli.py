@@ -13,13 +13,7 @@ from typer.testing import CliRunner
 from kgreason.cli import app
 
 runner = CliRunner()
-
-
-@pytest.fixture(autouse=True)
-def no_llm(monkeypatch):
-    for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "KGREASON_CONFIG"):
-        monkeypatch.delenv(k, raising=False)
-    monkeypatch.setenv("KGREASON_EMBED__BACKEND", "static")
+pytestmark = pytest.mark.usefixtures("llm_free_env")
 
 
 @pytest.fixture(scope="module")

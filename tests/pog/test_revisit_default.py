@@ -20,6 +20,7 @@ from kgreason.pog.linking import link_spans
 from kgreason.pog.settings import PoGSettings
 
 runner = CliRunner()
+pytestmark = pytest.mark.usefixtures("llm_free_env")
 
 FAMILY = """\
 Xena Ardent\tparents\tPaulus Ardent
@@ -46,13 +47,6 @@ def test_auto_revisits_for_a_zero_shot_ranking_only():
     assert PoGSettings(revisit_when_empty=True).revisit_when_empty == "on"  # TOML true
     with pytest.raises(ValidationError):
         PoGSettings(revisit_when_empty="sometimes")
-
-
-@pytest.fixture(autouse=True)
-def no_llm(monkeypatch):
-    for v in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "KGREASON_LLM__BASE_URL", "KGREASON_CONFIG"):
-        monkeypatch.delenv(v, raising=False)
-    monkeypatch.setenv("KGREASON_EMBED__BACKEND", "static")
 
 
 @pytest.fixture(scope="module")
