@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 
-import numpy as np
 import pytest
 
 from kgreason.kg.base import Triple
@@ -208,20 +207,26 @@ def test_ask_reads_a_self_loop(tmp_path, monkeypatch):
 
 
 def test_answer_of_a_path_ending_in_topics_only():
-    """answer_set / answer_size: a single-topic path ending only in topics answers them; a
-    path joining several topics, or ending beside a non-topic, is unchanged."""
+    """answer_set / answer_size: a single-topic path ending only at its own topic answers
+    it; a path joining several topics, or ending beside a non-topic, is unchanged; a path
+    from one topic of a several-topic question that ends at ANOTHER topic (the per-topic
+    fallback) answers nothing: it did not return, it found the other topic."""
     from kgreason.pog.types import Hop
 
     def path(dst: tuple[str, ...], ents: tuple[str, ...]) -> ReasoningPath:
         return ReasoningPath((Hop(("X",), "r", ("P",), True), Hop(("P",), "s", dst, True)), ents)
 
     assert answer_set(path(("X",), ("X",)), ["X"]) == ("X",)
-    assert answer_set(path(("X", "Z"), ("X",)), ["X", "Z"]) == ("X", "Z")
+    assert answer_set(path(("X", "Z"), ("X",)), ["X", "Z"]) == ()
+    assert answer_set(path(("Z",), ("X",)), ["X", "Z"]) == ()
+    assert answer_set(path(("X",), ("X",)), ["X", "Z"]) == ("X",)
     assert answer_set(path(("X", "Y"), ("X",)), ["X"]) == ("Y",)
     assert answer_set(path(("X",), ("X", "Q")), ["X", "Q"]) == ("P",)
     for dst, ents, topics in (
         (("X",), ("X",), ["X"]),
         (("X", "Z"), ("X",), ["X", "Z"]),
+        (("Z",), ("X",), ["X", "Z"]),
+        (("X",), ("X",), ["X", "Z"]),
         (("X", "Y"), ("X",), ["X"]),
     ):
         p = path(dst, ents)
@@ -229,13 +234,19 @@ def test_answer_of_a_path_ending_in_topics_only():
 
 
 def test_array_search_answers_count_topic_ends():
-    """LazyHop.count_answers (answer_size on an array search's ids) agrees with answer_set
-    when the end set holds only the topic."""
+    """answer_size on an array search's paths (LazyHop.count_answers counts the non-topic
+    ids) agrees with answer_set when the end set holds only the path's own topic, and when
+    it holds another topic of the question (B's genre G, G a topic too: no answer)."""
     _, fast = _self_loop_graphs()
     paths = _paths(fast, "B", True)
     ends = [p for p in paths if p.end_entities() == ("B",)]
-    assert ends
-    for p in paths:
-        got = p.hops[0].count_answers(p.hops, ["B"], True)
-        assert got == len(answer_set(p, ["B"])) == answer_size(p, ["B"])
-    assert np.all([answer_size(p, ["B"]) > 0 for p in ends])
+    others = [p for p in paths if p.end_entities() == ("G",)]
+    assert ends and others
+    for topics in (["B"], ["B", "G"]):
+        for p in paths:
+            got = p.hops[0].count_answers(p.hops, topics, True)
+            assert got == len(set(p.end_entities()) - set(topics))
+            assert answer_size(p, topics) == len(answer_set(p, topics))
+    assert all(answer_size(p, ["B"]) > 0 for p in ends)
+    assert all(answer_size(p, ["B", "G"]) > 0 for p in ends)
+    assert not any(answer_size(p, ["B", "G"]) or answer_set(p, ["B", "G"]) for p in others)

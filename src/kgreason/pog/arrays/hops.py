@@ -187,8 +187,9 @@ class LazyHop(Hop):
     def count_answers(
         cls, hops: Sequence[Hop], topics: Sequence[str], end_only: bool
     ) -> int | None:
-        """Counted on the ids when every hop is a LazyHop of one graph; else None. An end
-        set of topics only counts them all (answer_set: the path returned to its topic)."""
+        """The ids less the topics, counted when every hop is a LazyHop of one graph; else
+        None. (An end set of topics only counts 0: answer_size then reads those few names
+        to see whether the path returned to its own topic, which answer_set answers.)"""
         if not hops or not all(isinstance(h, LazyHop) for h in hops):
             return None
         sets = [hops[-1]._dst] if end_only else [h._dst for h in hops]  # type: ignore[attr-defined]
@@ -200,7 +201,7 @@ class LazyHop(Hop):
         for u in index.many(list(dict.fromkeys(topics))).tolist():  # (a few topics: sorted ids)
             at = int(np.searchsorted(ids, u))
             inside += u >= 0 and at < len(ids) and int(ids[at]) == u
-        return len(ids) if end_only and inside == len(ids) else len(ids) - inside
+        return len(ids) - inside
 
     @property  # type: ignore[override]
     def src_total(self) -> None:

@@ -66,12 +66,14 @@ class TrainQuestion:
 def answer_set(path: ReasoningPath, topics: Sequence[str]) -> tuple[str, ...]:
     """The entities a path answers: its end set for one topic entity; for a path joining
     several, the non-topic entities along it (hop order). Topics are left out, unless a
-    one-topic path ends in topics only: it returns to its topic (the search's
-    `revisit_when_empty`, pog/paths.py), which is then the answer."""
+    one-topic path ends at its own topic only: it returned there (the search's
+    `revisit_when_empty`, pog/paths.py), which is then the answer. A path from one topic
+    of a several-topic question that ends at another topic found that topic, not an
+    answer."""
     skip = set(topics)
     if len(set(path.entity_list)) <= 1:
         ids: Iterable[str] = path.end_entities()
-        if ids and all(e in skip for e in ids):
+        if ids and all(e in path.entity_list for e in ids):
             return tuple(dict.fromkeys(ids))
     else:
         ids = [e for h in path.hops for e in h.dst]
@@ -82,8 +84,10 @@ def answer_size(path: ReasoningPath, topics: Sequence[str]) -> int:
     """len(answer_set(path, topics)), without decoding the names of an array search's sets
     (a 10M hub question's 20,000 paths: scoring them decoded every end set, ~1.2 s)."""
     hops = path.hops
-    got = hops[0].count_answers(hops, topics, len(set(path.entity_list)) <= 1) if hops else None
-    return len(answer_set(path, topics)) if got is None else got
+    one = len(set(path.entity_list)) <= 1
+    got = hops[0].count_answers(hops, topics, one) if hops else None
+    # none but topics at the end: the few names decide whether the path returned to its own
+    return len(answer_set(path, topics)) if got is None or (one and got == 0) else got
 
 
 def order_answers(ids: Sequence[str], names: dict[str, str]) -> list[str]:
