@@ -129,8 +129,10 @@ def build(
         soft_wrap=True,
     )
     console().print(
-        f"LLM-free answers on it: `kgreason train ranker --kg {out} --out {out}/ranker` trains "
-        "a path ranker on this KG without labels; `ask --kg` then uses it",
+        f"LLM-free answers on it: `kgreason ask --kg {out} QUESTION` ranks its paths with "
+        "the zero-shot order-aligned ranking; `kgreason train ranker --kg "
+        f"{out} --out DIR` trains one without labels (experimental: it ranked below "
+        "order-aligned on every KG measured, docs/ranker.md; `ask --ranker DIR` uses it)",
         soft_wrap=True,
         highlight=False,
         markup=False,

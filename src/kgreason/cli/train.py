@@ -148,7 +148,10 @@ def register(app: typer.Typer) -> None:
         if sup.get("label_free"):
             c.print(
                 "label-free: the questions were generated from the KG's own relation walks "
-                "(no labelled question was used)"
+                "(no labelled question was used). Experimental: label-free rankers ranked "
+                "below the zero-shot order-aligned ranking on every KG measured "
+                "(docs/ranker.md), so `pog.ranker = auto` keeps the zero-shot ranking; "
+                f"`ask --ranker {report['path']}` uses this one"
             )
         done = (sup.get("generated") or {}).get("paraphrased")
         if done:

@@ -121,8 +121,9 @@ class PoGSettings(BaseModel):
     #: questions are in docs/ranker.md.
     llm_free_confidence_below: float = 0.25
     #: Path ranker (pog/ranker): "auto" = the ranker shipped with the bundled KG when the
-    #: KG is the one it was trained on, a ranker trained beside the store, else the
-    #: zero-shot "order-aligned" ranking; "none" (similarity candidates, no answer);
+    #: KG is the one it was trained on, a ranker trained beside the store on question-
+    #: answer pairs (a label-free one there is passed over: it ranked below order-aligned
+    #: on every KG measured), else the zero-shot "order-aligned" ranking; "none" (similarity candidates, no answer);
     #: "hop-aligned" or "order-aligned" (zero-shot, no training; in the LLM-free mode they
     #: answer, labelled zero-shot); or the directory of a ranker artefact
     #: (`kgreason train ranker`).

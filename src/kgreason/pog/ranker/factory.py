@@ -60,9 +60,11 @@ def same_kg(trained: dict, kg: KnowledgeGraph) -> bool:
 BESIDE = "ranker"
 
 
-def ranker_beside(kg: KnowledgeGraph) -> Path | None:
+def ranker_beside(kg: KnowledgeGraph, *, label_free: bool = False) -> Path | None:
     """STORE/ranker when it is a ranker artefact trained on this store (what
-    `kgreason train ranker --kg STORE --out STORE/ranker` writes), else None."""
+    `kgreason train ranker --kg STORE --out STORE/ranker` writes), else None. A label-free
+    one is returned only when `label_free` is asked for: auto does not use it
+    (`build_selector`)."""
     store = getattr(kg, "path", None)
     if not isinstance(store, Path):
         return None
@@ -71,7 +73,13 @@ def ranker_beside(kg: KnowledgeGraph) -> Path | None:
         spec = read_spec(path)
     except RankerError:
         return None
+    if not label_free and is_label_free(spec):
+        return None
     return path if same_kg(spec.get("kg", {}), kg) else None
+
+
+def is_label_free(spec: dict) -> bool:
+    return bool(spec.get("training", {}).get("label_free"))
 
 
 def load_checked(path: Path, kg: KnowledgeGraph) -> tuple[PathRanker, list[str]]:
@@ -115,6 +123,11 @@ def build_selector(
             zero_shot=True,
         ), []
     if choice == "auto":
+        # A ranker trained beside the store on question-answer pairs of this KG, else the
+        # bundled one on its own KG, else the zero-shot ranking. A label-free ranker beside
+        # the store is passed over: on every KG with real questions to check (PathQuestion's
+        # four, the company KG) it answered fewer right than the zero-shot ranking
+        # (docs/ranker.md); `pog.ranker = STORE/ranker` still uses it.
         path = bundled_ranker_path()
         try:
             spec = read_spec(path)
@@ -194,19 +207,28 @@ def describe_ranker(
         return {"ranker": "zero-shot hop-aligned", "why": "pog.ranker = hop-aligned"}
     if isinstance(ranker, OrderAlignedRanker):
         if choice == "auto":
-            why = (
-                "pog.ranker = auto: no ranker was trained on this KG, and order-aligned ranks "
-                "best on KGs no ranker was trained on (docs/ranker.md); a ranker trained "
-                "beside the store (`kgreason train ranker --kg STORE --out STORE/ranker`) is "
-                "used instead when there is one"
-            )
+            free = ranker_beside(kg, label_free=True)
+            if free is not None and is_label_free(read_spec(free)):
+                why = (
+                    f"pog.ranker = auto: the ranker beside the store ({free}) was trained "
+                    "without labels, and label-free rankers answered fewer questions right "
+                    "than order-aligned on every KG measured (docs/ranker.md); "
+                    f"`--ranker {free}` uses it"
+                )
+            else:
+                why = (
+                    "pog.ranker = auto: no ranker was trained on this KG's question-answer "
+                    "pairs, and order-aligned ranks best on KGs no ranker was trained on "
+                    "(docs/ranker.md); one trained on this KG's questions and saved beside "
+                    "the store (`kgreason train ranker --kg STORE --data ... --out "
+                    "STORE/ranker`) is used instead"
+                )
             return {"ranker": "zero-shot order-aligned", "why": why}
         return {"ranker": "zero-shot order-aligned", "why": "pog.ranker = order-aligned"}
     if choice == "auto":
         why = (
-            "pog.ranker = auto: the bundled ranker was trained on another KG; "
-            "`kgreason train ranker --kg STORE --out STORE/ranker` trains one on this KG "
-            "without labels, and auto then uses it"
+            "pog.ranker = auto: the bundled ranker was trained on another KG, and no "
+            "ranker was trained on this one"
         )
     else:
         why = f"pog.ranker = {choice}"
