@@ -82,10 +82,14 @@ def scorer(obj) -> Ranking:
 
 
 async def compare(
-    kg: KnowledgeGraph, questions: Sequence[TrainQuestion], rankings: dict[str, Ranking]
+    kg: KnowledgeGraph,
+    questions: Sequence[TrainQuestion],
+    rankings: dict[str, Ranking],
+    settings: PoGSettings | None = None,
 ) -> dict[str, dict]:
-    """Every ranking on the same candidate paths; metrics per hop count, latency."""
-    enum = PathEnumerator(kg, PoGSettings())
+    """Every ranking on the same candidate paths (searched with `settings`, the defaults
+    when None); metrics per hop count, latency."""
+    enum = PathEnumerator(kg, settings or PoGSettings())
     book = NameBook(kg)
     rows: dict[str, list[tuple[int, bool, float, bool, float]]] = {k: [] for k in rankings}
     for q in questions:

@@ -18,7 +18,13 @@ order-aligned, and today's default (whole-path similarity),
 all on the same paths (ranker_bench.compare): Hits@1 and set F1 per file and hop. Labelled
 sets are cached in --work, so the folds share their labelling.
 
+--revisit on searches every candidate set (training and scoring alike) with
+`pog.revisit_when_empty = "on"`: paths may return to the topic when a step would otherwise
+be empty, and self-loops are kept (what the default does for a zero-shot ranking; "off",
+the default here, is the paper's search).
+
     python bench/ranker_loko.py [--train 600] [--test 300] [--work /tmp/kgreason-loko]
+        [--revisit off|on]
 """
 
 from __future__ import annotations
@@ -76,19 +82,24 @@ def open_file_kg(name: str, work: Path):
     return open_kg(KGSettings(store=store))
 
 
-async def labelled(name: str, n: int, test: int, work: Path):
-    """The labelled training slice of one file (cached)."""
-    from kgreason.pog.ranker.supervision import SupervisedSet, supervise
+def search_settings(revisit: str):
     from kgreason.pog.settings import PoGSettings
 
-    cache = work / f"sup-{name}-{n}-{test}.npz"
+    return PoGSettings(revisit_when_empty=revisit)
+
+
+async def labelled(name: str, n: int, test: int, work: Path, revisit: str = "off"):
+    """The labelled training slice of one file (cached)."""
+    from kgreason.pog.ranker.supervision import SupervisedSet, supervise
+
+    cache = work / f"sup-{name}-{n}-{test}{'' if revisit == 'off' else '-revisit'}.npz"
     if cache.exists():
         return SupervisedSet.load(cache)
     kg = open_file_kg(name, work)
     lo = 0 if name.startswith("MetaQA") else test
     qs = await questions(kg, name, lo, lo + n)
     t0 = time.perf_counter()
-    sup = await supervise(kg, qs, PoGSettings())
+    sup = await supervise(kg, qs, search_settings(revisit))
     print(f"  labelled {name}: {len(qs)} questions in {time.perf_counter() - t0:.0f} s", flush=True)
     sup.save(cache)
     return sup
@@ -123,6 +134,7 @@ async def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--test", type=int, default=300, help="scored questions per file")
     ap.add_argument("--work", type=Path, default=Path("/tmp/kgreason-loko"))
     ap.add_argument("--groups", default=",".join(GROUPS), help="groups to leave out, in turn")
+    ap.add_argument("--revisit", choices=["off", "on"], default="off")
     args = ap.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
     if not rb.PQ.is_dir():
@@ -145,8 +157,11 @@ async def main(argv: list[str] | None = None) -> None:
     summary: list[tuple[str, str, str, int, float, float]] = []
     for out_group in args.groups.split(","):
         train_files = [f for g, fs in GROUPS.items() if g not in (out_group, "company") for f in fs]
-        sets = [await labelled(f, args.train, args.test, args.work) for f in train_files]
-        ranker, secs, n = train_on(sets, args.work / f"loko-without-{out_group}", static)
+        sets = [
+            await labelled(f, args.train, args.test, args.work, args.revisit) for f in train_files
+        ]
+        suffix = "" if args.revisit == "off" else "-revisit"
+        ranker, secs, n = train_on(sets, args.work / f"loko-without-{out_group}{suffix}", static)
         print(f"\n# left out: {out_group}; trained on {n} questions of {', '.join(train_files)} "
               f"in {secs:.0f} s")  # fmt: skip
         rankings = {**common, f"LOKO (without {out_group})": rb.scorer(ranker)}
@@ -154,7 +169,7 @@ async def main(argv: list[str] | None = None) -> None:
             kg = open_file_kg(f, args.work)
             lo = METAQA_TRAINED if f.startswith("MetaQA") else 0
             qs = await questions(kg, f, lo, lo + args.test)
-            res = await rb.compare(kg, qs, rankings)
+            res = await rb.compare(kg, qs, rankings, search_settings(args.revisit))
             rb.print_table(f"{f}: {len(qs)} questions", res)
             for name, per in res.items():
                 cells = [m for key, m in per.items() if key != "latency_ms"]
