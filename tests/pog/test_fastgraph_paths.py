@@ -16,6 +16,7 @@ import pytest
 from tests.pog.synth_graphs import synth_graphs, two_hops_from
 
 from kgreason.kg.base import Triple
+from kgreason.pog.arrays import distinct as fastdistinct
 from kgreason.pog.arrays import search as fastpaths
 from kgreason.pog.arrays import steps as fastsets
 from kgreason.pog.arrays.graph import ArrayClusteredGraph
@@ -196,7 +197,7 @@ def test_random_graphs_with_self_loops_match(monkeypatch, jit, level):
     monkeypatch.setenv("KGREASON_JIT", jit)
     monkeypatch.setattr(fastpaths, "SMALL_LEVEL_ROWS", 1 << 40 if level == "per-path" else 0)
     if level == "distinct-sets-batched":
-        monkeypatch.setattr(fastsets, "BATCH_ROWS", 7)
+        monkeypatch.setattr(fastdistinct, "BATCH_ROWS", 7)
         monkeypatch.setattr(fastsets, "CHUNK_PATHS", 3)
     rng = random.Random(8)
     back = loops = 0

@@ -11,6 +11,7 @@ import pytest
 from tests.pog.synth_graphs import synth_graphs
 
 from kgreason.kg.base import Triple
+from kgreason.pog.arrays import distinct as fastdistinct
 from kgreason.pog.arrays import search as fastpaths
 from kgreason.pog.arrays import set_ids as setids
 from kgreason.pog.arrays import steps as fastsets
@@ -90,7 +91,7 @@ def level_mode(request, monkeypatch):
         fastpaths, "SMALL_LEVEL_ROWS", 1 << 40 if request.param == "per-path" else 0
     )
     if request.param == "distinct-sets-batched":
-        monkeypatch.setattr(fastsets, "BATCH_ROWS", 7)
+        monkeypatch.setattr(fastdistinct, "BATCH_ROWS", 7)
         monkeypatch.setattr(fastsets, "CHUNK_PATHS", 3)
         monkeypatch.setattr(fastsets, "SEGMENT_CHUNK_PATHS", 3)
     return request.param
@@ -248,7 +249,7 @@ def test_levels_expanded_in_thread_parts_give_the_same_paths(monkeypatch):
     monkeypatch.setenv("KGREASON_JIT", "1")
     monkeypatch.setenv("KGREASON_JIT_THREADS", "3")
     monkeypatch.setattr(fastpaths, "SMALL_LEVEL_ROWS", 0)
-    monkeypatch.setattr(fastsets, "PARALLEL_ROWS", 2)
+    monkeypatch.setattr(fastdistinct, "PARALLEL_ROWS", 2)
     runs = {"threaded": 0}
     many = fastsegs.expand_many
 
@@ -257,7 +258,7 @@ def test_levels_expanded_in_thread_parts_give_the_same_paths(monkeypatch):
         assert rows == [int(g.degree[m].sum()) for m, _ in jobs]  # the caller's sums
         return many(g, jobs, keep, hv, bad_cum, out, n_threads, rows)
 
-    monkeypatch.setattr(fastsets, "expand_many", counting)
+    monkeypatch.setattr(fastdistinct, "expand_many", counting)
     fast, slow, names, deg = synth_graphs()
     hubs = [names[i] for i in np.argsort(-deg)[:4]]
     for ents in ([hubs[0]], [hubs[1]], [hubs[0], hubs[2]], [hubs[3], hubs[1]]):

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 
     from kgreason.pog.clustering import ClusteredGraph
     from kgreason.pog.evidence import Shown
-    from kgreason.pog.paths import Budget, Chain
+    from kgreason.pog.path_budget import Budget
+    from kgreason.pog.paths import Chain
     from kgreason.pog.types import ReasoningPath
 
 F = TypeVar("F", bound=Callable[..., Any])

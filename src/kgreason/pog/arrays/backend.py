@@ -13,7 +13,8 @@ from kgreason.pog.arrays.orient import choose_lazy, oriented_paths
 from kgreason.pog.arrays.reduction import connecting_subgraph
 from kgreason.pog.arrays.table import TablePaths
 from kgreason.pog.evidence import Shown
-from kgreason.pog.paths import Budget, Chain
+from kgreason.pog.path_budget import Budget
+from kgreason.pog.paths import Chain
 from kgreason.pog.types import ReasoningPath
 
 

@@ -10,7 +10,9 @@ dead-end pruning, induced subgraphs) are vectorised numpy (kernels in pog/arrays
 is a drop-in `ClusteredGraph`: same answers, same API (tests compare them).
 
 Where the rest lives: names, the name index and the lazy `adj` view in pog/arrays/names.py, building from a store
-subgraph in pog/arrays/build.py (`from_store`, `fold_inverse_arrays`).
+subgraph in pog/arrays/build.py (`from_store`, `fold_inverse_arrays`), the whole-graph
+reads (entities, triples, sizes, undirected neighbours, BFS distances) in
+pog/arrays/graph_whole.py (`WholeGraphOps`, mixed in).
 
 API:
     ArrayClusteredGraph.from_arrays(h, r, t, node_names, rel_names, isolated=(), *,
@@ -28,19 +30,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from kgreason.kg.base import Triple
 from kgreason.kg.store.build_index import ranges
-from kgreason.pog.arrays.csr import (
-    Rows,
-    bfs,
-    bits,
-    group_count,
-    pack,
-    row_ptr,
-    sort_codes,
-    unique_codes,
-    unpack,
-)
+from kgreason.pog.arrays.csr import bits, pack, row_ptr, sort_codes, unique_codes, unpack
+from kgreason.pog.arrays.graph_whole import WholeGraphOps
 from kgreason.pog.arrays.names import LazyAdj, NodeIndex, NodeNames, dict_lookup
 from kgreason.pog.clustering import ClusteredGraph, Key
 
@@ -50,7 +42,7 @@ def edge_widths(n: int, m: int) -> tuple[int, int, int]:
     return bits(n), bits(m), bits(n)
 
 
-class ArrayClusteredGraph(ClusteredGraph):
+class ArrayClusteredGraph(WholeGraphOps, ClusteredGraph):
     """ClusteredGraph over local-id arrays; `adj` is materialised lazily (module docstring).
 
     Local ids follow the string order of the node keys, so a sorted id array is a sorted
@@ -320,65 +312,7 @@ class ArrayClusteredGraph(ClusteredGraph):
             out[(rel_names[k >> 1], bool(k & 1))] = set(names[a:b])
         return out
 
-    # --- whole-graph operations, vectorised ------------------------------------------
-    def entities(self) -> set[str]:
-        return set(self.names[np.flatnonzero(self.present)].tolist()) | set(self.extra)
-
-    def __contains__(self, entity: object) -> bool:
-        if entity in self.extra:
-            return True
-        u = self.index.get(entity)
-        return u is not None and bool(self.present[u])
-
-    def triples(self) -> set[Triple]:
-        nm = self.names
-        return set(
-            map(
-                Triple,
-                nm[self.h].tolist(),
-                [self.rel_names[x] for x in self.r.tolist()],
-                nm[self.t].tolist(),
-            )
-        )
-
-    def triple_count(self) -> int:
-        return len(self.h)
-
-    def clustered_edge_count(self) -> int:
-        """(node, relation) groups of the out-edges plus those of the in-edges: both CSRs
-        are sorted by (row, relation), so a group is a run."""
-        return group_count(self.h, self.r) + group_count(self.idst, self.irel)
-
-    def undirected(self) -> Rows:
-        """Distinct undirected neighbour pairs (both orientations), CSR: (ptr, nbr)."""
-        n = self.n
-        a = np.concatenate([self.h, self.t])
-        b = np.concatenate([self.t, self.h])
-        w = (bits(n), bits(n))
-        src, nbr = unpack(unique_codes(pack((a, b), w), 1 << sum(w)), w)
-        return row_ptr(src, n), nbr
-
-    def undirected_cached(self) -> Rows:
-        if getattr(self, "_und", None) is None:
-            self._und = self.undirected()
-        return self._und
-
-    def local_distances(self, u: int, max_depth: int, und: Rows | None = None) -> np.ndarray:
-        """Undirected hop distance from local id u (-1 = farther than max_depth); over the
-        out- and in-edge CSRs unless `und` (undirected()) is given: same distances."""
-        if und is not None:
-            return bfs(self.n, u, max_depth, [und])
-        rows = [(self.optr, self.odst), (self.iptr, self.isrc)]
-        return bfs(self.n, u, max_depth, rows, self.degree)
-
-    def distances(self, source: str, max_depth: int) -> dict[str, int]:
-        u = self.index.get(source)
-        if u is None or not self.present[u]:
-            return {source: 0}
-        d = self.local_distances(u, max_depth)
-        hit = np.flatnonzero(d >= 0)
-        return dict(zip(self.names[hit].tolist(), d[hit].tolist(), strict=True))
-
+    # --- whole-graph operations, vectorised (the rest: graph_whole.py) ----------------
     def restrict_mask(self, keep: np.ndarray) -> ArrayClusteredGraph:
         """Induced subgraph on the local ids where `keep` is True (same local ids); both
         CSRs are filtered, which keeps their order (no sort)."""

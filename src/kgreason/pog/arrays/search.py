@@ -47,17 +47,18 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgreason.kg.store.build_index import ranges
+from kgreason.pog.arrays.distinct import KeptPrefix
 from kgreason.pog.arrays.hops import HopMaker
 from kgreason.pog.arrays.kernels.sums import range_sums
 from kgreason.pog.arrays.levels import _Level, _node_hash, _RowSteps
 from kgreason.pog.arrays.restrict import restrict
-from kgreason.pog.arrays.steps import CHUNK_PATHS, KeptPrefix, LevelSteps, _Steps
+from kgreason.pog.arrays.steps import CHUNK_PATHS, LevelSteps, _Steps
 from kgreason.pog.arrays.table import FreeTable
 from kgreason.pog.types import Hop
 
 if TYPE_CHECKING:
     from kgreason.pog.arrays.graph import ArrayClusteredGraph
-    from kgreason.pog.paths import Budget
+    from kgreason.pog.path_budget import Budget
 
 
 #: a level reading at most this many edge rows is expanded per partial path (_RowSteps)

@@ -9,7 +9,8 @@ last hop. So here:
 
 1. the sets of the level are deduplicated exactly (`canon`: a 64-bit set hash, equal
    hashes verified element by element, vectorised);
-2. each distinct set is expanded once: its (key, reached set) entries, `keep` applied;
+2. each distinct set is expanded once: its (key, reached set) entries, `keep` applied
+   (distinct.py);
 3. per partial path, the entries of its set are taken as they are, except the keys that
    reverse its last hop, whose reached set loses the members of the previous set
    (paths.py's `reached.difference_update(sets[-2])`), computed only for those keys;
@@ -29,11 +30,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kgreason.jit import threads
 from kgreason.kg.store.build_index import ranges
 from kgreason.pog.arrays.csr import bits, pack
+from kgreason.pog.arrays.distinct import KeptPrefix, _append, expand_distinct, keys_reaching
 from kgreason.pog.arrays.kernels.sums import sets_holding
-from kgreason.pog.arrays.segments import Expanded, Pool, expand_many, expand_segments, segment_table
+from kgreason.pog.arrays.segments import Expanded, Pool, expand_segments, segment_table
 from kgreason.pog.arrays.segments import member_sorted as _member  # (levels, restrict too)
 from kgreason.pog.arrays.set_ids import _hash_sets, canon, unique_sorted
 from kgreason.pog.arrays.table import group_arrays
@@ -42,38 +43,11 @@ if TYPE_CHECKING:
     from kgreason.pog.arrays.graph import ArrayClusteredGraph
     from kgreason.pog.arrays.levels import _Level
 
-#: the per-entry fields of segments.Expanded
-_ENTRY = ("code", "a", "ln", "h")
 #: partial paths per chunk (bounds the per-path entry arrays)
 CHUNK_PATHS = 4096
 #: partial paths per chunk of a segment search: smaller, so that once a level has made
 #: max_paths partial paths the rest of it is read for its hits only (steps(hits_only))
 SEGMENT_CHUNK_PATHS = 256
-#: edge rows gathered per batch of distinct sets
-BATCH_ROWS = 1 << 21
-#: member rows from which a level's expansion is split over the kernel threads (a part
-#: is at least half this: a thread costs ~0.1 ms, the loop ~4 ns per row)
-PARALLEL_ROWS = 500_000
-
-
-class KeptPrefix:
-    """The not-kept nodes' prefix counts over the segment pool (`bad_cum`, which says which
-    segments a filter touches), kept for the levels of one search. The free search keeps the
-    same nodes at every length, and recounting took ~1.3 ms a level at 10M (a gather and a
-    cumsum of 400k rows into fresh pages); the segment search's mask changes per length."""
-
-    def __init__(self) -> None:
-        self._keep: np.ndarray | None = None
-        self._cum: np.ndarray | None = None
-
-    def of(self, g: ArrayClusteredGraph, keep: np.ndarray) -> np.ndarray:
-        """bad_cum for this mask (the same array object as the last call: the same counts)."""
-        if self._cum is None or self._keep is not keep:
-            seg_pool = segment_table(g).pool
-            cum = np.zeros(len(seg_pool) + 1, dtype=np.int64)
-            np.cumsum(~keep[seg_pool], out=cum[1:])
-            self._keep, self._cum = keep, cum
-        return self._cum
 
 
 @dataclass
@@ -105,92 +79,6 @@ def _rows(g: ArrayClusteredGraph, nodes: np.ndarray, owner: np.ndarray):
         pos = ranges(ptr[nodes], cnt)
         parts.append((np.repeat(owner, cnt), rank[rel[pos]] * 2 + fwd, nbr[pos]))
     return tuple(np.concatenate(x) for x in zip(*parts, strict=True))
-
-
-def expand_distinct(
-    g: ArrayClusteredGraph,
-    nodes: np.ndarray,
-    off: np.ndarray,
-    reps: np.ndarray,
-    keep: np.ndarray,
-    hv: np.ndarray,
-    bad_cum: np.ndarray,
-    pool: Pool | None = None,
-) -> Expanded:
-    """The entries of the sets reps (their index u = position in reps), in batches of about
-    BATCH_ROWS edge rows (pog/arrays/segments.py reads segments, and rows only where it merges),
-    or one batch per kernel thread for a level of PARALLEL_ROWS rows or more (run at once,
-    same output); merged sets are appended to `pool` (default: a new one over the
-    segment pool)."""
-    k2 = 2 * max(len(g.rel_names), 1)
-    pool = Pool(segment_table(g).pool) if pool is None else pool
-    lens = off[reps + 1] - off[reps]
-    deg = np.add.reduceat(g.degree[nodes].astype(np.int64), off[:-1])[reps] if len(reps) else lens
-    deg = np.where(lens > 0, deg, 0)
-    cum = np.cumsum(deg)
-    n_threads, batch = threads(), BATCH_ROWS
-    if n_threads > 1 and len(cum) and cum[-1] >= PARALLEL_ROWS:  # parts for the threads
-        batch = min(batch, max(-(-int(cum[-1]) // n_threads), PARALLEL_ROWS // 2))
-    jobs: list[tuple[np.ndarray, np.ndarray]] = []
-    rows: list[int] = []  # each job's member rows (what expand_many reserves for it)
-    u0 = 0
-    while u0 < len(reps) or not jobs:
-        base = cum[u0 - 1] if u0 else 0
-        u1 = max(int(np.searchsorted(cum, base + batch, side="right")), u0 + 1)
-        u1 = min(u1, len(reps))
-        sel = reps[u0:u1]
-        members = nodes[ranges(off[sel], lens[u0:u1])]
-        jobs.append((members, np.repeat(np.arange(u0, u1, dtype=np.int64), lens[u0:u1])))
-        rows.append(int(cum[u1 - 1] - base) if u1 > u0 else 0)
-        u0 = max(u1, u0 + 1)
-    parts = expand_many(g, jobs, keep, hv, bad_cum, pool, n_threads, rows)
-    out = _join(parts, pool)
-    out.estart = np.searchsorted(out.code // k2, np.arange(len(reps) + 1))
-    return out
-
-
-def _join(parts: list[Expanded], pool: Pool) -> Expanded:
-    """The entries of `parts` in order, over `pool` (which holds every part's sets)."""
-    if len(parts) == 1:
-        e = parts[0]
-        e.pool = pool.view()
-        return e
-    code, a, ln, h = (np.concatenate([getattr(e, f) for e in parts]) for f in _ENTRY)
-    return Expanded(code, a, ln, h, pool.view(), pool.shared)
-
-
-def _append(x: Expanded | None, y: Expanded) -> Expanded:
-    """x's entries then y's (y.estart relative to y; both over one level Pool)."""
-    if x is None:
-        return y
-    code, a, ln, h = (np.concatenate([getattr(x, f), getattr(y, f)]) for f in _ENTRY)
-    estart = np.concatenate([x.estart[:-1], y.estart + len(x.code)])
-    return Expanded(code, a, ln, h, y.pool, y.shared, estart)
-
-
-def keys_reaching(
-    g: ArrayClusteredGraph, members: np.ndarray, owner: np.ndarray, t: int, k2: int
-) -> np.ndarray:
-    """owner * k2 + key, sorted and distinct, for every member with an edge by `key` to t:
-    t's own segments read backwards (t -(key)-> x is x -(key ^ 1)-> t). Only the members
-    next to t are searched (a level's 30k-70k members, ~1k of them next to t, took 3-6 ms
-    a call at 10M when every member was searched twice)."""
-    sg = segment_table(g)
-    xs, ks = [], []
-    for d in (0, 1):
-        s0, s1 = int(sg.ptr[d][t]), int(sg.ptr[d][t + 1])
-        ln = sg.ln[d][s0:s1]
-        xs.append(sg.pool[ranges(sg.start[d][s0:s1], ln)])
-        ks.append(np.repeat(sg.key[d][s0:s1] ^ 1, ln))
-    x, kk = np.concatenate(xs), np.concatenate(ks)
-    near = np.zeros(g.n, dtype=bool)
-    near[x] = True
-    at = np.flatnonzero(near[members])
-    order = np.argsort(x, kind="stable")
-    x, kk = x[order], kk[order]
-    lo = np.searchsorted(x, members[at], side="left")
-    cnt = np.searchsorted(x, members[at], side="right") - lo
-    return unique_sorted(np.repeat(owner[at], cnt) * k2 + kk[ranges(lo, cnt)])
 
 
 class LevelSteps:
