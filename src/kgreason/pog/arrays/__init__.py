@@ -10,11 +10,13 @@ partial paths is expanded at once, and names are decoded only when something rea
 
 Modules, in the order a question uses them:
 - `build`       the store walk's rows -> the clustered graph (folding inverse pairs);
-- `graph`, `names`, `csr`   the graph, its lazy names and index, sorting / CSR / BFS helpers;
+- `graph`, `graph_whole`, `names`, `csr`   the graph, its whole-graph reads (entities,
+                triples, BFS distances), its lazy names and index, sorting / CSR / BFS
+                helpers;
 - `reduction`   the connecting subgraph on masks;
 - `search`      the free and the segment search; `levels` (a level of partial paths, and
                 the per-path expansion of small levels), `steps` (a level's distinct sets
-                expanded once), `segments` (that expansion by (node, key) runs),
+                expanded once; `distinct` reads them from the graph), `segments` (that expansion by (node, key) runs),
                 `restrict` (a found segment cut to its chains), `set_ids` (exact set
                 identity);
 - `hops`        LazyHop (sets as ids) and NameSet; `table`, `table_text` (a free

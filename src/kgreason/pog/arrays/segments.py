@@ -157,7 +157,7 @@ class Expanded:
     pool[a[i] : a[i] + ln[i]] (sorted, distinct); h its set hash. `pool` starts with
     Segments.pool (`shared` elements), which sets reference in place, and continues with
     the merged sets. `estart`: the entries of u are estart[u] .. estart[u + 1] (set by
-    steps.expand_distinct once its batches are joined)."""
+    distinct.expand_distinct once its batches are joined)."""
 
     code: np.ndarray
     a: np.ndarray
