@@ -16,7 +16,8 @@ Modules, in the order a question uses them:
 - `reduction`   the connecting subgraph on masks;
 - `search`      the free and the segment search; `levels` (a level of partial paths, and
                 the per-path expansion of small levels), `steps` (a level's distinct sets
-                expanded once; `distinct` reads them from the graph), `segments` (that expansion by (node, key) runs),
+                expanded once; `distinct` reads them from the graph), `segments`
+                (that expansion by (node, key) runs),
                 `restrict` (a found segment cut to its chains), `set_ids` (exact set
                 identity);
 - `hops`        LazyHop (sets as ids) and NameSet; `table`, `table_text` (a free
