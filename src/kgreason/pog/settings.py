@@ -123,10 +123,10 @@ class PoGSettings(BaseModel):
     #: Path ranker (pog/ranker): "auto" = the ranker shipped with the bundled KG when the
     #: KG is the one it was trained on, a ranker trained beside the store on question-
     #: answer pairs (a label-free one there is passed over: it ranked below order-aligned
-    #: on every KG measured), else the zero-shot "order-aligned" ranking; "none" (similarity candidates, no answer);
-    #: "hop-aligned" or "order-aligned" (zero-shot, no training; in the LLM-free mode they
-    #: answer, labelled zero-shot); or the directory of a ranker artefact
-    #: (`kgreason train ranker`).
+    #: on every KG measured), else the zero-shot "order-aligned" ranking; "none"
+    #: (similarity candidates, no answer); "hop-aligned" or "order-aligned" (zero-shot, no
+    #: training; in the LLM-free mode they answer, labelled zero-shot); or the directory of
+    #: a ranker artefact (`kgreason train ranker`).
     ranker: str = "auto"
     #: PoG's FuzzySelect with an LLM: "sbert" (the paper), "learned" (the ranker instead of
     #: SBERT) or "combined" (both, z-scored). The LLM-free mode uses the ranker whenever one

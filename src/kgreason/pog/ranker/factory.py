@@ -60,11 +60,10 @@ def same_kg(trained: dict, kg: KnowledgeGraph) -> bool:
 BESIDE = "ranker"
 
 
-def ranker_beside(kg: KnowledgeGraph, *, label_free: bool = False) -> Path | None:
-    """STORE/ranker when it is a ranker artefact trained on this store (what
-    `kgreason train ranker --kg STORE --out STORE/ranker` writes), else None. A label-free
-    one is returned only when `label_free` is asked for: auto does not use it
-    (`build_selector`)."""
+def artefact_beside(kg: KnowledgeGraph) -> tuple[Path, dict] | None:
+    """(STORE/ranker, its spec) when it is a ranker artefact trained on this store (what
+    `kgreason train ranker --kg STORE --out STORE/ranker` writes), else None. Whether auto
+    uses it depends on how it was trained (`build_selector`)."""
     store = getattr(kg, "path", None)
     if not isinstance(store, Path):
         return None
@@ -73,9 +72,7 @@ def ranker_beside(kg: KnowledgeGraph, *, label_free: bool = False) -> Path | Non
         spec = read_spec(path)
     except RankerError:
         return None
-    if not label_free and is_label_free(spec):
-        return None
-    return path if same_kg(spec.get("kg", {}), kg) else None
+    return (path, spec) if same_kg(spec.get("kg", {}), kg) else None
 
 
 def is_label_free(spec: dict) -> bool:
@@ -133,9 +130,9 @@ def build_selector(
             spec = read_spec(path)
         except RankerError:
             return None, []
-        beside = ranker_beside(kg)
-        if not same_kg(spec.get("kg", {}), kg) and beside is not None:
-            path, spec = beside, read_spec(beside)
+        beside = artefact_beside(kg)
+        if not same_kg(spec.get("kg", {}), kg) and beside and not is_label_free(beside[1]):
+            path, spec = beside
         if not same_kg(spec.get("kg", {}), kg):
             if not llm_free:
                 raise RankerError(
@@ -207,8 +204,9 @@ def describe_ranker(
         return {"ranker": "zero-shot hop-aligned", "why": "pog.ranker = hop-aligned"}
     if isinstance(ranker, OrderAlignedRanker):
         if choice == "auto":
-            free = ranker_beside(kg, label_free=True)
-            if free is not None and is_label_free(read_spec(free)):
+            beside = artefact_beside(kg)
+            if beside is not None and is_label_free(beside[1]):
+                free = beside[0]
                 why = (
                     f"pog.ranker = auto: the ranker beside the store ({free}) was trained "
                     "without labels, and label-free rankers answered fewer questions right "
