@@ -68,37 +68,20 @@ def reword(qs: list, near: dict[str, list[str]], p: float, seed: int = 1) -> lis
 
 
 def rows(sup, emb) -> np.ndarray:
-    """Per candidate: [order-aligned score, its alignment, its tie-break, SCALARS, ALIGN]."""
+    """Per candidate: [order-aligned score, its alignment, its tie-break, SCALARS, ALIGN]:
+    train.encode's alignment scalars and order alignment (OrderAlignedRanker's defaults),
+    and the ranker's tie-break (0.5 x the hops' mean whole-question similarity)."""
     from kgreason.pog.ranker.align import unit
-    from kgreason.pog.ranker.features import relation_text
-    from kgreason.pog.ranker.order import order_alignment, question_phrases
     from kgreason.pog.ranker.train import encode
-    from kgreason.pog.ranker.zeroshot import STOPWORDS
 
-    cache: dict[str, np.ndarray] = {}
-
-    def vectors(texts):
-        todo = [t for t in dict.fromkeys(texts) if t not in cache]
-        if todo:
-            cache.update(zip(todo, unit(np.asarray(emb.embed(todo))), strict=True))
-        return np.vstack([cache[t] for t in texts])
-
-    texts = [relation_text(r) for r in sup.vocab]
-    relu = vectors(texts)
-    rel, sign = sup.readings()
-    zs = np.zeros((len(sup.rel), 3), np.float32)
-    for i, masked in enumerate(sup.masked):
-        sl = sup.candidates(i)
-        if sl.stop == sl.start:
-            continue
-        phrases, known = question_phrases(masked, STOPWORDS)
-        r, s = rel[sl], sign[sl]
-        a = order_alignment(phrases, known, vectors, r, s, texts, rel_vectors=relu)
-        qs = relu @ vectors([masked])[0]
-        tie = np.where(r >= 0, qs[np.maximum(r, 0)], 0).sum(1) / np.maximum((r >= 0).sum(1), 1)
-        zs[sl] = np.stack([a + 0.5 * tie, a, tie], 1)  # OrderAlignedRanker's defaults
-    extra = encode(sup, emb, 6, align=True).extra
-    return np.concatenate([zs, sup.scalars, extra], axis=1)
+    enc = encode(sup, emb, 6, align=True, order=True)
+    align, order = enc.extra[:, :-1], enc.extra[:, -1]
+    rel, _ = sup.readings()
+    qidx = np.repeat(np.arange(len(sup)), np.diff(sup.offsets))
+    cos = np.einsum("nd,nkd->nk", unit(enc.q_raw)[qidx], unit(enc.rel_raw)[np.maximum(rel, 0)])
+    tie = np.where(rel >= 0, cos, 0).sum(1) / np.maximum((rel >= 0).sum(1), 1)
+    zs = np.stack([order + 0.5 * tie, order, tie], 1).astype(np.float32)
+    return np.concatenate([zs, sup.scalars, align], axis=1)
 
 
 def hits1(sup, score) -> float:
@@ -108,36 +91,24 @@ def hits1(sup, score) -> float:
     return metrics(sup, idx, score_questions(lambda qi, c: score(c), sup, idx))["all"]["hits1"]
 
 
-def fit_residual(sup, x, cols, lam, epochs=20, lr=0.02, k=32, seed=0):
-    from kgreason.pog.ranker.train import targets
+def fit_residual(sup, x, cols, lam, epochs=20, lr=0.02, seed=0):
+    """w of s = x[:, 0] + z(x[:, cols]) . w, listwise on train.py's batches (positives
+    first, then sampled negatives; its targets); returns a scorer maker per row matrix."""
+    from kgreason.pog.ranker.train import TrainConfig, _batches
 
+    cfg = TrainConfig(seed=seed)
     rng = np.random.default_rng(seed)
     z = x[:, cols]
     mu, sd = z.mean(0), z.std(0) + 1e-6
     w, m, v, t = np.zeros(len(cols)), np.zeros(len(cols)), np.zeros(len(cols)), 0
     tr = np.flatnonzero(sup.positive())
     for _ in range(epochs):
-        order = tr[rng.permutation(len(tr))]
-        for a in range(0, len(order), 64):
-            qs = order[a : a + 64]
-            cand, tgt = np.full((len(qs), k), -1), np.zeros((len(qs), k))
-            for b, i in enumerate(qs):
-                lo, hi = int(sup.offsets[i]), int(sup.offsets[i + 1])
-                f1 = sup.f1[lo:hi]
-                pos = np.flatnonzero(f1 > 0)
-                pos = pos[np.argsort(-f1[pos], kind="stable")][: k // 2]
-                neg = np.flatnonzero(f1 == 0)
-                take = min(len(neg), k - len(pos))
-                neg = rng.choice(neg, take, replace=False) if take < len(neg) else neg
-                sel = np.concatenate([pos, neg]).astype(int)
-                cand[b, : len(sel)], tgt[b, : len(sel)] = lo + sel, targets(f1[sel])
-            ok = cand >= 0
-            c = np.where(ok, cand, 0)
-            zb = (z[c] - mu) / sd
-            s = np.where(ok, x[c, 0] + zb @ w, -1e9)
+        for cand, tgt, ok, flat, _q in _batches(sup, tr, cfg, rng):
+            zb = ((z[flat] - mu) / sd).reshape(*cand.shape, -1)
+            s = np.where(ok, x[flat, 0].reshape(cand.shape) + zb @ w, -1e9)
             p = np.exp(s - s.max(1, keepdims=True)) * ok
             p /= p.sum(1, keepdims=True)
-            g = ((p - tgt)[:, :, None] * zb).sum((0, 1)) / len(qs) + lam * w
+            g = ((p - tgt)[:, :, None] * zb).sum((0, 1)) / len(cand) + lam * w
             t += 1
             m, v = 0.9 * m + 0.1 * g, 0.999 * v + 0.001 * g * g
             w -= lr * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)
