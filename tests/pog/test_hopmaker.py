@@ -13,7 +13,8 @@ from tests.pog.synth_graphs import scrambled_graph
 
 from kgreason.pog.arrays import search as fastpaths
 from kgreason.pog.arrays.graph import ArrayClusteredGraph
-from kgreason.pog.arrays.hops import HopMaker, LazyHop, id_signature
+from kgreason.pog.arrays.hop_maker import HopMaker
+from kgreason.pog.arrays.hops import LazyHop, id_signature
 from kgreason.pog.arrays.kernels import paths as kpaths
 from kgreason.pog.arrays.orient import oriented_key, oriented_paths
 from kgreason.pog.arrays.restrict import kept_members

@@ -12,7 +12,7 @@ import pytest
 from tests.pog.synth_graphs import scrambled_graph
 
 from kgreason.pog.arrays.graph import ArrayClusteredGraph
-from kgreason.pog.arrays.hops import make_paths, sort_by_codes
+from kgreason.pog.arrays.hop_maker import make_paths, sort_by_codes
 from kgreason.pog.arrays.orient import choose_lazy
 from kgreason.pog.order_free import order_free_paths
 from kgreason.pog.paths import find_entity_paths

@@ -20,8 +20,9 @@ Modules, in the order a question uses them:
                 (that expansion by (node, key) runs),
                 `restrict` (a found segment cut to its chains), `set_ids` (exact set
                 identity);
-- `hops`        LazyHop (sets as ids) and NameSet; `table`, `table_text` (a free
-                search's paths as a table, rendered and embedded from its arrays);
+- `hops`        LazyHop (sets as ids) and NameSet, made in bulk by `hop_maker`; `table`,
+                `table_text` (a free search's paths as a table, rendered and embedded
+                from its arrays);
 - `orient`      one path per order of the topics, on ids;
 - `backend`     the operations above, as pog/backend.py declares them;
 - `kernels/`    compiled loops (kgreason.jit's rules), each beside its numpy form.

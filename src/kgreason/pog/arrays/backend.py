@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from kgreason.pog.arrays import collisions, evidence, search, table_text
 from kgreason.pog.arrays.graph import ArrayClusteredGraph
-from kgreason.pog.arrays.hops import make_paths, sort_by_codes
+from kgreason.pog.arrays.hop_maker import make_paths, sort_by_codes
 from kgreason.pog.arrays.orient import choose_lazy, oriented_paths
 from kgreason.pog.arrays.reduction import connecting_subgraph
 from kgreason.pog.arrays.table import TablePaths

@@ -25,7 +25,8 @@ from operator import attrgetter, ne
 
 import numpy as np
 
-from kgreason.pog.arrays.hops import HopMaker, id_signature_of, make_paths
+from kgreason.pog.arrays.hop_maker import HopMaker, make_paths
+from kgreason.pog.arrays.hops import id_signature_of
 from kgreason.pog.clustering import Key
 from kgreason.pog.types import Hop, ReasoningPath
 

@@ -16,7 +16,8 @@ import numpy as np
 
 from kgreason.jit import use_jit
 from kgreason.kg.store.build_index import ranges
-from kgreason.pog.arrays.hops import HopMaker, NameSet
+from kgreason.pog.arrays.hop_maker import HopMaker
+from kgreason.pog.arrays.hops import NameSet
 from kgreason.pog.arrays.kernels.paths import KEPT_MIN_ROWS, kept, near_members
 from kgreason.pog.arrays.segments import KeyRows, key_rows, segment_table
 from kgreason.pog.arrays.set_ids import _hash_sets, canon

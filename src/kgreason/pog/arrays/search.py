@@ -27,7 +27,7 @@ per level over far fewer sets). `restrict` likewise works per distinct kept set.
 The free search makes no object per step: it records each length's steps as arrays in a
 FreeTable (pog/arrays/table.py), whose TablePaths make a path's hops (LazyHops over arrays of
 local ids, pog/arrays/hops.py) when someone reads it, and render all paths' texts from the
-arrays. The segment search makes the hops of a chunk of steps together (hops.HopMaker's
+arrays. The segment search makes the hops of a chunk of steps together (hop_maker.HopMaker's
 groups, sets and hops: no Python call per step). No name is decoded here; a reader decodes
 what it reads. Free paths come out already in find_entity_paths' order (`_order`: one
 lexsort per level on the parent's place and the key). A level is processed in chunks of
@@ -48,7 +48,7 @@ import numpy as np
 
 from kgreason.kg.store.build_index import ranges
 from kgreason.pog.arrays.distinct import KeptPrefix
-from kgreason.pog.arrays.hops import HopMaker
+from kgreason.pog.arrays.hop_maker import HopMaker
 from kgreason.pog.arrays.kernels.sums import range_sums
 from kgreason.pog.arrays.levels import _Level, _node_hash, _RowSteps
 from kgreason.pog.arrays.restrict import restrict

@@ -66,7 +66,7 @@ class _Steps:
 
     def codes_of(self, i: int) -> tuple[int, ...]:
         """The key codes of step i's group, the primary first (per step; the search makes
-        a chunk's groups in bulk with hops.HopMaker.groups, tests compare the two)."""
+        a chunk's groups in bulk with hop_maker.HopMaker.groups, tests compare the two)."""
         return (int(self.key[i]), *self.alts.get(i, ()))
 
 

@@ -9,7 +9,7 @@ steps as arrays (`Steps`: the parent partial path, the hop's key codes, the reac
 a range of a node pool) and `TablePaths` is the search's `paths`:
 - `paths[i]` makes path i when it is first read, sharing its prefix's hop objects (the same
   ReasoningPath, hops, sets and order as the object search made: tests compare);
-- iterating makes them all, length by length in bulk (hops.HopMaker's C-level maps);
+- iterating makes them all, length by length in bulk (hop_maker.HopMaker's C-level maps);
 - render.render_paths and render.displayed_ids read the arrays (pog/arrays/table_text.py): each
   distinct set and hop is rendered once, and a path's text is its prefix's text plus its
   last step's, so no object is made for a path that is only ranked.
@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, ClassVar, overload
 
 import numpy as np
 
-from kgreason.pog.arrays.hops import HopMaker, LazyHop, NameSet, make_paths
+from kgreason.pog.arrays.hop_maker import HopMaker, make_paths
+from kgreason.pog.arrays.hops import LazyHop, NameSet
 from kgreason.pog.types import Hop, ReasoningPath
 
 if TYPE_CHECKING:
