@@ -4,8 +4,8 @@ host-side reader goes super-linear. `kgreason serve` and `kgreason mcp` parse re
 the event loop (and `re` holds the GIL on a worker thread too), so one such reply froze
 the server. Every reader of LLM replies and request text outside the solver layer is timed
 at 10k / 50k / 200k characters on adversarial inputs; only the ratio of cost per character
-counts (`linear.py`). The differential tests at the end check that each rewritten reader
-returns what the old regex or loop returned.
+counts (`linear.py`). The differential tests in test_server_parsers_equivalence.py check
+that each rewritten reader returns what the old regex or loop returned.
 
 Written before the defence. On the code before it these failed (growth of the cost per
 character, linear ~1x, quadratic ~5x at 50k where the timing stopped; "timeout": the test
@@ -30,28 +30,22 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import re
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
 import httpx
-import json_repair
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from kgreason.kg.base import EntityMatch
-from kgreason.kg.ranking import normalize_name
 from kgreason.kg.sparql.client import Reply, SparqlBadResponseError, SparqlClient
 from kgreason.kg.sparql.search import _fragments, candidate_filter
 from kgreason.lkg import answering as lkg_answering
 from kgreason.lkg.codegen import extract_program
-from kgreason.lkg.construction import _Linker, chunk_text, extraction_to_graph
+from kgreason.lkg.construction import chunk_text, extraction_to_graph
 from kgreason.lkg.ids import lkg_name_key
-from kgreason.lkg.retrieval import _STOP, fallback_entities
-from kgreason.lkg.types import Extraction, LKGraph, Node
-from kgreason.llm import jsonscan
+from kgreason.lkg.retrieval import fallback_entities
+from kgreason.lkg.types import Extraction
 from kgreason.llm.base import LLMBadReply
 from kgreason.llm.openai_adapter import OpenAIChat
 from kgreason.llm.parse import (
@@ -66,14 +60,13 @@ from kgreason.llm.parse import (
 )
 from kgreason.llm.repair import MAX_READS, RepairMeter, repair_loads
 from kgreason.llm.tokens import TokenCounter
-from kgreason.pog.analysis import _SEP, checked_order, read_indicator
-from kgreason.pog.answering import MAX_NAME_PARTS, parse_summary, rejoin_names
-from kgreason.pog.linking import _exact_ends, _holds_exact, _Span, link_spans
+from kgreason.pog.analysis import checked_order, read_indicator
+from kgreason.pog.answering import parse_summary, rejoin_names
+from kgreason.pog.linking import link_spans
 from kgreason.pog.precise import parse_top_list
-from kgreason.pog.supplement import Prediction, parse_predictions
+from kgreason.pog.supplement import parse_predictions
 from kgreason.pog.topic import bracketed_topics, parse_keywords
 from kgreason.pog.types import TopicEntity
-from kgreason.tog import parsing as tog_parsing
 from kgreason.tog.parsing import parse_answer as tog_answer
 from kgreason.tog.parsing import parse_scores, parse_sufficient
 from tests.security.linear import assert_linear, repeat_to
@@ -275,371 +268,3 @@ def test_malformed_sparql_bindings_are_a_bad_response(bindings):
     client._post = post  # type: ignore[method-assign]
     with pytest.raises(SparqlBadResponseError, match=r"malformed results\.bindings"):
         asyncio.run(client.select("SELECT * WHERE {?s ?p ?o}"))
-
-
-# --- the rewritten readers return what the old regexes and loops returned -----------------
-
-
-def _old_scan(text: str) -> tuple[int | None, int, int | None]:
-    stack: list[int] = []
-    deepest, str_start, esc = 0, None, False
-    for i, c in enumerate(text):
-        if str_start is not None:
-            if esc:
-                esc = False
-            elif c == "\\":
-                esc = True
-            elif c == '"':
-                str_start = None
-            continue
-        if c == '"':
-            str_start = i
-        elif c in "{[":
-            stack.append(i)
-            deepest = max(deepest, len(stack))
-        elif c in "}]" and stack:
-            stack.pop()
-    return (stack[0] if stack else None), deepest, str_start
-
-
-def _old_spans(text: str, max_starts: int) -> tuple[list[str], list[str]]:
-    top: list[str] = []
-    inner: list[str] = []
-    covered = -1
-    for start in [i for i, ch in enumerate(text) if ch in "{["][:max_starts]:
-        ch, depth, in_str, esc = text[start], 0, False, False
-        close = "}" if ch == "{" else "]"
-        for i in range(start, len(text)):
-            c = text[i]
-            if in_str:
-                if esc:
-                    esc = False
-                elif c == "\\":
-                    esc = True
-                elif c == '"':
-                    in_str = False
-                continue
-            if c == '"':
-                in_str = True
-            elif c == ch:
-                depth += 1
-            elif c == close:
-                depth -= 1
-                if depth == 0:
-                    (inner if start < covered else top).append(text[start : i + 1])
-                    covered = max(covered, i)
-                    break
-    return sorted(top, key=len, reverse=True), sorted(inner, key=len, reverse=True)
-
-
-def _old_trim(tail: str) -> str:
-    str_start = _old_scan(tail)[2]
-    tail = tail[:str_start] if str_start is not None else re.sub(r"[\w.+-]+\s*$", "", tail)
-    for _ in range(3):
-        tail = tail.rstrip()
-        if tail.endswith(":"):
-            tail = re.sub(r"\"[^\"]*\"\s*:$", "", tail)
-        tail = tail.rstrip().rstrip(",")
-    return tail
-
-
-def _texts(*parts: str, size: int = 30) -> st.SearchStrategy[str]:
-    return st.lists(st.sampled_from(parts), max_size=size).map("".join)
-
-
-def _outcome(fn: Callable[..., Any], *args: Any) -> Any:
-    try:
-        return fn(*args)
-    except ParseError:
-        return ParseError
-
-
-JSONISH = _texts(*'{}[]"\\', "a", " ", ":", ",", "\n", "'", "1", "true", "//", "```", size=40)
-
-
-@settings(max_examples=1000, deadline=None)
-@given(JSONISH, st.integers(1, 64))
-def test_json_scanners_match_the_old_loops(text, max_starts):
-    assert jsonscan.scan(text) == _old_scan(text)
-    assert jsonscan.balanced_spans(text, max_starts) == _old_spans(text, max_starts)
-    assert jsonscan.trim_truncated(text) == _old_trim(text)
-
-
-@settings(max_examples=1000, deadline=None)
-@given(JSONISH)
-def test_metered_repair_matches_json_repair(text):
-    try:
-        expected: Any = json_repair.loads(text)
-    except Exception as e:  # whatever it raises, the metered one must too
-        expected = type(e)
-    try:
-        got: Any = repair_loads(text, RepairMeter(10**6))
-    except Exception as e:
-        got = type(e)
-    assert got == expected and type(got) is type(expected)
-
-
-_TAGS = ["<think>", "</think>", "<THINK>", "</Think>", "<thinking>", "</thinking>"]
-_TAGS += ["<reasoning>", "</reasoning>", "<th\u0130nk>", "</th\u0130nk>", "<th\u0131nk>"]
-_TAGS += [
-    "</th\u0131nk>",
-    "</thin\u212ak>",
-    "<rea\u017foning>",
-    "</rea\u017foning>",
-    "x",
-    "\n",
-    "<",
-]
-_THINK_OPEN = re.compile(r"<(?:think|thinking|reasoning)>", re.I)
-_THINK_CLOSE = re.compile(r"</(?:think|thinking|reasoning)>", re.I)
-
-
-def _old_drop_thinking(text: str) -> str:
-    out = re.sub(r"<(think|thinking|reasoning)>.*?</\1>", "", text, flags=re.S | re.I)
-    closes = list(_THINK_CLOSE.finditer(out))
-    if closes:
-        out = out[closes[-1].end() :]
-    opened = _THINK_OPEN.search(out)
-    return (out[: opened.start()] if opened else out).strip()
-
-
-@settings(max_examples=1000, deadline=None)
-@given(_texts(*_TAGS))
-def test_reasoning_is_dropped_as_the_old_regex_dropped_it(text):
-    """Including the case-insensitive back-reference's pairs (U+0130 is an "i" to it)."""
-    assert drop_thinking(text) == _old_drop_thinking(text)
-
-
-def _old_clean(text: str) -> str:
-    s, prev = text, None
-    while s != prev:
-        prev = s
-        s = s.strip().strip("*_`").strip("\"'“”‘’").rstrip(".")
-    return s
-
-
-_LKG = ["answer", "Answer", ":", "：", " ", "\n", "x", "*", ".", "-", "<think>", "</think>", '"']
-
-
-@settings(max_examples=1000, deadline=None)
-@given(_texts(*_LKG, "_", "“", "\t"))
-def test_lkg_answer_readers_match_the_old_regexes(text):
-    old_answer = re.compile(r"^\W*answer\W*[:：]\s*(.*)$", re.I | re.M)
-    assert lkg_answering._drop_think(text) == re.sub(
-        r"<think>.*?</think>", "", text, flags=re.S | re.I
-    )
-    assert lkg_answering._answer_lines(text) == old_answer.findall(text)
-    assert lkg_answering._clean(text) == _old_clean(text)
-
-
-@settings(max_examples=1000, deadline=None)
-@given(st.text(alphabet=" \t\n\u00a0-\u2013\u2014><ab", max_size=40))
-def test_indicator_separator_splits_as_before(text):
-    assert _SEP.split(text) == re.split(r"\s+[-\u2013\u2014]+>?\s+|\s*->\s*|\s*<-\s*", text)
-
-
-def _old_top_list(text: str, n: int, width: int) -> list[int]:
-    m = re.search(r"top[ _-]?list[\"']?\s*:?\s*[\{\[(](.*?)[\}\])]", text, re.I | re.S)
-    if not m:
-        raise ParseError("no list")
-    chosen: list[int] = []
-    for num in re.findall(r"(?:path\s*)?(\d+)", m.group(1), re.I):
-        if 0 <= int(num) - 1 < n and int(num) - 1 not in chosen:
-            chosen.append(int(num) - 1)
-    if not chosen:
-        raise ParseError("empty")
-    return chosen[:width]
-
-
-def _old_keywords(text: str) -> list[str]:
-    m = re.search(r"topic[ _-]?entit(?:y|ies)\s*:?\s*\{([^{}]*)\}", text, re.I)
-    if not m:
-        raise ParseError("none")
-    out: list[str] = []
-    for part in split_items(m.group(1)):
-        if part not in out:
-            out.append(part)
-    if not out:
-        raise ParseError("empty")
-    return out
-
-
-def _old_braced(text: str) -> list[str]:
-    text = plain_markdown(text)
-    m = re.search(r"answer\s*:?\s*((?:\{[^{}]*\}\s*,?\s*(?:and\s*)?)+)", text, re.I)
-    if not m:
-        raise ParseError("none")
-    items: list[str] = []
-    for group in re.findall(r"\{([^{}]*)\}", m.group(1)):
-        for part in split_items(group):
-            if part.lower() not in {"yes", "no"} and part not in items:
-                items.append(part)
-    if not items:
-        raise ParseError("empty")
-    return items
-
-
-_LISTS = ["top", "list", "_", " ", "\n", ":", "'", "{", "[", "(", "}", "]", ")", "Path", "1", "0"]
-_LISTS += ["topic", "entity", "entities", "answer", "a", "b", ",", '"', "and", "yes", "**", "#"]
-
-
-@settings(max_examples=1000, deadline=None)
-@given(_texts(*_LISTS), st.integers(0, 12))
-def test_list_readers_match_the_old_regexes(text, n):
-    assert _outcome(parse_top_list, text, n, 3) == _outcome(_old_top_list, text, n, 3)
-    assert _outcome(parse_keywords, text) == _outcome(_old_keywords, text)
-    assert _outcome(parse_braced_answers, text) == _outcome(_old_braced, text)
-
-
-def _found(m: re.Match[str] | None) -> Any:
-    return m and (m.span(), m.groups())
-
-
-@settings(max_examples=1000, deadline=None)
-@given(_texts("(", ")", "score", "Score", ":", " ", "1", "0", ".", "5", "{", "}", "*", "yes", "no"))
-def test_tog_regexes_match_the_old_ones(text):
-    old_score = re.compile(r"\(\s*score\s*:\s*([0-9]*\.?[0-9]+)\s*\)", re.I)
-    old_verdict = re.compile(r"\{\s*\**\s*(yes|no)\s*\**\s*\}", re.I)
-    assert _found(tog_parsing._SCORE_TAG.search(text)) == _found(old_score.search(text))
-    assert _found(tog_parsing._VERDICT.search(text)) == _found(old_verdict.search(text))
-
-
-def _old_rejoin(names: list[str], known: Callable[[str], bool]) -> list[str]:
-    out, i = [], 0
-    while i < len(names):
-        for j in range(len(names), i + 1, -1):
-            if known(", ".join(names[i:j])) and not all(known(x) for x in names[i:j]):
-                out.append(", ".join(names[i:j]))
-                i = j
-                break
-        else:
-            out.append(names[i])
-            i += 1
-    return out
-
-
-@settings(max_examples=1000, deadline=None)
-@given(st.lists(st.sampled_from("abc"), max_size=MAX_NAME_PARTS), st.data())
-def test_rejoin_names_matches_the_old_loop_up_to_its_span(names, data):
-    spans = [", ".join(names[i:j]) for i in range(len(names)) for j in range(i + 1, len(names) + 1)]
-    known = set(data.draw(st.lists(st.sampled_from(spans), max_size=6))) if spans else set()
-    assert rejoin_names(names, known.__contains__) == _old_rejoin(names, known.__contains__)
-
-
-class _OldLinker(_Linker):
-    def resolve(self, name: str) -> tuple[list[str], bool]:
-        key = lkg_name_key(name)
-        if key in self.by_name:
-            return self.by_name[key], False
-        squashed = key.replace(" ", "")
-        hits = [i for k, ids in self.by_name.items() if k.replace(" ", "") == squashed for i in ids]
-        return hits, bool(hits)
-
-
-_NAMES = st.lists(
-    st.sampled_from(["ab", "a b", "A B", "the ab", "abc", "a bc", "ab c"]), max_size=6
-)
-
-
-@settings(max_examples=1000, deadline=None)
-@given(st.lists(st.tuples(st.booleans(), _NAMES), max_size=12))
-def test_linker_resolves_as_the_old_scan(ops):
-    new, old = _Linker(LKGraph()), _OldLinker(LKGraph())
-    for k, (add, names) in enumerate(ops):
-        if add:
-            node = Node(
-                id=f"n{k % 4}", kind="entity", name=names[0] if names else "x", aliases=names[1:]
-            )
-            new.add(node)
-            old.add(node)
-        for name in names:
-            assert new.resolve(name) == old.resolve(name)
-
-
-def _old_fallback(index: Any, query: str, max_n: int = 4) -> list[str]:
-    words = lkg_name_key(query).split()
-    found: list[str] = []
-    grams: list[str] = []
-    for n in range(max_n, 0, -1):
-        for i in range(len(words) - n + 1):
-            gram = " ".join(words[i : i + n])
-            ids = index.names.get(gram)
-            if gram in _STOP or not ids or any(f" {gram} " in f" {g} " for g in grams):
-                continue
-            grams.append(gram)
-            found.append(index.nodes[ids[0]].name)
-    return found
-
-
-@settings(max_examples=1000, deadline=None)
-@given(st.lists(st.sampled_from("abcd"), max_size=12), st.sets(st.text("abcd ", max_size=8)))
-def test_fallback_entities_match_the_old_scan(query, names):
-    index = SimpleNamespace(names={}, nodes={})
-    for k, name in enumerate(sorted(names)):
-        index.names.setdefault(lkg_name_key(name), []).append(f"n{k}")
-        index.nodes[f"n{k}"] = SimpleNamespace(name=name)
-    text = " ".join(w * 3 for w in query)
-    assert fallback_entities(index, text) == _old_fallback(index, text)
-
-
-@settings(max_examples=1000, deadline=None)
-@given(
-    st.lists(st.tuples(st.integers(0, 8), st.integers(1, 3), st.sampled_from("ab"), st.booleans()))
-)
-def test_exact_span_lookup_matches_the_old_scan(raw):
-    spans = [
-        _Span(i, n, TopicEntity(e, e, method="exact" if x else "fuzzy"), False)
-        for i, n, e, x in raw
-    ]
-    ends = _exact_ends(spans)
-    for s in spans:
-        old = any(
-            e.link.method == "exact" and e.link.id == s.link.id and s.start <= e.start
-            and e.start + e.n <= s.start + s.n
-            for e in spans
-        )  # fmt: skip
-        assert _holds_exact(s, ends) == old
-
-
-@settings(max_examples=1000, deadline=None)
-@given(st.lists(st.sampled_from("abcd")), st.lists(st.sampled_from("abce")))
-def test_checked_order_matches_the_old_lists(order, ids):
-    topics = [TopicEntity(i, i) for i in ids]
-    old = [t for t in dict.fromkeys(order) if t in ids]
-    old += [t for t in dict.fromkeys(ids) if t not in old]
-    assert checked_order(order, topics) == old
-
-
-_PRED = st.fixed_dictionaries(
-    {
-        "predicted": st.sampled_from(["a", " a", "b", "", 1]),
-        "indicator": st.sampled_from(["x", " "]),
-    }
-)
-
-
-@settings(max_examples=1000, deadline=None)
-@given(st.lists(_PRED, max_size=8))
-def test_predictions_are_deduplicated_as_before(items):
-    old: list[tuple[str, str]] = []
-    for item in items:
-        name, ind = item["predicted"], item["indicator"]
-        fresh = isinstance(name, str) and all(p != name.strip() for p, _ in old)
-        if fresh and name.strip() and ind.strip():
-            old.append((name.strip(), ind.strip()))
-    got = _outcome(parse_predictions, json.dumps(items))
-    assert got == (ParseError if not old else [Prediction(n, i) for n, i in old[:3]])
-
-
-def _old_fragments(text: str) -> list[str]:
-    frags: list[str] = []
-    for tok in re.findall(r"[a-z0-9]+", normalize_name(text)):
-        grams = [tok] if len(tok) <= 3 else [tok[i : i + 3] for i in range(len(tok) - 2)]
-        frags.extend(g for g in grams if g not in frags)
-    return frags[:24]
-
-
-@settings(max_examples=1000, deadline=None)
-@given(st.text(alphabet="abcd 1_", max_size=200))
-def test_candidate_filter_fragments_match_the_old_loop(text):
-    assert _fragments(text) == _old_fragments(text)
