@@ -66,7 +66,7 @@ def test_hop_order_follows_the_english(question, order):
 def test_two_words_across_of_are_offered_as_one_name():
     from kgreason.pog.ranker.features import mask_question
     from kgreason.pog.ranker.order import question_phrases
-    from kgreason.pog.ranker.zeroshot import STOPWORDS
+    from kgreason.pog.ranker.words import STOPWORDS
 
     phrases, known = question_phrases(
         mask_question("what is the place of birth of [Anna] 's son"), STOPWORDS
@@ -82,7 +82,7 @@ def test_a_wh_noun_and_a_closing_verb_are_offered_as_one_name():
     (alma mater), so one hop may take both; not when a possessive chain or more words follow."""
     from kgreason.pog.ranker.features import mask_question
     from kgreason.pog.ranker.order import question_phrases
-    from kgreason.pog.ranker.zeroshot import STOPWORDS
+    from kgreason.pog.ranker.words import STOPWORDS
 
     def joined(q: str) -> list[tuple[str, str]]:
         phrases, known = question_phrases(mask_question(q), STOPWORDS)

@@ -145,7 +145,7 @@ def path_scalars(
     question has no content word or the path no hop. None when a relation name is opaque
     (path_alignment)."""
     from kgreason.pog.ranker.features import encode_slots, mask_question, relation_text
-    from kgreason.pog.ranker.zeroshot import content_words
+    from kgreason.pog.ranker.words import content_words
 
     if any(opaque(relation_text(r)) for r, _ in path_keys):
         return None

@@ -118,14 +118,14 @@ class PathRanker:
         n_topics = len(dict.fromkeys(topics))
         scalars = np.vstack([path_scalars(p, answer_size(p, topics), n_topics) for p in paths])
         if self.aligned:
-            from kgreason.pog.ranker.zeroshot import content_words
+            from kgreason.pog.ranker.words import content_words
 
             words = content_words(mask_question(question, mentions))
             rv = self.unit_vectors([relation_text(r) for r in rels])
             wv = self.unit_vectors(words) if words else rv[:0]
             scalars = np.concatenate([scalars, align_scalars(wv, rv, rel)], axis=1)
         if self.ordered:
-            from kgreason.pog.ranker.zeroshot import STOPWORDS
+            from kgreason.pog.ranker.words import STOPWORDS
 
             phrases, known = question_phrases(mask_question(question, mentions), STOPWORDS)
             texts = [relation_text(r) for r in rels]

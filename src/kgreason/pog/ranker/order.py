@@ -34,7 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kgreason.pog.ranker.features import MASK
+from kgreason.pog.ranker.features import MASK, mask_question
+from kgreason.pog.ranker.words import STOPWORDS
 from kgreason.pog.types import Hop, ReasoningPath
 
 #: the ranker feature (features.scalars) of new artefacts: order_alignment's score
@@ -189,9 +190,6 @@ def _agent_after(toks: list[str], x: int, after: list[tuple[int, int]]) -> bool:
 def hop_order(question: str, mentions: Sequence[str] = ()) -> list[str]:
     """The question's relation phrases in the hop order its English implies (for tests and
     traces): "the parent of [X] 's son" -> ["son", "parent"]."""
-    from kgreason.pog.ranker.features import mask_question
-    from kgreason.pog.ranker.zeroshot import STOPWORDS
-
     return [p.text for p in question_phrases(mask_question(question, mentions), STOPWORDS)[0]]
 
 

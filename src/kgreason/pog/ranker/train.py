@@ -88,7 +88,7 @@ def encode(
 
 def alignment_rows(sup: SupervisedSet, embedder: Embedder, rel_unit: np.ndarray) -> np.ndarray:
     """align_scalars for every candidate row, question by question (words embedded once)."""
-    from kgreason.pog.ranker.zeroshot import content_words
+    from kgreason.pog.ranker.words import content_words
 
     words = [content_words(m) for m in sup.masked]
     vocab = list(dict.fromkeys(w for ws in words for w in ws))
@@ -106,7 +106,7 @@ def order_rows(sup: SupervisedSet, embedder: Embedder, rel_unit: np.ndarray) -> 
     """order_alignment (order.py) for every candidate row, question by question, from the
     hops as read forward (SupervisedSet.readings)."""
     from kgreason.pog.ranker.order import order_alignment, question_phrases
-    from kgreason.pog.ranker.zeroshot import STOPWORDS
+    from kgreason.pog.ranker.words import STOPWORDS
 
     cache: dict[str, np.ndarray] = {}
 

@@ -11,7 +11,6 @@ Only the embedder is needed (words and relation texts are embedded once and cach
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -19,42 +18,12 @@ from typing import ClassVar
 import numpy as np
 
 from kgreason.embed.base import Embedder
-from kgreason.pog.linking import QUESTION_STOPWORDS
 from kgreason.pog.ranker.align import cached_vectors
 from kgreason.pog.ranker.calibration import ORDER_ALIGNED, Calibration
-from kgreason.pog.ranker.features import MASK, mask_question, path_keys, relation_text
+from kgreason.pog.ranker.features import mask_question, path_keys, relation_text
+from kgreason.pog.ranker.order import order_alignment, question_phrases, reading_key
+from kgreason.pog.ranker.words import STOPWORDS, content_words
 from kgreason.pog.types import ReasoningPath
-
-#: a word, or an `_`-joined compound kept whole ("place_of_birth" -> "place of birth"):
-#: a question quoting a relation name asks for ONE hop, not one per part
-_WORD = re.compile(r"[a-z][a-z'-]+(?:_[a-z][a-z'-]*)*")
-_STOP = (
-    QUESTION_STOPWORDS
-    | {"x", "also", "has", "have", "had"}
-    | {
-        # filler of the generated training questions' templates (synth.py), never a relation
-        "things",
-        "thing",
-        "one",
-        "ones",
-        "name",
-        "tell",
-        "me",
-        "both",
-        "its",
-        "as",
-        "whatever",
-    }
-)
-
-
-#: words that never name a relation (the order-aware ranking's phrase boundaries too)
-STOPWORDS: frozenset[str] = frozenset(_STOP)
-
-
-def content_words(question: str) -> list[str]:
-    words = (w.replace("_", " ") for w in _WORD.findall(question.lower()))
-    return [w for w in words if w not in _STOP and w != MASK.lower()]
 
 
 @dataclass
@@ -129,8 +98,6 @@ class OrderAlignedRanker:
         paths: Sequence[ReasoningPath],
         topics: Sequence[str] = (),
     ) -> np.ndarray:
-        from kgreason.pog.ranker.order import order_alignment, question_phrases
-
         if not paths:
             return np.zeros(0, np.float32)
         masked = mask_question(question, mentions)
@@ -162,8 +129,6 @@ def hop_readings(paths: Sequence[ReasoningPath]) -> tuple[np.ndarray, np.ndarray
     Read once per distinct hop object and relation: a 10M hub question's 9,000-20,000
     paths share their prefixes' hops, and reading every hop of every path, each relation's
     text made anew, took ~110 ms under the profiler."""
-    from kgreason.pog.ranker.order import reading_key
-
     vocab: dict[str, int] = {}
     text_of: dict[str, int] = {}
     read_of: dict[int, tuple[int, float]] = {}
