@@ -115,11 +115,11 @@ class PoGSettings(BaseModel):
     llm_free_abstain_below: float = 0.13
     #: LLM-free mode with a zero-shot ranking (pog.ranker = auto on an unfamiliar KG): also
     #: abstain when its calibrated confidence (ranker/calibration.py) is below this; 0 never.
-    #: 0.25: the highest on a 0.05 grid at which at most 5% of the right answers of a choose
+    #: 0.30: the highest on a 0.05 grid at which at most 5% of the right answers of a choose
     #: slice (PathQuestion 600-700 per file, MetaQA dev 4300-4400 per hop) abstain, with the
     #: alignment rule beside it (bench/zero_shot_calibration.py); the figures on other
     #: questions are in docs/ranker.md.
-    llm_free_confidence_below: float = 0.25
+    llm_free_confidence_below: float = 0.30
     #: Path ranker (pog/ranker): "auto" = the ranker shipped with the bundled KG when the
     #: KG is the one it was trained on, a ranker trained beside the store on question-
     #: answer pairs (a label-free one there is passed over: it ranked below order-aligned

@@ -77,8 +77,10 @@ class OrderAlignedRanker:
     embedder: Embedder
     #: a matched hop gains sim - tau; a hop matched to nothing costs tau
     tau: float = 0.1
-    #: a question word no hop answers costs rho
-    rho: float = 0.1
+    #: a question word no hop answers costs rho. 0.2, re-chosen on the same slice once paths
+    #: could revisit (pog.revisit_when_empty): 0.1 then left "where does [X] 's parent come
+    #: from" at the 1-hop parent, "come" unanswered; 0.2-0.25 is a plateau (docs/ranker.md)
+    rho: float = 0.2
     #: a hop that can only be read backwards costs beta
     beta: float = 0.5
     qsim_weight: float = 0.5
