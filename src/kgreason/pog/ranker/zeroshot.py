@@ -78,8 +78,9 @@ class OrderAlignedRanker:
     #: a matched hop gains sim - tau; a hop matched to nothing costs tau
     tau: float = 0.1
     #: a question word no hop answers costs rho. 0.2, re-chosen on the same slice once paths
-    #: could revisit (pog.revisit_when_empty): 0.1 then left "where does [X] 's parent come
-    #: from" at the 1-hop parent, "come" unanswered; 0.2-0.25 is a plateau (docs/ranker.md)
+    #: could revisit (pog.revisit_when_empty): 0.1 then left "what does [X] 's dad do for a
+    #: living" at the 1-hop `parents`, "living" unanswered; 0.2-0.25 is a plateau there
+    #: (docs/ranker.md, tests/pog/test_ranker_length.py)
     rho: float = 0.2
     #: a hop that can only be read backwards costs beta
     beta: float = 0.5
