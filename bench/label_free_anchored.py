@@ -67,6 +67,35 @@ def reword(qs: list, near: dict[str, list[str]], p: float, seed: int = 1) -> lis
     return out
 
 
+def parse_args(ap: argparse.ArgumentParser, argv: list[str] | None, lo: int, hi: int):
+    """The options both label-free benches take (rewording, the real questions' slice, the
+    stores' folder), parsed; exits when PathQuestion is not there."""
+    ap.add_argument("--synonyms", type=float, default=0.9)
+    ap.add_argument("--lo", type=int, default=lo)
+    ap.add_argument("--hi", type=int, default=hi)
+    ap.add_argument("--work", type=Path, default=Path("/tmp/kgreason-loko"))
+    args = ap.parse_args(argv)
+    if not rb.PQ.is_dir():
+        sys.exit(f"no PathQuestion at {rb.PQ} (set KGREASON_SHARED_DATA)")
+    args.work.mkdir(parents=True, exist_ok=True)
+    return args
+
+
+async def generated(kg, per_hop: int, p: float) -> list:
+    """Questions generated from the KG's triples (synth.py, seed 0), their relation words
+    reworded with probability p (none when p is 0)."""
+    from kgreason.pog.ranker import synth
+    from kgreason.pog.ranker.features import relation_text
+    from kgreason.pog.ranker.supervision import all_triples
+
+    triples = all_triples(kg)
+    sampled = synth.sample(triples, synth.SynthConfig(per_hop=per_hop, seed=0))
+    names = await kg.names(list(dict.fromkeys(e for x in sampled for e in x.ids)))
+    made = synth.questions(sampled, names, 0)
+    words = {w for r in {t.relation for t in triples} for w in relation_text(r).split()}
+    return reword(made, synonyms(words), p) if p > 0 else made
+
+
 def rows(sup, emb) -> np.ndarray:
     """Per candidate: [order-aligned score, its alignment, its tie-break, SCALARS, ALIGN]:
     train.encode's alignment scalars and order alignment (OrderAlignedRanker's defaults),
@@ -118,31 +147,16 @@ def fit_residual(sup, x, cols, lam, epochs=20, lr=0.02, seed=0):
 async def main(argv: list[str] | None = None) -> None:
     from kgreason.embed import build_embedder
     from kgreason.embed.settings import EmbedSettings
-    from kgreason.pog.ranker import synth
-    from kgreason.pog.ranker.features import relation_text
-    from kgreason.pog.ranker.supervision import PathEnumerator, all_triples, supervise
+    from kgreason.pog.ranker.supervision import PathEnumerator, supervise
     from kgreason.pog.settings import PoGSettings
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--file", default="PQ-2H", choices=rb.PQ_FILES)
-    ap.add_argument("--synonyms", type=float, default=0.9)
-    ap.add_argument("--lo", type=int, default=300)
-    ap.add_argument("--hi", type=int, default=600)
-    ap.add_argument("--work", type=Path, default=Path("/tmp/kgreason-loko"))
-    args = ap.parse_args(argv)
-    if not rb.PQ.is_dir():
-        sys.exit(f"no PathQuestion at {rb.PQ} (set KGREASON_SHARED_DATA)")
-    args.work.mkdir(parents=True, exist_ok=True)
+    args = parse_args(ap, argv, lo=300, hi=600)
     emb = build_embedder(EmbedSettings(backend="static"))
     kg = open_file_kg(args.file, args.work)
     settings = PoGSettings(revisit_when_empty="on")
-    triples = all_triples(kg)
-    sampled = synth.sample(triples, synth.SynthConfig(per_hop=500, seed=0))
-    names = await kg.names(list(dict.fromkeys(e for x in sampled for e in x.ids)))
-    made = synth.questions(sampled, names, 0)
-    words = {w for r in {t.relation for t in triples} for w in relation_text(r).split()}
-    if args.synonyms > 0:
-        made = reword(made, synonyms(words), args.synonyms)
+    made = await generated(kg, 500, args.synonyms)
     enum = PathEnumerator(kg, settings)
     real = await supervise(
         kg, await questions(kg, args.file, args.lo, args.hi), settings, enumerator=enum

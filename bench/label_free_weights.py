@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import ranker_bench as rb
-from label_free_anchored import reword, synonyms
+from label_free_anchored import generated, parse_args
 from ranker_loko import open_file_kg, questions
 
 GRID = [(tau, rho) for tau in (0.05, 0.1, 0.15) for rho in (0.05, 0.1, 0.15, 0.2)]
@@ -64,33 +64,13 @@ def hits1(kg, qs, tau: float, rho: float) -> float:
     return 100 * ok / max(len(qs), 1)
 
 
-async def generated(kg, per_hop: int, p: float) -> list:
-    from kgreason.pog.ranker import synth
-    from kgreason.pog.ranker.features import relation_text
-    from kgreason.pog.ranker.supervision import all_triples
-
-    triples = all_triples(kg)
-    sampled = synth.sample(triples, synth.SynthConfig(per_hop=per_hop, seed=0))
-    names = await kg.names(list(dict.fromkeys(e for x in sampled for e in x.ids)))
-    made = synth.questions(sampled, names, 0)
-    words = {w for r in {t.relation for t in triples} for w in relation_text(r).split()}
-    return reword(made, synonyms(words), p) if p > 0 else made
-
-
 async def main(argv: list[str] | None = None) -> None:
     from kgreason.pog.ranker.zeroshot import OrderAlignedRanker
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--files", default=",".join(rb.PQ_FILES))
     ap.add_argument("--per-hop", type=int, default=200)
-    ap.add_argument("--synonyms", type=float, default=0.9)
-    ap.add_argument("--lo", type=int, default=0)
-    ap.add_argument("--hi", type=int, default=300)
-    ap.add_argument("--work", type=Path, default=Path("/tmp/kgreason-loko"))
-    args = ap.parse_args(argv)
-    if not rb.PQ.is_dir():
-        sys.exit(f"no PathQuestion at {rb.PQ} (set KGREASON_SHARED_DATA)")
-    args.work.mkdir(parents=True, exist_ok=True)
+    args = parse_args(ap, argv, lo=0, hi=300)
     default = (OrderAlignedRanker.tau, OrderAlignedRanker.rho)
     print(f"grid (tau, rho): {GRID}; defaults {default}")
     for name in args.files.split(","):
