@@ -28,6 +28,7 @@ RecursionError, a malformed SPARQL binding AttributeError, and a path number of 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 from collections.abc import Callable
@@ -231,11 +232,30 @@ def test_the_attacks_reach_the_readers():
     assert _fragments(" ".join(TRIGRAMS[:100])) == TRIGRAMS[:24]
 
 
+#: a reply json-repair reads quadratically. `["a"a"a...` was one up to json-repair 0.64.6;
+#: 0.64.9 reads that one linearly, but `["a":"a":...` still quadratically (both versions)
+COSTLY = '"a":'
+
+
+def reads(text: str) -> int:
+    """Characters json-repair reads repairing `text`, with no budget to stop it."""
+    meter = RepairMeter(1)
+    meter.left = 10**12
+    with contextlib.suppress(Exception):
+        repair_loads(text, meter)
+    return 10**12 - meter.left
+
+
 def test_a_costly_repair_stops_at_its_budget():
-    """json-repair reads `["a"a"a...` quadratically: the metered repair stops (a ParseError
-    naming the cost), and the meter is what stopped it, not the length."""
+    """The metered repair stops a quadratic repair (a ParseError naming the cost), and the
+    meter is what stopped it, not the length."""
+    # the attack is real in the json-repair installed: twice the text, four times the reads
+    # (if a new version reads it linearly, this fails: find another quadratic input)
+    assert reads("[" + COSTLY * 4000) > 3.5 * reads("[" + COSTLY * 2000)
+    text = "[" + COSTLY * 10_000
+    assert len(text) < 50_000  # far below the length cap: the budget, not the length, stops it
     with pytest.raises(ParseError, match="too costly to repair"):
-        extract_json("[" + '"a' * 20_000)
+        extract_json(text)
     meter = RepairMeter(10**6)
     assert meter.left == MAX_READS
     assert repair_loads('{"a": [1, 2,], "b": "c",}', RepairMeter(30)) == {"a": [1, 2], "b": "c"}

@@ -3,7 +3,9 @@
 json-repair's look-aheads rescan the rest of the text from many positions: on
 `["a"a"a"a...` (one unclosed array of stray quotes) it read each character ~560 times at
 3,000 characters, 2.4 s for 6,000 characters and minutes for a 100,000-character reply;
-`( ( ( ...` read each ~240 times (10 s at 100,000). Its parser reads the text only by
+`( ( ( ...` read each ~240 times (10 s at 100,000). (json-repair 0.64.9 reads that first
+input linearly; `["a":"a":...` is still quadratic in 0.64.6-0.64.9, and is what
+tests/security checks the budget with.) Its parser reads the text only by
 indexing and slicing `JSONParser.json_str` (and replaces it when it inserts a brace), so
 the parser here keeps that text as a `str` subclass that charges every character read to a
 meter, and re-wraps any replacement; past the budget the repair stops with
