@@ -139,7 +139,9 @@ def build_selector(
                     f"pog.fuzzy_stage={settings.fuzzy_stage!r}: the bundled ranker was trained "
                     f"on the bundled KG; pass a ranker trained on {getattr(kg, 'name', '?')}"
                 )
-            return unfamiliar_kg_selector(settings, embedder), []
+            zero_shot = unfamiliar_kg_selector(settings, embedder)
+            zero_shot.passed_over = beside[0] if beside and is_label_free(beside[1]) else None
+            return zero_shot, []
     else:
         path = Path(choice).expanduser()
     ranker, warnings = load_checked(path, kg)
@@ -187,7 +189,7 @@ def describe_ranker(
         training = ranker.spec.get("training", {})
         on_this = same_kg(ranker.trained_on, kg)
         where = "this KG" if on_this else f"another KG ({ranker.trained_on.get('name', '?')})"
-        if training.get("label_free"):
+        if is_label_free(ranker.spec):
             kind = f"label-free, trained on {where}"
         elif choice == "auto" and on_this and ranker.source == bundled_ranker_path():
             kind = f"bundled, trained on {training.get('dataset', '?')} question-answer pairs"
@@ -204,9 +206,8 @@ def describe_ranker(
         return {"ranker": "zero-shot hop-aligned", "why": "pog.ranker = hop-aligned"}
     if isinstance(ranker, OrderAlignedRanker):
         if choice == "auto":
-            beside = artefact_beside(kg)
-            if beside is not None and is_label_free(beside[1]):
-                free = beside[0]
+            free = getattr(fuzzy, "passed_over", None)
+            if free is not None:
                 why = (
                     f"pog.ranker = auto: the ranker beside the store ({free}) was trained "
                     "without labels, and label-free rankers answered fewer questions right "

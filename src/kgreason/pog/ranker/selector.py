@@ -17,6 +17,7 @@ FuzzySelector's does); ranking every path (no W) embeds them all.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Literal, Protocol
 
 import numpy as np
@@ -73,6 +74,9 @@ class RankerSelector(FuzzySelector):
         if zero_shot:
             self.prefilter_by = "the zero-shot ranking"
         self.prefilter_top = prefilter_top
+        #: the label-free ranker beside the store that `pog.ranker = auto` passed over for
+        #: this zero-shot ranking (factory.build_selector decides; describe_ranker names it)
+        self.passed_over: Path | None = None
         self._costly = is_transformer(embedder)
 
     def prefiltered(self, n_paths: int, top: int | None) -> int | None:
