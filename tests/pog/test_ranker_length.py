@@ -42,10 +42,11 @@ def right(kg, ranking: type[OrderAlignedRanker] | None = None) -> tuple[int, int
     emb = StaticEmbedder()
     extra = {} if ranking is None else {"fuzzy": unfamiliar_kg_selector(s.pog, emb, ranking)}
     pog = kgreason.PoG.from_settings(s, kg=kg, embedder=emb, llm_free=True, **extra)
-    got = [pog.ask(q, [topic]) for q, topic, _ in cases()]
+    asked = cases()
+    got = [pog.ask(q, [topic]) for q, topic, _ in asked]
     ok = sum(
         bool(r.answers or r.candidates) and (r.answers or r.candidates)[0].name == gold
-        for r, (_, _, gold) in zip(got, cases(), strict=True)
+        for r, (_, _, gold) in zip(got, asked, strict=True)
     )
     return ok, len(got)
 
